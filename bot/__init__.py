@@ -1,0 +1,1 @@
+"""paperbot: find and discuss ICLR 2025 papers from Slack."""

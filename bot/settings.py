@@ -1,0 +1,100 @@
+"""Every setting the bot reads, in one place.
+
+Nothing else in the project touches ``os.environ``: the settings object is built once at
+start-up (from the environment, after loading ``.env``) and passed down, so tests can build
+one directly and the README can list every variable from this file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SEEDS_DIR = PROJECT_ROOT / "seeds"
+CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
+
+
+class SettingsError(ValueError):
+    """A setting has a value the bot cannot use; the message names the variable."""
+
+
+def _flag(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise SettingsError(f"{name} must be on or off, not {value!r}")
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise SettingsError(f"PORT must be a number, not {value!r}") from None
+    if not 0 <= port <= 65535:
+        raise SettingsError(f"PORT must be between 0 and 65535, not {port}")
+    return port
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Configuration for one bot process. Defaults are the README's defaults."""
+
+    slack_bot_token: str | None = None
+    slack_app_token: str | None = None
+    slack_signing_secret: str | None = None
+    slack_api_url: str | None = None
+    port: int = 3000
+    corpus: str = "seeds"
+    database_url: str = "sqlite:///paperbot.db"
+    timezone: str = "UTC"
+    digest_channel: str | None = None
+    digest_time: str = "09:00"
+    scheduler_enabled: bool = True
+    log_level: str = "INFO"
+
+    @property
+    def any_slack_variable(self) -> bool:
+        """Whether the operator configured Slack at all (else the shell is the default mode)."""
+        return any(
+            (
+                self.slack_bot_token,
+                self.slack_app_token,
+                self.slack_signing_secret,
+            )
+        )
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, dotenv: bool = True
+    ) -> Settings:
+        """Read the environment; ``.env`` in the working directory fills what is unset."""
+        if environ is None:
+            if dotenv:
+                load_dotenv(Path.cwd() / ".env", override=False)
+            environ = os.environ
+
+        def get(name: str) -> str | None:
+            value = environ.get(name, "").strip()
+            return value or None
+
+        return cls(
+            slack_bot_token=get("SLACK_BOT_TOKEN"),
+            slack_app_token=get("SLACK_APP_TOKEN"),
+            slack_signing_secret=get("SLACK_SIGNING_SECRET"),
+            slack_api_url=get("SLACK_API_URL"),
+            port=_port(get("PORT") or "3000"),
+            corpus=get("PAPERBOT_CORPUS") or "seeds",
+            database_url=get("PAPERBOT_DATABASE_URL") or "sqlite:///paperbot.db",
+            timezone=get("PAPERBOT_TIMEZONE") or "UTC",
+            digest_channel=get("PAPERBOT_DIGEST_CHANNEL"),
+            digest_time=get("PAPERBOT_DIGEST_TIME") or "09:00",
+            scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
+            log_level=(get("PAPERBOT_LOG_LEVEL") or "INFO").upper(),
+        )

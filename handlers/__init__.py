@@ -1,0 +1,1 @@
+"""Slack listeners: thin adapters from Bolt requests to the core in `bot`."""
