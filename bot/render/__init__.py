@@ -1,0 +1,1 @@
+"""Pure functions from papers and results to Slack messages and terminal text."""

@@ -1,0 +1,19 @@
+"""The message value every renderer returns and every sender accepts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Message:
+    """A Slack message: ``text`` is the plain fallback (notifications, screen readers),
+    ``blocks`` the Block Kit layout as JSON-ready dicts."""
+
+    text: str
+    blocks: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``chat.postMessage`` and friends, or for ``respond``."""
+        return {"text": self.text, "blocks": list(self.blocks)}
