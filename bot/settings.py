@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import load_dotenv
 
@@ -30,6 +31,16 @@ def _flag(name: str, value: str) -> bool:
     if lowered in {"0", "false", "no", "off"}:
         return False
     raise SettingsError(f"{name} must be on or off, not {value!r}")
+
+
+def _timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise SettingsError(
+            f"PAPERBOT_TIMEZONE must be UTC or an IANA zone such as Europe/Berlin, not {value!r}"
+        ) from None
+    return value
 
 
 def _port(value: str) -> int:
@@ -67,13 +78,12 @@ class Settings:
                 self.slack_bot_token,
                 self.slack_app_token,
                 self.slack_signing_secret,
+                self.slack_api_url,
             )
         )
 
     @classmethod
-    def from_env(
-        cls, environ: Mapping[str, str] | None = None, *, dotenv: bool = True
-    ) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Settings:
         """Read the environment; ``.env`` in the working directory fills what is unset."""
         if environ is None:
             if dotenv:
@@ -92,7 +102,7 @@ class Settings:
             port=_port(get("PORT") or "3000"),
             corpus=get("PAPERBOT_CORPUS") or "seeds",
             database_url=get("PAPERBOT_DATABASE_URL") or "sqlite:///paperbot.db",
-            timezone=get("PAPERBOT_TIMEZONE") or "UTC",
+            timezone=_timezone(get("PAPERBOT_TIMEZONE") or "UTC"),
             digest_channel=get("PAPERBOT_DIGEST_CHANNEL"),
             digest_time=get("PAPERBOT_DIGEST_TIME") or "09:00",
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
