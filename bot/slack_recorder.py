@@ -1,0 +1,424 @@
+"""A fake Slack Web API on 127.0.0.1 that records every call and answers like Slack.
+
+It lives in ``bot/`` rather than ``tests/`` because the local shell runs the real Bolt app
+against it in-process: the shell's "Slack" and the tests' "Slack" are the same object, so
+what the shell shows and what the tests assert cannot drift apart.
+
+Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
+``chat.update``, ``conversations.replies``, ``conversations.history``, ``users.info``; any
+other method answers ``unknown_method``. Slash-command and action replies are posted to
+``response_url(...)`` addresses (``POST /response/<id>``), recorded under the method name
+``RESPONSE_URL``. Faults are scriptable per method (``fail_next``) so tests can exercise
+rate limits, server errors and Slack errors such as ``not_in_channel``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+RESPONSE_URL = "response_url"
+"""Method name under which posts to a ``response_url`` are recorded."""
+
+_FIRST_TS = 1_700_000_000
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted answer that replaces the normal one for the next call of a method."""
+
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def rate_limited(retry_after: int = 1) -> Fault:
+    """HTTP 429 with ``Retry-After``, as Slack answers when a method's tier is exhausted."""
+    return Fault(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)})
+
+
+def server_error(status: int = 500) -> Fault:
+    return Fault(status, {"ok": False, "error": "internal_error"})
+
+
+def slack_error(error: str) -> Fault:
+    """A well-formed ``{"ok": false}`` answer, e.g. ``not_in_channel``."""
+    return Fault(200, {"ok": False, "error": error})
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One request the recorder received; ``args`` merges query string and body."""
+
+    method: str
+    args: dict[str, Any]
+    token: str | None
+    status: int
+    response: dict[str, Any]
+    response_id: str | None = None
+
+    @property
+    def blocks(self) -> list[dict[str, Any]]:
+        return list(_decoded(self.args.get("blocks") or []))
+
+    @property
+    def text(self) -> str:
+        return str(self.args.get("text") or "")
+
+
+class SlackRecorder:
+    """A threaded HTTP server pretending to be ``https://slack.com/api/``.
+
+    Use as a context manager, or ``start()``/``stop()``. Point a ``WebClient`` at
+    ``base_url``. All state is guarded by one condition variable, which the ``wait_for``
+    helpers use so tests never sleep blindly.
+    """
+
+    def __init__(
+        self,
+        *,
+        bot_user_id: str = "UPAPERBOT",
+        bot_id: str = "BPAPERBOT",
+        team_id: str = "T0PAPERS",
+        user_names: dict[str, str] | None = None,
+    ) -> None:
+        self.bot_user_id = bot_user_id
+        self.bot_id = bot_id
+        self.team_id = team_id
+        self.user_names = dict(user_names or {})
+        self._condition = threading.Condition()
+        self._calls: list[RecordedCall] = []
+        self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self._messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._ts_counter = itertools.count(1)
+        self._response_ids = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+
+    def start(self) -> SlackRecorder:
+        recorder = self
+
+        class Handler(_RecorderRequestHandler):
+            owner = recorder
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="slack-recorder", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> SlackRecorder:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def root_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the recorder is not running")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """The Web API base URL, in the form ``WebClient(base_url=...)`` expects."""
+        return f"{self.root_url}/api/"
+
+    def response_url(self, response_id: str | None = None) -> str:
+        """A fresh ``response_url`` for a slash command or an interactive payload."""
+        if response_id is None:
+            response_id = str(next(self._response_ids))
+        return f"{self.root_url}/response/{response_id}"
+
+    # scripting
+
+    def fail_next(self, method: str, *faults: Fault) -> None:
+        """Answer the next calls of ``method`` with ``faults``, in order, then normally."""
+        with self._condition:
+            self._faults[method].extend(faults)
+
+    def add_message(
+        self,
+        channel: str,
+        text: str,
+        *,
+        user: str = "UHUMAN",
+        thread_ts: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Seed a message a human wrote, e.g. the first message of a thread."""
+        with self._condition:
+            message = {"type": "message", "user": user, "text": text, "ts": self._next_ts()}
+            if thread_ts:
+                message["thread_ts"] = thread_ts
+            message.update(extra)
+            self._messages[channel].append(message)
+            return dict(message)
+
+    # inspection
+
+    @property
+    def calls(self) -> list[RecordedCall]:
+        with self._condition:
+            return list(self._calls)
+
+    def calls_to(self, *methods: str) -> list[RecordedCall]:
+        with self._condition:
+            return [call for call in self._calls if call.method in methods]
+
+    def messages(self, channel: str) -> list[dict[str, Any]]:
+        """The channel's stored messages, oldest first."""
+        with self._condition:
+            return [dict(message) for message in self._messages[channel]]
+
+    def wait_for(
+        self,
+        method: str,
+        count: int = 1,
+        *,
+        timeout: float = 5.0,
+        where: Callable[[RecordedCall], bool] | None = None,
+    ) -> list[RecordedCall]:
+        """Block until ``count`` calls of ``method`` (matching ``where``) were recorded."""
+
+        def matching() -> list[RecordedCall]:
+            return [
+                call
+                for call in self._calls
+                if call.method == method and (where is None or where(call))
+            ]
+
+        with self._condition:
+            if not self._condition.wait_for(lambda: len(matching()) >= count, timeout):
+                seen = [call.method for call in self._calls]
+                raise TimeoutError(
+                    f"waited {timeout}s for {count} {method} call(s); recorded: {seen}"
+                )
+            return matching()
+
+    def wait_for_calls(self, count: int, *, timeout: float = 5.0) -> list[RecordedCall]:
+        """Block until at least ``count`` calls of any method were recorded."""
+        with self._condition:
+            if not self._condition.wait_for(lambda: len(self._calls) >= count, timeout):
+                raise TimeoutError(f"waited {timeout}s for {count} call(s), got {len(self._calls)}")
+            return list(self._calls)
+
+    def clear(self) -> None:
+        """Forget recorded calls (stored messages and scripted faults stay)."""
+        with self._condition:
+            self._calls.clear()
+
+    # request handling (called from server threads)
+
+    def handle(
+        self, method: str, args: dict[str, Any], token: str | None, response_id: str | None = None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._condition:
+            queue = self._faults.get(method)
+            if queue:
+                fault = queue.popleft()
+                status, body, headers = fault.status, dict(fault.body), dict(fault.headers)
+            else:
+                status, headers = 200, {}
+                body = self._answer(method, args, response_id)
+            self._calls.append(RecordedCall(method, args, token, status, body, response_id))
+            self._condition.notify_all()
+            return status, body, headers
+
+    def _next_ts(self) -> str:
+        return f"{_FIRST_TS + next(self._ts_counter)}.000100"
+
+    def _answer(self, method: str, args: dict[str, Any], response_id: str | None) -> dict:
+        answers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "auth.test": self._auth_test,
+            "chat.postMessage": self._post_message,
+            "chat.postEphemeral": self._post_ephemeral,
+            "chat.update": self._update,
+            "conversations.replies": self._replies,
+            "conversations.history": self._history,
+            "users.info": self._users_info,
+        }
+        if method == RESPONSE_URL:
+            return {"ok": True}
+        answer = answers.get(method)
+        if answer is None:
+            return {"ok": False, "error": "unknown_method"}
+        return answer(args)
+
+    def _auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "url": "https://paperbot-test.slack.com/",
+            "team": "Paperbot Test",
+            "user": "paperbot",
+            "team_id": self.team_id,
+            "user_id": self.bot_user_id,
+            "bot_id": self.bot_id,
+            "is_enterprise_install": False,
+        }
+
+    def _post_message(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = args.get("channel")
+        if not channel:
+            return {"ok": False, "error": "channel_not_found"}
+        if not (args.get("text") or args.get("blocks")):
+            return {"ok": False, "error": "no_text"}
+        message: dict[str, Any] = {
+            "type": "message",
+            "user": self.bot_user_id,
+            "bot_id": self.bot_id,
+            "text": args.get("text") or "",
+            "ts": self._next_ts(),
+        }
+        if args.get("thread_ts"):
+            message["thread_ts"] = str(args["thread_ts"])
+        for key in ("blocks", "metadata"):
+            if args.get(key):
+                message[key] = _decoded(args[key])
+        self._messages[str(channel)].append(message)
+        return {"ok": True, "channel": channel, "ts": message["ts"], "message": dict(message)}
+
+    def _post_ephemeral(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("channel"):
+            return {"ok": False, "error": "channel_not_found"}
+        if not args.get("user"):
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "message_ts": self._next_ts()}
+
+    def _update(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = str(args.get("channel")), str(args.get("ts"))
+        for message in self._messages.get(channel, []):
+            if message["ts"] == ts:
+                message["text"] = args.get("text") or message["text"]
+                if args.get("blocks"):
+                    message["blocks"] = _decoded(args["blocks"])
+                return {"ok": True, "channel": channel, "ts": ts, "text": message["text"]}
+        return {"ok": False, "error": "message_not_found"}
+
+    def _replies(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = str(args.get("channel")), str(args.get("ts"))
+        stored = self._messages.get(channel, [])
+        parent = next((message for message in stored if message["ts"] == ts), None)
+        if parent is None:
+            return {"ok": False, "error": "thread_not_found"}
+        root = parent.get("thread_ts", ts)
+        thread = [
+            message
+            for message in stored
+            if message["ts"] == root or message.get("thread_ts") == root
+        ]
+        limit = int(args.get("limit") or 1000)
+        return {
+            "ok": True,
+            "messages": [dict(message) for message in thread[:limit]],
+            "has_more": len(thread) > limit,
+        }
+
+    def _history(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Top-level messages newest first; ``metadata`` only when asked for, like Slack."""
+        channel = str(args.get("channel"))
+        with_metadata = str(args.get("include_all_metadata", "")).lower() in {"1", "true"}
+        oldest = float(args.get("oldest") or 0)
+        latest = float(args.get("latest") or "inf")
+        limit = int(args.get("limit") or 100)
+        offset = int(args.get("cursor") or 0)
+        top_level = [
+            message
+            for message in reversed(self._messages.get(channel, []))
+            if message.get("thread_ts", message["ts"]) == message["ts"]
+            and oldest < float(message["ts"]) < latest
+        ]
+        page = top_level[offset : offset + limit]
+        has_more = offset + limit < len(top_level)
+        messages = []
+        for message in page:
+            shown = dict(message)
+            if not with_metadata:
+                shown.pop("metadata", None)
+            messages.append(shown)
+        return {
+            "ok": True,
+            "messages": messages,
+            "has_more": has_more,
+            "response_metadata": {"next_cursor": str(offset + limit) if has_more else ""},
+        }
+
+    def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = str(args.get("user"))
+        name = self.user_names.get(user)
+        if name is None:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "user": {"id": user, "name": name, "real_name": name}}
+
+
+def _decoded(value: Any) -> Any:
+    """Form-encoded calls carry JSON fields as strings; JSON calls carry them as values."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+class _RecorderRequestHandler(BaseHTTPRequestHandler):
+    owner: SlackRecorder
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    def do_POST(self) -> None:
+        self._dispatch()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default stderr access log; calls are inspectable instead."""
+
+    def _dispatch(self) -> None:
+        split = urlsplit(self.path)
+        args: dict[str, Any] = dict(parse_qsl(split.query))
+        args.update(self._body_args())
+        auth = self.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ").strip() or args.pop("token", None)
+        parts = [part for part in split.path.split("/") if part]
+        if len(parts) == 2 and parts[0] == "api":
+            status, body, headers = self.owner.handle(parts[1], args, token)
+        elif len(parts) == 2 and parts[0] == "response":
+            status, body, headers = self.owner.handle(RESPONSE_URL, args, token, parts[1])
+        else:
+            status, body, headers = 404, {"ok": False, "error": "not_found"}, {}
+        self._reply(status, body, headers)
+
+    def _body_args(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not raw:
+            return {}
+        content_type = self.headers.get("Content-Type", "")
+        if "json" in content_type:
+            parsed = json.loads(raw)
+            return parsed if isinstance(parsed, dict) else {}
+        return dict(parse_qsl(raw.decode("utf-8"), keep_blank_values=True))
+
+    def _reply(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+        payload = json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
