@@ -1,0 +1,259 @@
+"""The bot's durable state, and the only module that talks to the database.
+
+Everything that must survive a restart or be shared by several bot processes lives here:
+Slack event ids already handled, "Next 5" query keys, thread search state, and the digest's
+subscriptions, rotation and daily claims. Uniqueness is always enforced by the database
+(primary keys and ``ON CONFLICT``), never by a check-then-insert, because two processes may
+race for the same row.
+
+SQLite (the default) is opened in WAL mode with a busy timeout and ``BEGIN IMMEDIATE``
+transactions, so two processes can share one file without "database is locked" errors;
+PostgreSQL is used when the URL names it (through psycopg 3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine, make_url
+
+from bot.clock import Clock, system_clock
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+"""Bump when a table changes, and add the step to ``_MIGRATIONS``."""
+
+EVENT_RETENTION = timedelta(days=1)
+"""Slack retries an event for minutes, not days; older ids can go."""
+
+PRUNE_EVERY = timedelta(hours=1)
+QUERY_KEY_LENGTH = 16
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used as is (for example, it was written by a newer bot)."""
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in, aware UTC datetimes out, on every backend.
+
+    SQLite has no time zone type and would hand back naive values, so instants are stored
+    as naive UTC everywhere and made aware again on the way out.
+    """
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; pass an aware UTC instant")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+metadata = MetaData()
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", UTCDateTime, nullable=False),
+)
+
+slack_events = Table(
+    "slack_events",
+    metadata,
+    Column("event_id", String(255), primary_key=True),
+    Column("seen_at", UTCDateTime, nullable=False, index=True),
+)
+
+saved_queries = Table(
+    "saved_queries",
+    metadata,
+    Column("key", String(QUERY_KEY_LENGTH), primary_key=True),
+    Column("query", Text, nullable=False),
+)
+
+thread_searches = Table(
+    "thread_searches",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("thread_ts", String(64), primary_key=True),
+    Column("query", Text, nullable=False),
+    Column("shown", Integer, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+_MIGRATIONS: dict[int, str] = {}
+"""DDL that takes the schema from version ``n - 1`` to ``n``, keyed by ``n``."""
+
+
+def normalise_database_url(database_url: str) -> str:
+    """Route plain ``postgresql://`` URLs to psycopg 3, the driver the bot ships with."""
+    url = make_url(database_url)
+    if url.drivername in {"postgres", "postgresql"}:
+        url = url.set(drivername="postgresql+psycopg")
+    return url.render_as_string(hide_password=False)
+
+
+def _make_engine(database_url: str) -> Engine:
+    url = make_url(normalise_database_url(database_url))
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    if url.database and url.database != ":memory:":
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below own transactions instead of pysqlite.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin_immediate(connection: Connection) -> None:
+        # A deferred transaction that reads and then writes can fail at once with "database
+        # is locked" when another process writes in between; taking the write lock up front
+        # makes it wait (busy timeout) instead.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+class Store:
+    """Durable state for one bot process; safe to share a database with other processes."""
+
+    def __init__(self, database_url: str, clock: Clock = system_clock) -> None:
+        self._clock = clock
+        self._engine = _make_engine(database_url)
+        self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        self._last_prune: datetime | None = None
+        self._create_schema()
+
+    @property
+    def dialect(self) -> str:
+        return self._engine.dialect.name
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def _create_schema(self) -> None:
+        with self._engine.begin() as connection:
+            if self.dialect == "postgresql":
+                # Serialise concurrent start-ups: CREATE TABLE races otherwise.
+                connection.execute(text("SELECT pg_advisory_xact_lock(5050505)"))
+            metadata.create_all(connection)
+            current = connection.execute(select(func.max(schema_version.c.version))).scalar()
+            if current is None:
+                connection.execute(
+                    schema_version.insert().values(version=SCHEMA_VERSION, applied_at=self._now())
+                )
+                return
+            if current > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the database has schema version {current}, newer than this bot's "
+                    f"{SCHEMA_VERSION}; upgrade the bot or point PAPERBOT_DATABASE_URL elsewhere"
+                )
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                log.info("migrating the database to schema version %d", version)
+                connection.execute(text(_MIGRATIONS[version]))
+                connection.execute(
+                    schema_version.insert().values(version=version, applied_at=self._now())
+                )
+
+    def schema_version(self) -> int:
+        with self._engine.connect() as connection:
+            return int(connection.execute(select(func.max(schema_version.c.version))).scalar())
+
+    def _now(self) -> datetime:
+        return self._clock().astimezone(UTC)
+
+    # Slack events -------------------------------------------------------------------------
+
+    def claim_event(self, event_id: str) -> bool:
+        """True the first time an event id is seen; False for Slack's retries of it."""
+        now = self._now()
+        with self._engine.begin() as connection:
+            inserted = connection.execute(
+                self._insert(slack_events)
+                .values(event_id=event_id, seen_at=now)
+                .on_conflict_do_nothing(index_elements=["event_id"])
+                .returning(slack_events.c.event_id)
+            ).first()
+            if self._last_prune is None or now - self._last_prune >= PRUNE_EVERY:
+                connection.execute(
+                    slack_events.delete().where(slack_events.c.seen_at < now - EVENT_RETENTION)
+                )
+                self._last_prune = now
+        return inserted is not None
+
+    # "Next 5" queries and thread searches -------------------------------------------------
+
+    def remember_query(self, query: str) -> str:
+        """A short stable key for ``query``, so a button value stays far below Slack's limit."""
+        key = hashlib.sha256(query.encode("utf-8")).hexdigest()[:QUERY_KEY_LENGTH]
+        with self._engine.begin() as connection:
+            connection.execute(
+                self._insert(saved_queries)
+                .values(key=key, query=query)
+                .on_conflict_do_nothing(index_elements=["key"])
+            )
+        return key
+
+    def recall_query(self, key: str) -> str | None:
+        with self._engine.connect() as connection:
+            return connection.execute(
+                select(saved_queries.c.query).where(saved_queries.c.key == key)
+            ).scalar()
+
+    def remember_thread_search(self, channel: str, thread_ts: str, query: str, shown: int) -> None:
+        now = self._now()
+        statement = self._insert(thread_searches).values(
+            channel=channel, thread_ts=thread_ts, query=query, shown=shown, updated_at=now
+        )
+        with self._engine.begin() as connection:
+            connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=["channel", "thread_ts"],
+                    set_={"query": query, "shown": shown, "updated_at": now},
+                )
+            )
+
+    def thread_search(self, channel: str, thread_ts: str) -> tuple[str, int] | None:
+        with self._engine.connect() as connection:
+            row = connection.execute(
+                select(thread_searches.c.query, thread_searches.c.shown).where(
+                    thread_searches.c.channel == channel,
+                    thread_searches.c.thread_ts == thread_ts,
+                )
+            ).first()
+        return None if row is None else (row.query, row.shown)

@@ -1,0 +1,158 @@
+"""The store against SQLite (always) and PostgreSQL (when a test server is configured)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from bot.store import SCHEMA_VERSION, Store, StoreError, normalise_database_url
+
+
+class ManualClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+def postgres_url_or_skip() -> str:
+    """The test server's URL; a missing server skips locally but fails under CI."""
+    url = os.environ.get("PAPERBOT_TEST_POSTGRES_URL")
+    reason = None
+    if not url:
+        reason = "PAPERBOT_TEST_POSTGRES_URL is not set (run .ci/postgres.sh to start a server)"
+    else:
+        try:
+            engine = create_engine(normalise_database_url(url))
+            with engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+            engine.dispose()
+        except Exception as error:
+            reason = f"PostgreSQL at PAPERBOT_TEST_POSTGRES_URL is not reachable: {error}"
+    if reason is None:
+        return url
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set, so PostgreSQL tests must run, but {reason}")
+    pytest.skip(reason)
+
+
+def fresh_postgres_url(name: str) -> str:
+    """A clean schema-free database state: drop every table the store creates."""
+    url = postgres_url_or_skip()
+    engine = create_engine(normalise_database_url(url))
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    return url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'state' / 'paperbot.db'}"
+    return fresh_postgres_url(request.node.name)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(datetime(2025, 3, 28, 8, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def store(database_url: str, clock: ManualClock) -> Iterator[Store]:
+    store = Store(database_url, clock)
+    yield store
+    store.close()
+
+
+def test_schema_is_created_and_versioned(store: Store) -> None:
+    assert store.schema_version() == SCHEMA_VERSION
+
+
+def test_reopening_keeps_state_and_version(database_url: str, clock: ManualClock) -> None:
+    first = Store(database_url, clock)
+    key = first.remember_query("graph neural networks")
+    first.close()
+    second = Store(database_url, clock)
+    assert second.recall_query(key) == "graph neural networks"
+    assert second.schema_version() == SCHEMA_VERSION
+    second.close()
+
+
+def test_a_database_from_a_newer_bot_is_refused(database_url: str, clock: ManualClock) -> None:
+    Store(database_url, clock).close()
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO schema_version (version, applied_at) VALUES (:v, :t)"),
+            {"v": SCHEMA_VERSION + 1, "t": datetime(2025, 1, 1)},
+        )
+    engine.dispose()
+    with pytest.raises(StoreError, match="newer than this bot"):
+        Store(database_url, clock)
+
+
+def test_an_event_is_claimed_once(store: Store) -> None:
+    assert store.claim_event("Ev01") is True
+    assert store.claim_event("Ev01") is False
+    assert store.claim_event("Ev02") is True
+
+
+def test_event_ids_are_forgotten_after_a_day(store: Store, clock: ManualClock) -> None:
+    assert store.claim_event("Ev-old") is True
+    clock.advance(timedelta(days=1, hours=2))
+    assert store.claim_event("Ev-new") is True
+    assert store.claim_event("Ev-old") is True
+
+
+def test_two_stores_on_one_database_share_event_claims(
+    database_url: str, clock: ManualClock
+) -> None:
+    first, second = Store(database_url, clock), Store(database_url, clock)
+    assert [first.claim_event("Ev9"), second.claim_event("Ev9")] == [True, False]
+    first.close()
+    second.close()
+
+
+def test_query_keys_are_short_stable_and_recallable(store: Store) -> None:
+    long_query = "diffusion " * 400
+    key = store.remember_query(long_query)
+    assert len(key) <= 16
+    assert store.remember_query(long_query) == key
+    assert store.remember_query("something else") != key
+    assert store.recall_query(key) == long_query
+    assert store.recall_query("0000000000000000") is None
+
+
+def test_thread_search_is_upserted(store: Store) -> None:
+    assert store.thread_search("C1", "171.1") is None
+    store.remember_thread_search("C1", "171.1", "transformers", 5)
+    store.remember_thread_search("C1", "171.1", "transformers", 10)
+    store.remember_thread_search("C2", "171.1", "diffusion", 5)
+    assert store.thread_search("C1", "171.1") == ("transformers", 10)
+    assert store.thread_search("C2", "171.1") == ("diffusion", 5)
+
+
+def test_plain_postgresql_urls_use_psycopg_3() -> None:
+    assert normalise_database_url("postgresql://u:p@h/db") == "postgresql+psycopg://u:p@h/db"
+    assert normalise_database_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path, clock: ManualClock) -> None:
+    path = tmp_path / "wal.db"
+    Store(f"sqlite:///{path}", clock).close()
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.connect() as connection:
+        assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+    engine.dispose()
