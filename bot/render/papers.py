@@ -1,0 +1,310 @@
+"""Papers and search results as Slack messages: pure functions, no I/O.
+
+Everything a user typed is escaped here before it is echoed, so ``/paper <!channel>`` pings
+nobody. Button values carry only what the click handler needs to find its way back (a paper
+id, or an opaque page cursor the caller encodes), because a value holds at most 2,000
+characters while a query can be far longer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import Stemmer
+
+from bot.paper import Paper
+from bot.render import blocks as bk
+from bot.render.message import Message
+from bot.text import escape_mrkdwn
+
+if TYPE_CHECKING:
+    from bot.search import Hit, SearchResult
+
+ACTION_ABSTRACT = "paper_abstract"
+ACTION_SHARE = "paper_share"
+ACTION_MORE_LIKE_THIS = "paper_more_like_this"
+ACTION_NEXT_PAGE = "results_next_page"
+
+RESULT_BUTTONS = (ACTION_ABSTRACT, ACTION_SHARE, ACTION_MORE_LIKE_THIS)
+"""Buttons on a private result list: the clicker may share a paper with the channel."""
+PUBLIC_BUTTONS = (ACTION_ABSTRACT, ACTION_MORE_LIKE_THIS)
+"""Buttons on a message everyone sees (thread replies, shared papers, the daily post)."""
+
+_BUTTON_LABELS = {
+    ACTION_ABSTRACT: "Abstract",
+    ACTION_SHARE: "Share",
+    ACTION_MORE_LIKE_THIS: "More like this",
+}
+_ACCEPTED = {"Oral", "Spotlight", "Poster"}
+_AUTHORS_SHOWN = 4
+_WORD = re.compile(r"\w+(?:['\u2019]\w+)*")
+
+Stem = Callable[[str], str]
+
+_english_stemmer = Stemmer.Stemmer("english")
+
+
+def english_stem(word: str) -> str:
+    """The default way to tell that "graphs" matched the index term "graph"."""
+    return _english_stemmer.stemWord(word)
+
+
+def _link(url: str, label: str) -> str:
+    """A mrkdwn link; ``label`` must already be escaped."""
+    safe_url = escape_mrkdwn(url).replace("|", "%7C")
+    return f"<{safe_url}|{label}>"
+
+
+def highlight(text: str, terms: Iterable[str], stem: Stem = english_stem) -> str:
+    """Escape plain ``text`` and bold every word that is, or stems to, a matched term."""
+    wanted = {term.lower() for term in terms if term}
+    if not wanted:
+        return escape_mrkdwn(text)
+    out: list[str] = []
+    position = 0
+    for match in _WORD.finditer(text):
+        out.append(escape_mrkdwn(text[position : match.start()]))
+        word = match.group()
+        lowered = word.lower()
+        hit = lowered in wanted or stem(lowered) in wanted
+        out.append(f"*{escape_mrkdwn(word)}*" if hit else escape_mrkdwn(word))
+        position = match.end()
+    out.append(escape_mrkdwn(text[position:]))
+    return "".join(out)
+
+
+def status_label(paper: Paper) -> str | None:
+    if not paper.status:
+        return None
+    if paper.status in _ACCEPTED:
+        return f"ICLR 2025 {paper.status}"
+    return f"ICLR 2025 submission ({paper.status})"
+
+
+def authors_line(paper: Paper) -> str | None:
+    """Authors with honest wording: the catalogue does not keep the paper's author order."""
+    if not paper.authors:
+        return None
+    shown = ", ".join(escape_mrkdwn(name) for name in paper.authors[:_AUTHORS_SHOWN])
+    hidden = len(paper.authors) - _AUTHORS_SHOWN
+    more = f" +{hidden} more" if hidden > 0 else ""
+    noun = "Author" if len(paper.authors) == 1 else "Authors (not in paper order)"
+    return f"{noun}: {shown}{more}"
+
+
+def code_line(paper: Paper) -> str | None:
+    if not paper.code_urls:
+        return None
+    links = []
+    for url in paper.code_urls[:2]:
+        parts = urlsplit(url)
+        label = escape_mrkdwn((parts.netloc + parts.path).rstrip("/") or url)
+        links.append(_link(url, label))
+    return "Code: " + ", ".join(links)
+
+
+def title_mrkdwn(paper: Paper) -> str:
+    """The bold title, linked to OpenReview when the paper has a forum page."""
+    if paper.url:
+        return f"*{_link(paper.url, paper.display_title)}*"
+    return f"*{paper.display_title}*"
+
+
+def paper_buttons(paper: Paper, buttons: Sequence[str]) -> dict[str, Any] | None:
+    if not buttons:
+        return None
+    elements = [bk.button(_BUTTON_LABELS[action], action, paper.id) for action in buttons]
+    return bk.actions(elements, block_id=f"paper:{paper.id}")
+
+
+def paper_blocks(
+    paper: Paper,
+    *,
+    matched_terms: Iterable[str] = (),
+    buttons: Sequence[str] = RESULT_BUTTONS,
+    stem: Stem = english_stem,
+    rank: int | None = None,
+) -> list[dict[str, Any]]:
+    """One paper as a card: title, TL;DR (matched terms bold), then status, authors, code.
+
+    Reused by the daily post, which passes ``PUBLIC_BUTTONS``.
+    """
+    prefix = f"{rank}. " if rank is not None else ""
+    tldr = highlight(paper.tldr, matched_terms, stem) if paper.tldr else ""
+    body = f"{prefix}{title_mrkdwn(paper)}"
+    if tldr:
+        body += f"\n*TL;DR:* {tldr}"
+    blocks = [bk.section(body)]
+    details = [line for line in (status_label(paper), authors_line(paper)) if line]
+    facts = [item for item in (" · ".join(details), code_line(paper)) if item]
+    if facts:
+        blocks.append(bk.context(*facts))
+    action_block = paper_buttons(paper, buttons)
+    if action_block:
+        blocks.append(action_block)
+    return blocks
+
+
+def _quoted(query: str) -> str:
+    return f"“{escape_mrkdwn(query)}”"
+
+
+def results_heading(result: SearchResult) -> str:
+    """What the list is: a search (maybe corrected) or papers like another paper."""
+    first = result.offset + 1
+    last = result.offset + len(result.hits)
+    span = f"{first}\u2013{last} of {result.total}"
+    if result.similar_to is not None:
+        return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
+    if result.corrected_query:
+        return (
+            f"No papers matched {_quoted(result.query)}; showing results for "
+            f"{_quoted(result.corrected_query)} instead ({span})"
+        )
+    return f"Papers for {_quoted(result.query)} ({span})"
+
+
+def empty_message(result: SearchResult) -> Message:
+    what = (
+        f"papers like {title_mrkdwn(result.similar_to)}"
+        if result.similar_to is not None
+        else f"papers matching {_quoted(result.query)}"
+    )
+    text = f"No more {what}." if result.offset else f"I found no {what}."
+    tips = (
+        "Try fewer or broader words, check the spelling, drop quotes or `-excluded` terms, "
+        "or try `/paper random`."
+    )
+    blocks = [bk.section(f"{text}\n{tips}")]
+    if result.notice:
+        blocks.append(bk.context(escape_mrkdwn(result.notice)))
+    return bk.message(_plain(text), blocks)
+
+
+def results_message(
+    result: SearchResult,
+    *,
+    next_page: str | None = None,
+    buttons: Sequence[str] = RESULT_BUTTONS,
+    stem: Stem = english_stem,
+    footer: str | None = None,
+) -> Message:
+    """A page of search results; ``next_page`` is the value of the **Next 5** button."""
+    if not result.hits:
+        return empty_message(result)
+    heading = results_heading(result)
+    blocks: list[dict[str, Any]] = [bk.section(heading)]
+    if result.notice:
+        blocks.append(bk.context(escape_mrkdwn(result.notice)))
+    for rank, hit in enumerate(result.hits, start=result.offset + 1):
+        blocks.append(bk.divider())
+        blocks.extend(_hit_blocks(hit, rank, buttons, stem))
+    if footer:
+        blocks.append(bk.context(footer))
+    if next_page is not None:
+        more = bk.button(f"Next {len(result.hits)}", ACTION_NEXT_PAGE, next_page, style="primary")
+        blocks.append(bk.actions([more], block_id="results:next"))
+    titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits)
+    return bk.message(f"{_plain(heading)}: {titles}", blocks)
+
+
+def _hit_blocks(hit: Hit, rank: int, buttons: Sequence[str], stem: Stem) -> list[dict]:
+    return paper_blocks(
+        hit.paper, matched_terms=hit.matched_terms, buttons=buttons, stem=stem, rank=rank
+    )
+
+
+def abstract_message(paper: Paper, *, buttons: Sequence[str] = RESULT_BUTTONS) -> Message:
+    """The whole abstract, split over as many sections as it needs."""
+    blocks = [bk.section(title_mrkdwn(paper))]
+    abstract = paper.display_abstract or "_No abstract is available for this paper._"
+    blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
+    facts = (status_label(paper), authors_line(paper), code_line(paper))
+    details = [line for line in facts if line]
+    if details:
+        blocks.append(bk.context(*details))
+    action_block = paper_buttons(paper, [b for b in buttons if b != ACTION_ABSTRACT])
+    if action_block:
+        blocks.append(action_block)
+    return bk.message(f"Abstract of {escape_mrkdwn(paper.title)}", blocks)
+
+
+def paper_message(
+    paper: Paper, *, intro: str | None = None, buttons: Sequence[str] = RESULT_BUTTONS
+) -> Message:
+    """A single paper (``/paper random``, ``/paper ID``); ``intro`` is trusted mrkdwn."""
+    blocks = [bk.section(intro)] if intro else []
+    blocks.extend(paper_blocks(paper, buttons=buttons))
+    lead = f"{_plain(intro)} " if intro else ""
+    return bk.message(f"{lead}{escape_mrkdwn(paper.title)}", blocks)
+
+
+def shared_message(paper: Paper, user_id: str) -> Message:
+    """A paper someone shared with the channel, saying who shared it."""
+    who = f"<@{escape_mrkdwn(user_id)}>"
+    blocks = [bk.context(f"Shared by {who}"), *paper_blocks(paper, buttons=PUBLIC_BUTTONS)]
+    return bk.message(f"{who} shared: {escape_mrkdwn(paper.title)}", blocks)
+
+
+def not_found_message(reference: str) -> Message:
+    text = f"I don't know a paper {_quoted(reference)}."
+    tip = "Search with `/paper WORDS`, or use a paper id or an OpenReview link."
+    return bk.message(_plain(text), [bk.section(f"{text}\n{tip}")])
+
+
+def notice_message(mrkdwn: str) -> Message:
+    """A one-section message whose text is trusted mrkdwn built by the caller."""
+    return bk.message(_plain(mrkdwn), [bk.section(mrkdwn)])
+
+
+def not_in_channel_message() -> Message:
+    return notice_message(
+        "I can't post in this conversation yet: invite me with `/invite @paperbot` and try again."
+    )
+
+
+def apology_message() -> Message:
+    return notice_message("Sorry, something went wrong on my side. Please try again in a moment.")
+
+
+HELP_LINES = (
+    ("/paper WORDS", "search ICLR 2025 papers (quote words to search them literally)"),
+    ("/paper random", "a random paper"),
+    ("/paper ID", "a paper by its id, OpenReview id or OpenReview link"),
+    ("/paper today", "today's paper of the day"),
+    ("/paper subscribe [HH:MM]", "a daily paper in this channel"),
+    ("/paper unsubscribe", "stop the daily paper here"),
+    ("/paper subscriptions", "what this channel is subscribed to"),
+    ("@paperbot WORDS", "search, answered in a thread"),
+    ("@paperbot", "in a thread: papers related to the thread's first message"),
+    ("@paperbot more", "in a thread: the next results of the last search"),
+)
+
+
+def help_message(*, description: str | None = None) -> Message:
+    """The usage card for ``/paper`` alone or ``/paper help``."""
+    lines = "\n".join(f"`{usage}` {what}" for usage, what in HELP_LINES)
+    blocks = [bk.header("paperbot: find ICLR 2025 papers"), bk.section(lines)]
+    if description:
+        blocks.append(bk.context(escape_mrkdwn(description)))
+    return bk.message("How to use /paper: /paper WORDS searches; /paper help shows this.", blocks)
+
+
+_MRKDWN_LINK = re.compile(r"<([^<>|]*)\|([^<>]*)>")
+_MRKDWN_BARE = re.compile(r"<([^<>|]*)>")
+
+
+def _bare_link_or_mention(match: re.Match[str]) -> str:
+    """Mentions (``<@U1>``) must stay markup to notify; bare links become their URL."""
+    inner = match.group(1)
+    return match.group(0) if inner[:1] in {"@", "#", "!"} else inner
+
+
+def _plain(mrkdwn: str) -> str:
+    """Fallback text from mrkdwn: keep link labels, drop emphasis; escapes stay escaped."""
+    text = _MRKDWN_LINK.sub(r"\2", mrkdwn)
+    text = _MRKDWN_BARE.sub(_bare_link_or_mention, text)
+    return text.replace("*", "")
