@@ -1,0 +1,184 @@
+"""What a channel asked for with ``/paper subscribe``, and when that means posting.
+
+Pure functions only (no database, no Slack, no clock): parsing the command's arguments
+into a ``Schedule`` plus topic, and turning a schedule into instants with ``zoneinfo``.
+Every DST rule of the digest lives here, so the scheduler and "is it due yet?" can never
+disagree: a local time that does not exist (spring forward) means the first valid instant
+after the gap, and a local time that happens twice (fall back) means the first of the two,
+so a channel gets exactly one post per local date either way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+Cadence = Literal["weekdays", "daily"]
+CADENCES: tuple[Cadence, ...] = ("weekdays", "daily")
+DEFAULT_TIME = time(9, 0)
+DEFAULT_CADENCE: Cadence = "weekdays"
+
+EXAMPLE = "/paper subscribe 9:30am Europe/Berlin weekdays graph neural networks"
+USAGE = "/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]"
+
+_TIME_SHAPE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?$", re.IGNORECASE)
+_ZONE_SHAPE = re.compile(r"^[A-Z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)+$")
+
+
+class SubscriptionError(ValueError):
+    """Input the user must fix; ``str()`` says what is wrong and shows a working example."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"{problem}\nUsage: `{USAGE}`\nExample: `{EXAMPLE}`")
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a channel gets its paper: a local wall-clock time, in a zone, on some days."""
+
+    at: time
+    zone: ZoneInfo
+    cadence: Cadence = DEFAULT_CADENCE
+
+    @property
+    def zone_name(self) -> str:
+        return self.zone.key
+
+    def posts_on(self, day: date) -> bool:
+        return self.cadence == "daily" or day.weekday() < 5
+
+    def local_date(self, instant: datetime) -> date:
+        return instant.astimezone(self.zone).date()
+
+    def instant_on(self, day: date) -> datetime:
+        """The UTC instant of ``day``'s post (whether or not the cadence posts that day)."""
+        return local_instant(day, self.at, self.zone)
+
+    def next_run(self, after: datetime) -> datetime:
+        """The first post instant strictly after ``after`` (aware UTC)."""
+        day = self.local_date(after) - timedelta(days=1)
+        while True:
+            if self.posts_on(day):
+                instant = self.instant_on(day)
+                if instant > after:
+                    return instant
+            day += timedelta(days=1)
+
+    def describe(self) -> str:
+        days = "every day" if self.cadence == "daily" else "on weekdays"
+        return f"{format_time(self.at)} {self.zone_name}, {days}"
+
+
+@dataclass(frozen=True)
+class SubscribeRequest:
+    schedule: Schedule
+    topic: str | None
+
+
+def local_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
+    """``day`` at wall time ``at`` in ``zone`` as a UTC instant, resolving DST edges.
+
+    ``fold=0`` already picks the first of two repeated wall times. For a wall time inside a
+    spring-forward gap, zoneinfo would answer an instant *past* the gap by the gap's length
+    (02:30 → 03:30); the post belongs at the first valid instant after the gap instead.
+    """
+    wall = datetime.combine(day, at, tzinfo=zone)
+    instant = wall.astimezone(UTC)
+    if instant.astimezone(zone).replace(tzinfo=None) == wall.replace(tzinfo=None):
+        return instant
+    return _transition_before(instant, zone)
+
+
+def _transition_before(instant: datetime, zone: ZoneInfo) -> datetime:
+    """The first instant carrying ``instant``'s UTC offset, searched back up to a day."""
+    offset = instant.astimezone(zone).utcoffset()
+    low, high = instant - timedelta(days=1), instant
+    while high - low > timedelta(seconds=1):
+        middle = low + (high - low) / 2
+        if middle.astimezone(zone).utcoffset() == offset:
+            high = middle
+        else:
+            low = middle
+    return high.replace(microsecond=0)
+
+
+def parse_time(text: str) -> time:
+    """``9:00``, ``09:00``, ``9am``, ``9:30pm``, ``21:30`` → a wall-clock time."""
+    match = _TIME_SHAPE.match(text.strip())
+    if match is None:
+        raise SubscriptionError(f"`{text}` is not a time; write it like `9:00`, `9am` or `21:30`.")
+    hour, minute = int(match.group(1)), int(match.group(2) or 0)
+    meridiem = (match.group(3) or "").lower().replace(".", "")
+    if meridiem:
+        if not 1 <= hour <= 12:
+            raise SubscriptionError(f"`{text}` is not a time: with am/pm the hour is 1 to 12.")
+        hour = hour % 12 + (12 if meridiem == "pm" else 0)
+    if hour > 23 or minute > 59:
+        raise SubscriptionError(f"`{text}` is not a time of day: use 00:00 to 23:59.")
+    return time(hour, minute)
+
+
+def format_time(at: time) -> str:
+    return at.strftime("%H:%M")
+
+
+def parse_zone(name: str) -> ZoneInfo:
+    """``UTC`` or an IANA name with a slash (case-insensitive), e.g. ``Europe/Berlin``."""
+    canonical = _zone_names().get(name.lower())
+    if canonical is None:
+        raise SubscriptionError(
+            f"`{name}` is not a time zone I know; use `UTC` or an IANA name such as "
+            "`Europe/Berlin` or `America/New_York`."
+        )
+    try:
+        return ZoneInfo(canonical)
+    except ZoneInfoNotFoundError:
+        raise SubscriptionError(f"the time zone `{name}` has no data on this server.") from None
+
+
+@cache
+def _zone_names() -> dict[str, str]:
+    names = {name.lower(): name for name in available_timezones() if "/" in name}
+    names["utc"] = "UTC"
+    return names
+
+
+def _looks_like_time(token: str) -> bool:
+    match = _TIME_SHAPE.match(token)
+    return match is not None and (match.group(2) is not None or match.group(3) is not None)
+
+
+def _looks_like_zone(token: str) -> bool:
+    return token.lower() in _zone_names() or _ZONE_SHAPE.match(token) is not None
+
+
+def parse_subscribe_args(args: str, default_zone: str) -> SubscribeRequest:
+    """``[TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]``, each part optional, in that order."""
+    tokens = args.split()
+    if len(tokens) >= 2 and _TIME_SHAPE.match(tokens[0] + tokens[1]) and tokens[1][0].isalpha():
+        tokens[:2] = [tokens[0] + tokens[1]]  # "9 am", "9:30 pm"
+    at = DEFAULT_TIME
+    if tokens and _looks_like_time(tokens[0]):
+        at = parse_time(tokens.pop(0))
+    zone = parse_zone(default_zone)
+    if tokens and _looks_like_zone(tokens[0]):
+        zone = parse_zone(tokens.pop(0))
+    cadence = DEFAULT_CADENCE
+    if tokens and tokens[0].lower() in CADENCES:
+        cadence = tokens.pop(0).lower()  # type: ignore[assignment]
+    misplaced = next(
+        (token for token in tokens if _looks_like_time(token) or token.lower() in _zone_names()),
+        None,
+    )
+    if misplaced is not None:
+        raise SubscriptionError(
+            f"`{misplaced}` is out of place: give the time, then the time zone, then "
+            "`weekdays` or `daily`, then the topic."
+        )
+    topic = " ".join(tokens) or None
+    return SubscribeRequest(Schedule(at, zone, cadence), topic)
