@@ -1,0 +1,87 @@
+"""The quality benchmark's query file is well-formed and labels only papers that exist.
+
+A mislabelled query would silently score 0 and make the engine look worse (or a broken
+benchmark look fine), so the labels are checked against the real seed corpus.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from bot.corpus import LoadedCorpus
+
+from bot.settings import PROJECT_ROOT
+
+QUALITY_SCRIPT = PROJECT_ROOT / "bench" / "quality.py"
+
+
+@pytest.fixture(scope="module")
+def quality() -> ModuleType:
+    """The benchmark script, loaded from its path because ``bench/`` is not a package."""
+    spec = importlib.util.spec_from_file_location("bench_quality", QUALITY_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_there_are_at_least_60_queries_and_8_of_every_kind(quality: ModuleType) -> None:
+    queries = quality.load_queries()
+    kinds = Counter(query.kind for query in queries)
+
+    assert len(queries) >= 60
+    assert {kind: count for kind, count in kinds.items() if count < 8} == {}
+    assert set(kinds) == set(quality.KINDS)
+
+
+def test_no_query_is_asked_twice(quality: ModuleType) -> None:
+    typed = Counter(query.query.casefold() for query in quality.load_queries())
+
+    assert [query for query, count in typed.items() if count > 1] == []
+
+
+def test_every_relevant_id_is_a_seed_paper(quality: ModuleType, seed_corpus: LoadedCorpus) -> None:
+    seed_ids = {quality.label_id(paper) for paper in seed_corpus.papers}
+    labelled = {paper_id for query in quality.load_queries() for paper_id in query.relevant}
+
+    assert len(seed_ids) == 76
+    assert labelled - seed_ids == set()
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [
+        ({"query": "attention sink", "kind": "slang", "relevant": ["x"]}, "kind"),
+        ({"query": "attention sink", "kind": "keyword", "relevant": []}, "relevant"),
+        ({"query": " ", "kind": "keyword", "relevant": ["x"]}, "query"),
+        ({"query": "sink", "kind": "keyword", "relevant": ["x"], "score": 1}, "unknown"),
+    ],
+)
+def test_a_malformed_query_line_is_rejected_with_its_line_number(
+    quality: ModuleType, tmp_path: Path, record: dict[str, object], problem: str
+) -> None:
+    path = tmp_path / "queries.jsonl"
+    good = {"query": "graph sparsification", "kind": "keyword", "relevant": ["x"]}
+    path.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+
+    with pytest.raises(ValueError, match=rf"queries\.jsonl:2: .*{problem}"):
+        quality.load_queries(path)
+
+
+def test_metrics_follow_their_textbook_definitions(quality: ModuleType) -> None:
+    relevant = frozenset({"a", "b"})
+    ranked = ["x", "a", "y", "z", "w", "b"]
+
+    scores = quality.query_scores(ranked, relevant)
+
+    assert scores["MRR@10"] == pytest.approx(1 / 2)
+    assert scores["Recall@5"] == pytest.approx(1 / 2)
+    found_at_2_and_6 = 1 / math.log2(3) + 1 / math.log2(7)
+    best_possible = 1 / math.log2(2) + 1 / math.log2(3)
+    assert scores["nDCG@10"] == pytest.approx(found_at_2_and_6 / best_possible)
