@@ -58,21 +58,24 @@ def _link(url: str, label: str) -> str:
     return f"<{safe_url}|{label}>"
 
 
+def _escape_words(text: str) -> str:
+    """Escape plain text for mrkdwn; a literal ``*`` becomes U+2217 so it cannot bold."""
+    return escape_mrkdwn(text.replace("*", "\u2217"))
+
+
 def highlight(text: str, terms: Iterable[str], stem: Stem = english_stem) -> str:
     """Escape plain ``text`` and bold every word that is, or stems to, a matched term."""
     wanted = {term.lower() for term in terms if term}
-    if not wanted:
-        return escape_mrkdwn(text)
     out: list[str] = []
     position = 0
     for match in _WORD.finditer(text):
-        out.append(escape_mrkdwn(text[position : match.start()]))
+        out.append(_escape_words(text[position : match.start()]))
         word = match.group()
         lowered = word.lower()
-        hit = lowered in wanted or stem(lowered) in wanted
-        out.append(f"*{escape_mrkdwn(word)}*" if hit else escape_mrkdwn(word))
+        hit = bool(wanted) and (lowered in wanted or stem(lowered) in wanted)
+        out.append(f"*{_escape_words(word)}*" if hit else _escape_words(word))
         position = match.end()
-    out.append(escape_mrkdwn(text[position:]))
+    out.append(_escape_words(text[position:]))
     return "".join(out)
 
 
@@ -190,13 +193,17 @@ def results_message(
     next_page: str | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
     stem: Stem = english_stem,
+    intro: str | None = None,
     footer: str | None = None,
 ) -> Message:
-    """A page of search results; ``next_page`` is the value of the **Next 5** button."""
+    """A page of search results; ``next_page`` is the value of the **Next 5** button.
+
+    ``intro`` and ``footer`` are trusted mrkdwn from the caller (never user text).
+    """
     if not result.hits:
         return empty_message(result)
     heading = results_heading(result)
-    blocks: list[dict[str, Any]] = [bk.section(heading)]
+    blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
     if result.notice:
         blocks.append(bk.context(escape_mrkdwn(result.notice)))
     for rank, hit in enumerate(result.hits, start=result.offset + 1):

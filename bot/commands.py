@@ -1,0 +1,104 @@
+"""What a person asked for: ``/paper`` text and bot mentions parsed into intents.
+
+Pure functions, so the rules users rely on are unit-tested without Slack: a command word is a
+command only when it is the whole text (``/paper random forests`` searches), ``subscribe``
+only as the first word, and quoting a word (``/paper "help"``) always searches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Intent(StrEnum):
+    HELP = "help"
+    RANDOM = "random"
+    TODAY = "today"
+    SUBSCRIPTIONS = "subscriptions"
+    UNSUBSCRIBE = "unsubscribe"
+    SUBSCRIBE = "subscribe"
+    SEARCH = "search"
+    MORE = "more"
+    THREAD = "thread"
+    """A bare mention: papers related to the thread it was made in."""
+
+
+_WHOLE_TEXT_COMMANDS = {
+    intent.value: intent
+    for intent in (
+        Intent.HELP,
+        Intent.RANDOM,
+        Intent.TODAY,
+        Intent.SUBSCRIPTIONS,
+        Intent.UNSUBSCRIBE,
+    )
+}
+_MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
+
+
+@dataclass(frozen=True)
+class Request:
+    """An intent and its argument: the query for a search, the rest for ``subscribe``."""
+
+    intent: Intent
+    argument: str = ""
+
+
+_SLACK_LINK = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
+_SLACK_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+
+
+def _unwrap(match: re.Match[str]) -> str:
+    target, label = match.group(1), match.group(2)
+    if target.startswith(("@", "#")):
+        return label or target
+    if target.startswith("!"):
+        return "@" + (label or target[1:].split("^")[0])
+    return target
+
+
+def slack_to_plain(text: str) -> str:
+    """What the person typed, from Slack's wire form.
+
+    Slack wraps links and mentions in ``<…>`` and escapes ``& < >``; undoing both gives the
+    query as typed (``<https://openreview.net/forum?id=X>`` is the URL again, ``<!channel>``
+    becomes the harmless word ``@channel``). Renderers escape it again when echoing.
+    """
+    plain = _SLACK_LINK.sub(_unwrap, text)
+    for entity, char in _SLACK_ENTITIES:
+        plain = plain.replace(entity, char)
+    return " ".join(plain.split())
+
+
+def parse_command(text: str) -> Request:
+    """Parse the text after ``/paper`` (in Slack's wire form)."""
+    plain = slack_to_plain(text)
+    if not plain:
+        return Request(Intent.HELP)
+    word = plain.lower()
+    if word in _WHOLE_TEXT_COMMANDS:
+        return Request(_WHOLE_TEXT_COMMANDS[word])
+    first, _, rest = plain.partition(" ")
+    if first.lower() == Intent.SUBSCRIBE.value:
+        return Request(Intent.SUBSCRIBE, rest.strip())
+    return Request(Intent.SEARCH, plain)
+
+
+def parse_mention(text: str, bot_user_id: str | None) -> Request:
+    """Parse a mention or a direct message: the bot's own mention is removed first.
+
+    Without a known bot user id, a leading mention is taken to be the bot's.
+    """
+    if bot_user_id:
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
+    else:
+        text = re.sub(r"^\s*<@[A-Z0-9]+(?:\|[^>]*)?>", " ", text)
+    plain = slack_to_plain(text)
+    if not plain:
+        return Request(Intent.THREAD)
+    intent = _MENTION_COMMANDS.get(plain.lower())
+    if intent is not None:
+        return Request(intent)
+    return Request(Intent.SEARCH, plain)

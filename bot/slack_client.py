@@ -1,0 +1,31 @@
+"""The Web API client every part of the bot posts through.
+
+One constructor so that retries behave the same everywhere: Slack answers bursts with HTTP
+429 and ``Retry-After``, and has the odd 5xx or dropped connection; ``slack_sdk``'s retry
+handlers wait and retry those instead of surfacing them to users. ``base_url`` lets the shell
+and the tests point the client at ``bot.slack_recorder`` (``SLACK_API_URL``).
+"""
+
+from __future__ import annotations
+
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+
+RATE_LIMIT_RETRIES = 3
+SERVER_ERROR_RETRIES = 2
+CONNECTION_RETRIES = 2
+
+
+def make_web_client(token: str | None, base_url: str | None = None) -> WebClient:
+    """A ``WebClient`` that retries rate limits, server errors and connection resets."""
+    client = WebClient(token=token, base_url=base_url or WebClient.BASE_URL)
+    client.retry_handlers = [
+        ConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES),
+        RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
+        ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
+    ]
+    return client
