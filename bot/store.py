@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
+    Date,
     DateTime,
     Integer,
     MetaData,
@@ -110,6 +113,60 @@ thread_searches = Table(
     Column("updated_at", UTCDateTime, nullable=False),
 )
 
+subscriptions = Table(
+    "subscriptions",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("post_time", String(5), nullable=False),
+    Column("zone", String(64), nullable=False),
+    Column("cadence", String(16), nullable=False),
+    Column("topic", Text),
+    Column("source", String(16), nullable=False),
+    Column("active", Boolean, nullable=False),
+    Column("paused_reason", String(64)),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+"""One row per channel that ever used a command (or was paused while on the env default).
+
+``active = false`` is the "unsubscribed" marker: it must outlive the row's subscription so
+that ``/paper unsubscribe`` keeps beating ``PAPERBOT_DIGEST_CHANNEL`` after a restart.
+"""
+
+digest_seen = Table(
+    "digest_seen",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("paper_id", String(128), primary_key=True),
+    Column("local_date", Date, nullable=False),
+)
+"""The rotation: which papers each channel has had in each round. The order itself is not
+stored; it is recomputed from a per-channel, per-round seed, so it survives restarts."""
+
+digest_claims = Table(
+    "digest_claims",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("local_date", Date, primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("paper_id", String(128), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("pool_size", Integer, nullable=False),
+    Column("owner", String(64)),
+    Column("ts", String(32)),
+    Column("claimed_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("posted_at", UTCDateTime),
+)
+"""At most one daily post per (channel, local date): the primary key is the guarantee.
+
+``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
+the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
+whose owner stopped updating it for longer than the lease may be taken over."""
+
+CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
+
 _MIGRATIONS: dict[int, str] = {}
 """DDL that takes the schema from version ``n - 1`` to ``n``, keyed by ``n``."""
 
@@ -147,6 +204,44 @@ def _make_engine(database_url: str) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+@dataclass(frozen=True)
+class SubscriptionRecord:
+    """A channel's stored subscription settings, as plain values (parsing is elsewhere)."""
+
+    channel: str
+    post_time: str
+    zone: str
+    cadence: str
+    topic: str | None
+    source: str
+    active: bool = True
+    paused_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class DigestClaim:
+    channel: str
+    local_date: date
+    state: str
+    paper_id: str
+    round: int
+    position: int
+    pool_size: int
+    owner: str | None
+    ts: str | None
+    claimed_at: datetime
+    updated_at: datetime
+    posted_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ClaimAttempt:
+    """What ``claim_digest`` found: ``acquired`` means this owner now holds ``claim``."""
+
+    acquired: bool
+    claim: DigestClaim
 
 
 class Store:
@@ -257,3 +352,220 @@ class Store:
                 )
             ).first()
         return None if row is None else (row.query, row.shown)
+
+    # Digest subscriptions -----------------------------------------------------------------
+
+    def save_subscription(self, record: SubscriptionRecord) -> None:
+        """Create or replace a channel's subscription (unpausing it)."""
+        values = {
+            "post_time": record.post_time,
+            "zone": record.zone,
+            "cadence": record.cadence,
+            "topic": record.topic,
+            "source": record.source,
+            "active": record.active,
+            "paused_reason": record.paused_reason,
+            "updated_at": self._now(),
+        }
+        with self._engine.begin() as connection:
+            connection.execute(
+                self._insert(subscriptions)
+                .values(channel=record.channel, **values)
+                .on_conflict_do_update(index_elements=["channel"], set_=values)
+            )
+
+    def pause_subscription(self, channel: str, reason: str) -> bool:
+        with self._engine.begin() as connection:
+            result = connection.execute(
+                subscriptions.update()
+                .where(subscriptions.c.channel == channel)
+                .values(paused_reason=reason, updated_at=self._now())
+            )
+        return result.rowcount == 1
+
+    def subscription(self, channel: str) -> SubscriptionRecord | None:
+        with self._engine.connect() as connection:
+            row = connection.execute(
+                select(subscriptions).where(subscriptions.c.channel == channel)
+            ).first()
+        return None if row is None else _subscription(row)
+
+    def subscriptions(self) -> list[SubscriptionRecord]:
+        """Every stored row, unsubscribed and paused ones included, by channel."""
+        with self._engine.connect() as connection:
+            rows = connection.execute(select(subscriptions).order_by(subscriptions.c.channel))
+            return [_subscription(row) for row in rows]
+
+    # Digest rotation ----------------------------------------------------------------------
+
+    def rotation(self, channel: str) -> tuple[int, frozenset[str]]:
+        """The channel's current round and the papers it has had in that round."""
+        with self._engine.connect() as connection:
+            current = connection.execute(
+                select(func.max(digest_seen.c.round)).where(digest_seen.c.channel == channel)
+            ).scalar()
+            if current is None:
+                return 0, frozenset()
+            seen = connection.execute(
+                select(digest_seen.c.paper_id).where(
+                    digest_seen.c.channel == channel, digest_seen.c.round == current
+                )
+            ).scalars()
+            return current, frozenset(seen)
+
+    # Digest claims ------------------------------------------------------------------------
+
+    def digest_claim(self, channel: str, local_date: date) -> DigestClaim | None:
+        with self._engine.connect() as connection:
+            row = connection.execute(_claim_query(channel, local_date)).first()
+        return None if row is None else DigestClaim(**row._mapping)
+
+    def claim_digest(
+        self,
+        channel: str,
+        local_date: date,
+        *,
+        paper_id: str,
+        round: int,
+        position: int,
+        pool_size: int,
+        owner: str,
+        lease: timedelta,
+    ) -> ClaimAttempt:
+        """Claim the channel's post for ``local_date``, or take over an abandoned claim.
+
+        The insert relies on the primary key, so of several processes racing only one gets
+        the row. A claim that is released, or whose owner has not touched it within
+        ``lease``, is taken over with a compare-and-set update, again so only one wins; the
+        taken-over claim keeps its paper and state (``posting`` tells the new owner that a
+        message may already be in the channel).
+        """
+        now = self._now()
+        with self._engine.begin() as connection:
+            inserted = connection.execute(
+                self._insert(digest_claims)
+                .values(
+                    channel=channel,
+                    local_date=local_date,
+                    state=CLAIMED,
+                    paper_id=paper_id,
+                    round=round,
+                    position=position,
+                    pool_size=pool_size,
+                    owner=owner,
+                    claimed_at=now,
+                    updated_at=now,
+                )
+                .on_conflict_do_nothing(index_elements=["channel", "local_date"])
+                .returning(*digest_claims.c)
+            ).first()
+            if inserted is not None:
+                return ClaimAttempt(True, DigestClaim(**inserted._mapping))
+            existing = DigestClaim(
+                **connection.execute(_claim_query(channel, local_date)).one()._mapping
+            )
+            abandoned = existing.owner is None or now - existing.updated_at >= lease
+            if existing.state == POSTED or not abandoned:
+                return ClaimAttempt(False, existing)
+            taken = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date == local_date,
+                    digest_claims.c.state == existing.state,
+                    digest_claims.c.updated_at == existing.updated_at,
+                    digest_claims.c.owner.is_(None)
+                    if existing.owner is None
+                    else digest_claims.c.owner == existing.owner,
+                )
+                .values(owner=owner, updated_at=now)
+            )
+            if taken.rowcount != 1:
+                return ClaimAttempt(False, existing)
+            log.warning(
+                "took over the %s digest claim of %s for %s from %s",
+                existing.state,
+                channel,
+                local_date,
+                existing.owner or "a released claim",
+            )
+            return ClaimAttempt(True, replace(existing, owner=owner, updated_at=now))
+
+    def _update_owned_claim(
+        self, channel: str, local_date: date, owner: str, values: dict[str, Any]
+    ) -> bool:
+        with self._engine.begin() as connection:
+            result = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date == local_date,
+                    digest_claims.c.owner == owner,
+                    digest_claims.c.state != POSTED,
+                )
+                .values(updated_at=self._now(), **values)
+            )
+        return result.rowcount == 1
+
+    def mark_posting(self, channel: str, local_date: date, owner: str) -> bool:
+        """Record that the post is about to be sent; False if the claim was lost."""
+        return self._update_owned_claim(channel, local_date, owner, {"state": POSTING})
+
+    def touch_claim(self, channel: str, local_date: date, owner: str) -> bool:
+        """Renew the lease while retrying; False if another process took the claim over."""
+        return self._update_owned_claim(channel, local_date, owner, {})
+
+    def release_claim(self, channel: str, local_date: date, owner: str, *, sent: bool) -> bool:
+        """Give the claim up so another attempt can take it at once.
+
+        ``sent`` says whether the message may have reached Slack (a timeout after sending);
+        if so the claim stays ``posting`` so the next owner looks in the channel first.
+        """
+        return self._update_owned_claim(
+            channel, local_date, owner, {"owner": None, "state": POSTING if sent else CLAIMED}
+        )
+
+    def record_post(self, channel: str, local_date: date, ts: str, owner: str) -> bool:
+        """Mark the claim posted with the message ``ts`` and count the paper as seen."""
+        now = self._now()
+        with self._engine.begin() as connection:
+            row = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date == local_date,
+                    digest_claims.c.owner == owner,
+                    digest_claims.c.state != POSTED,
+                )
+                .values(state=POSTED, ts=ts, posted_at=now, updated_at=now)
+                .returning(digest_claims.c.round, digest_claims.c.paper_id)
+            ).first()
+            if row is None:
+                return False
+            connection.execute(
+                self._insert(digest_seen)
+                .values(
+                    channel=channel, round=row.round, paper_id=row.paper_id, local_date=local_date
+                )
+                .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
+            )
+        return True
+
+
+def _claim_query(channel: str, local_date: date) -> Any:
+    return select(digest_claims).where(
+        digest_claims.c.channel == channel, digest_claims.c.local_date == local_date
+    )
+
+
+def _subscription(row: Any) -> SubscriptionRecord:
+    return SubscriptionRecord(
+        channel=row.channel,
+        post_time=row.post_time,
+        zone=row.zone,
+        cadence=row.cadence,
+        topic=row.topic,
+        source=row.source,
+        active=row.active,
+        paused_reason=row.paused_reason,
+    )

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy import create_engine, text
 
-from bot.store import SCHEMA_VERSION, Store, StoreError, normalise_database_url
+from bot.store import (
+    SCHEMA_VERSION,
+    Store,
+    StoreError,
+    SubscriptionRecord,
+    normalise_database_url,
+)
 
 
 class ManualClock:
@@ -156,3 +163,98 @@ def test_sqlite_runs_in_wal_mode(tmp_path, clock: ManualClock) -> None:
     with engine.connect() as connection:
         assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
     engine.dispose()
+
+
+LEASE = timedelta(minutes=2)
+DAY = date(2025, 3, 28)
+
+
+def claim(store: Store, owner: str, paper_id: str = "p1", day: date = DAY):
+    return store.claim_digest(
+        "C1", day, paper_id=paper_id, round=0, position=1, pool_size=76, owner=owner, lease=LEASE
+    )
+
+
+def test_subscriptions_are_upserted_and_unsubscribe_is_remembered(store: Store) -> None:
+    record = SubscriptionRecord("C1", "09:30", "Europe/Berlin", "daily", "graphs", "command")
+    store.save_subscription(record)
+    store.save_subscription(replace(record, post_time="10:00", topic=None))
+    assert store.subscription("C1") == replace(record, post_time="10:00", topic=None)
+    store.save_subscription(replace(record, active=False))
+    assert store.subscription("C1").active is False
+    assert store.subscription("C2") is None
+    assert [row.channel for row in store.subscriptions()] == ["C1"]
+
+
+def test_pausing_keeps_the_settings_and_subscribing_again_resumes(store: Store) -> None:
+    record = SubscriptionRecord("C1", "09:00", "UTC", "weekdays", None, "command")
+    assert store.pause_subscription("C1", "not_in_channel") is False
+    store.save_subscription(record)
+    assert store.pause_subscription("C1", "not_in_channel") is True
+    assert store.subscription("C1") == replace(record, paused_reason="not_in_channel")
+    store.save_subscription(record)
+    assert store.subscription("C1").paused_reason is None
+
+
+def test_only_one_owner_claims_a_channel_day(store: Store) -> None:
+    first, second = claim(store, "A"), claim(store, "B", paper_id="p2")
+    assert first.acquired and not second.acquired
+    assert second.claim.owner == "A" and second.claim.paper_id == "p1"
+    assert claim(store, "B", day=DAY + timedelta(days=1)).acquired
+
+
+def test_a_posted_claim_is_never_taken_over(store: Store, clock: ManualClock) -> None:
+    claim(store, "A")
+    assert store.mark_posting("C1", DAY, "A")
+    assert store.record_post("C1", DAY, "1700000001.000100", "A")
+    clock.advance(timedelta(hours=3))
+    attempt = claim(store, "B")
+    assert not attempt.acquired
+    assert (attempt.claim.state, attempt.claim.ts) == ("posted", "1700000001.000100")
+    assert store.rotation("C1") == (0, frozenset({"p1"}))
+
+
+def test_an_abandoned_claim_is_taken_over_after_the_lease(store: Store, clock: ManualClock) -> None:
+    claim(store, "A")
+    store.mark_posting("C1", DAY, "A")
+    clock.advance(LEASE - timedelta(seconds=1))
+    assert not claim(store, "B").acquired
+    clock.advance(timedelta(seconds=1))
+    taken = claim(store, "B", paper_id="other")
+    assert taken.acquired
+    assert (taken.claim.owner, taken.claim.state, taken.claim.paper_id) == ("B", "posting", "p1")
+    assert not claim(store, "C").acquired
+    assert not store.mark_posting("C1", DAY, "A")
+    assert not store.record_post("C1", DAY, "1.1", "A")
+    assert store.record_post("C1", DAY, "2.2", "B")
+
+
+def test_heartbeats_keep_the_claim(store: Store, clock: ManualClock) -> None:
+    claim(store, "A")
+    for _ in range(3):
+        clock.advance(LEASE - timedelta(seconds=10))
+        assert store.touch_claim("C1", DAY, "A")
+    assert not claim(store, "B").acquired
+
+
+def test_a_released_claim_is_free_at_once_and_remembers_a_possible_send(store: Store) -> None:
+    claim(store, "A")
+    store.mark_posting("C1", DAY, "A")
+    assert store.release_claim("C1", DAY, "A", sent=True)
+    taken = claim(store, "B")
+    assert taken.acquired and taken.claim.state == "posting"
+    assert store.release_claim("C1", DAY, "B", sent=False)
+    assert claim(store, "C").claim.state == "claimed"
+
+
+def test_rotation_tracks_the_latest_round(store: Store) -> None:
+    assert store.rotation("C1") == (0, frozenset())
+    for number, (day, paper, round_) in enumerate(
+        [(DAY, "p1", 0), (DAY + timedelta(days=1), "p2", 0), (DAY + timedelta(days=2), "p1", 1)]
+    ):
+        store.claim_digest(
+            "C1", day, paper_id=paper, round=round_, position=1, pool_size=2, owner="A", lease=LEASE
+        )
+        store.record_post("C1", day, f"{number}.0", "A")
+    assert store.rotation("C1") == (1, frozenset({"p1"}))
+    assert store.rotation("C2") == (0, frozenset())
