@@ -1,0 +1,367 @@
+"""Loading the papers the bot knows: seed files, the ICLR 2025 catalogue, or the operator's own.
+
+Bad input is reported, not fatal: a file that cannot be read is named in ``problems`` and the
+rest still load, because a team would rather have 57 papers than a bot that will not start.
+Only an empty result is an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot import settings
+from bot.paper import Paper
+from bot.text import (
+    clean_text,
+    derive_title,
+    escape_mrkdwn,
+    extract_code_urls,
+    match_key,
+    normalise_whitespace,
+    tldr,
+)
+
+ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
+_HEADER_MAX_CHARS = 100
+_MIN_ABSTRACT_CHARS = 40
+
+
+class CorpusError(Exception):
+    """No paper at all could be loaded; the message says why."""
+
+
+@dataclass(frozen=True)
+class LoadedCorpus:
+    """The papers, the inputs that were skipped or odd (one line each), and a log line."""
+
+    papers: tuple[Paper, ...]
+    problems: tuple[str, ...]
+    description: str
+
+
+@dataclass(frozen=True)
+class _SeedAbstract:
+    text: str
+    source: str
+    line: int
+
+
+@dataclass(frozen=True)
+class _Record:
+    """A catalogue line, kept raw until it becomes a paper (most never do in seeds mode)."""
+
+    data: dict
+    line: int
+
+
+# --- ids and paper records ------------------------------------------------------------------
+
+
+def hash_id(abstract: str | None, title: str) -> str:
+    """The id of a paper without an OpenReview id: stable across restarts and file order."""
+    basis = match_key(abstract) if abstract else match_key(title)
+    return "h" + hashlib.sha256(basis.encode("utf-8")).hexdigest()[:12]
+
+
+def _join_key(text: str) -> str:
+    """Catalogue abstracts from Semantic Scholar lost their final period; ignore it when joining."""
+    return match_key(text).rstrip(". ").casefold()
+
+
+def _paper(
+    *,
+    paper_id: str | None,
+    title: str | None,
+    authors: Iterable[str],
+    status: str | None,
+    url: str | None,
+    abstract: str | None,
+    source: str,
+) -> Paper:
+    abstract = normalise_whitespace(abstract) if abstract else None
+    cleaned = clean_text(abstract) if abstract else None
+    title_derived = not (title and title.strip())
+    if title_derived:
+        raw_title = derive_title(cleaned.plain if cleaned else "")
+        clean_title = clean_text(raw_title)
+    else:
+        clean_title = clean_text(title or "")
+    links = cleaned.links if cleaned else ()
+    return Paper(
+        id=paper_id or hash_id(abstract, clean_title.plain),
+        title=clean_title.plain,
+        authors=tuple(normalise_whitespace(name) for name in authors if name and name.strip()),
+        status=status,
+        url=url,
+        abstract=abstract,
+        plain_abstract=cleaned.plain if cleaned else "",
+        display_abstract=cleaned.display if cleaned else "",
+        display_title=escape_mrkdwn(clean_title.plain),
+        code_urls=extract_code_urls(links),
+        links=links,
+        tldr=tldr(cleaned.plain) if cleaned else "",
+        title_derived=title_derived,
+        source=source,
+    )
+
+
+def _paper_from_record(record: _Record, source: str, abstract: str | None = None) -> Paper:
+    data = record.data
+    return _paper(
+        paper_id=data.get("id") or None,
+        title=data.get("title"),
+        authors=data.get("authors") or (),
+        status=data.get("status"),
+        url=data.get("url"),
+        abstract=abstract if abstract is not None else data.get("abstract"),
+        source=source,
+    )
+
+
+# --- reading files --------------------------------------------------------------------------
+
+
+def _display_path(path: Path) -> str:
+    """A path as people should see it in logs: relative to the project when inside it."""
+    try:
+        return str(path.resolve().relative_to(settings.PROJECT_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _read_text(path: Path, problems: list[str]) -> str | None:
+    """The file's text (BOM removed, newlines normalised), or None with the reason recorded."""
+    name = _display_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        problems.append(f"{name}: cannot be read ({error.strerror or error}), skipped")
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        problems.append(
+            f"{name}: line {line}: not UTF-8 (byte 0x{data[error.start]:02x}), file skipped"
+        )
+        return None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        problems.append(f"{name}: empty file, skipped")
+        return None
+    return text
+
+
+def _is_header(line: str) -> bool:
+    """A seed file's title line (``ICLR 2025 论文列表``): short and not a sentence."""
+    stripped = line.strip()
+    return len(stripped) <= _HEADER_MAX_CHARS and not stripped.endswith((".", "?", "!"))
+
+
+def parse_seed_file(path: Path, problems: list[str]) -> list[_SeedAbstract]:
+    """The abstracts of one seed file: an optional header line, then blank-line-separated
+    paragraphs (a paragraph may be wrapped over several lines)."""
+    text = _read_text(path, problems)
+    if text is None:
+        return []
+    name = _display_path(path)
+    lines = text.split("\n")
+    first = next((index for index, line in enumerate(lines) if line.strip()), len(lines))
+    if first < len(lines) and _is_header(lines[first]):
+        first += 1
+    abstracts: list[_SeedAbstract] = []
+    paragraph: list[str] = []
+    start_line = 0
+    for number, line in enumerate([*lines[first:], ""], start=first + 1):
+        if line.strip():
+            if not paragraph:
+                start_line = number
+            paragraph.append(line)
+            continue
+        if not paragraph:
+            continue
+        body = normalise_whitespace(" ".join(paragraph))
+        paragraph = []
+        if len(body) < _MIN_ABSTRACT_CHARS:
+            problems.append(f"{name}: line {start_line}: too short for an abstract, skipped")
+            continue
+        abstracts.append(_SeedAbstract(body, f"{name}#{len(abstracts) + 1}", start_line))
+    if not abstracts:
+        problems.append(f"{name}: no abstracts found, skipped")
+    return abstracts
+
+
+def _seed_files(folder: Path, problems: list[str]) -> list[Path]:
+    files = sorted(path for path in folder.glob("*.txt") if path.is_file())
+    if not files:
+        problems.append(f"{_display_path(folder)}: no .txt seed files")
+    return files
+
+
+def read_catalogue(path: Path, problems: list[str]) -> Iterator[_Record]:
+    """Records of a catalogue-format ``.jsonl`` file; a bad line is reported and skipped."""
+    text = _read_text(path, problems)
+    if text is None:
+        return
+    name = _display_path(path)
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.append(f"{name}: line {number}: not JSON ({error.msg}), skipped")
+            continue
+        if not isinstance(data, dict) or not (data.get("title") or data.get("abstract")):
+            problems.append(f"{name}: line {number}: no title or abstract, skipped")
+            continue
+        yield _Record(data, number)
+
+
+# --- assembling corpora ---------------------------------------------------------------------
+
+
+def _join_seeds(
+    seed_abstracts: Iterable[_SeedAbstract], catalogue: list[_Record], problems: list[str]
+) -> tuple[list[Paper], int]:
+    """Seed papers with their catalogue metadata; returns them and how many matched."""
+    by_abstract = {
+        _join_key(record.data["abstract"]): record
+        for record in catalogue
+        if record.data.get("abstract")
+    }
+    papers: list[Paper] = []
+    seen: dict[str, str] = {}
+    matched = 0
+    for seed in seed_abstracts:
+        key = _join_key(seed.text)
+        if key in seen:
+            problems.append(
+                f"{seed.source.rsplit('#', 1)[0]}: line {seed.line}: "
+                f"same abstract as {seen[key]}, kept once"
+            )
+            continue
+        seen[key] = seed.source
+        record = by_abstract.get(key)
+        if record is None:
+            papers.append(
+                _paper(
+                    paper_id=None,
+                    title=None,
+                    authors=(),
+                    status=None,
+                    url=None,
+                    abstract=seed.text,
+                    source=seed.source,
+                )
+            )
+            continue
+        matched += 1
+        papers.append(_paper_from_record(record, seed.source, abstract=seed.text))
+    return papers, matched
+
+
+def _load_seed_folder(folder: Path, label: str) -> LoadedCorpus:
+    problems: list[str] = []
+    if not folder.is_dir():
+        raise CorpusError(f"{folder}: no such folder of seed files")
+    files = _seed_files(folder, problems)
+    seeds = [seed for path in files for seed in parse_seed_file(path, problems)]
+    catalogue = _catalogue_records(problems)
+    papers, matched = _join_seeds(seeds, catalogue, problems)
+    if not papers:
+        raise CorpusError(f"no papers could be loaded from {folder}: " + "; ".join(problems))
+    file_count = len({seed.source.rsplit("#", 1)[0] for seed in seeds})
+    description = (
+        f"{len(papers)} papers from {file_count} {label} files in {folder} "
+        f"({matched} matched the ICLR 2025 catalogue)"
+    )
+    return LoadedCorpus(tuple(papers), tuple(problems), description)
+
+
+def _catalogue_records(problems: list[str]) -> list[_Record]:
+    if not settings.CATALOGUE_PATH.is_file():
+        problems.append(f"{settings.CATALOGUE_PATH}: catalogue missing, titles derived from text")
+        return []
+    return list(read_catalogue(settings.CATALOGUE_PATH, problems))
+
+
+def _load_catalogue() -> LoadedCorpus:
+    """Every accepted paper, with the seed abstracts in place of the catalogue's copies."""
+    problems: list[str] = []
+    if not settings.CATALOGUE_PATH.is_file():
+        raise CorpusError(f"{settings.CATALOGUE_PATH}: the ICLR 2025 catalogue is missing")
+    records = list(read_catalogue(settings.CATALOGUE_PATH, problems))
+    seed_problems: list[str] = []
+    seeds = [
+        seed
+        for path in _seed_files(settings.SEEDS_DIR, seed_problems)
+        for seed in parse_seed_file(path, seed_problems)
+    ]
+    problems.extend(seed_problems)
+    seed_by_key: dict[str, _SeedAbstract] = {}
+    for seed in seeds:
+        seed_by_key.setdefault(_join_key(seed.text), seed)
+    papers: list[Paper] = []
+    with_seed = 0
+    for record in records:
+        if record.data.get("status") not in ACCEPTED_STATUSES:
+            continue
+        abstract = record.data.get("abstract")
+        seed = seed_by_key.pop(_join_key(abstract), None) if abstract else None
+        if seed is None:
+            papers.append(_paper_from_record(record, "catalogue"))
+        else:
+            with_seed += 1
+            papers.append(_paper_from_record(record, seed.source, abstract=seed.text))
+    if not papers:
+        raise CorpusError(f"{settings.CATALOGUE_PATH}: no accepted papers in the catalogue")
+    statuses = Counter(paper.status for paper in papers)
+    breakdown = ", ".join(f"{statuses[name]} {name}" for name in ("Oral", "Spotlight", "Poster"))
+    description = (
+        f"{len(papers)} accepted papers from the ICLR 2025 catalogue {settings.CATALOGUE_PATH} "
+        f"({breakdown}; {with_seed} with seed abstracts)"
+    )
+    return LoadedCorpus(tuple(papers), tuple(problems), description)
+
+
+def _load_jsonl(path: Path) -> LoadedCorpus:
+    """Every record of an operator's catalogue-format file is a paper, whatever its status."""
+    problems: list[str] = []
+    name = _display_path(path)
+    papers: list[Paper] = []
+    seen: dict[str, int] = {}
+    for record in read_catalogue(path, problems):
+        paper = _paper_from_record(record, f"{name}#{record.line}")
+        if paper.id in seen:
+            problems.append(f"{name}: line {record.line}: same paper as line {seen[paper.id]}")
+            continue
+        seen[paper.id] = record.line
+        papers.append(paper)
+    if not papers:
+        raise CorpusError(f"no papers could be loaded from {path}: " + "; ".join(problems))
+    return LoadedCorpus(tuple(papers), tuple(problems), f"{len(papers)} papers from {path}")
+
+
+def load_corpus(spec: str = "seeds") -> LoadedCorpus:
+    """Load ``seeds`` (default), ``catalogue``, a folder of seed-format ``.txt`` files, or a
+    catalogue-format ``.jsonl`` file (relative paths resolve against the working directory)."""
+    spec = spec.strip()
+    if spec in ("", "seeds"):
+        return _load_seed_folder(settings.SEEDS_DIR, "seed")
+    if spec == "catalogue":
+        return _load_catalogue()
+    path = Path(spec).expanduser().resolve()
+    if path.is_dir():
+        return _load_seed_folder(path, ".txt")
+    if path.suffix == ".jsonl" and path.is_file():
+        return _load_jsonl(path)
+    raise CorpusError(
+        f"PAPERBOT_CORPUS={spec!r}: expected 'seeds', 'catalogue', a folder of .txt seed files "
+        f"or a .jsonl file, and {path} is neither"
+    )

@@ -1,0 +1,697 @@
+"""Turning the authors' mix of LaTeX, Markdown and Unicode into text people can read.
+
+Abstracts and titles arrive as written for OpenReview: ``$8.67\\%\\sim 50.85\\%$``,
+``\\textbf{…}``, ``**bold**``, ``[text](url)``. Every consumer needs two forms of the same
+words — plain Unicode for the search index and TL;DRs, Slack mrkdwn for display — so the text
+is parsed once into a small tree of nodes and rendered twice.
+
+pylatexenc supplies the LaTeX-to-Unicode symbol knowledge, but only for the LaTeX fragments
+themselves (math spans and unknown macros): fed a whole abstract it reads ``%`` as a comment
+and drops the rest of the line, turns ``~`` into a space, and raises on some ``\\href``. Text
+with no ``$`` or ``\\`` never reaches it, which also keeps the catalogue load fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    get_default_latex_context_db,
+)
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalise_whitespace(text: str) -> str:
+    """Collapse every whitespace run (newlines, tabs, NBSP) to one space and strip the ends."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def match_key(text: str) -> str:
+    """The form two copies of the same text share: NFKC, whitespace collapsed.
+
+    Ids are hashed from it and seed abstracts join catalogue records on it, so it must not
+    change between releases: an id built from it is how the team refers to a paper.
+    """
+    return normalise_whitespace(unicodedata.normalize("NFKC", text))
+
+
+def escape_mrkdwn(text: str) -> str:
+    """Escape the three characters Slack reserves for its own markup (links, mentions)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+@dataclass(frozen=True)
+class CleanText:
+    """One text in its two readable forms, plus the URLs it mentions (in order, unique)."""
+
+    plain: str
+    display: str
+    links: tuple[str, ...]
+
+
+# --- the parse tree -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class _Styled:
+    """``style`` is ``"b"`` (bold), ``"i"`` (italic), ``"code"`` or ``""`` (no formatting)."""
+
+    style: str
+    children: tuple[_Node, ...]
+
+
+@dataclass(frozen=True)
+class _Link:
+    url: str
+    children: tuple[_Node, ...]
+
+
+@dataclass(frozen=True)
+class _Script:
+    """A math super- (``^``) or subscript (``_``), rendered with Unicode script letters."""
+
+    kind: str
+    children: tuple[_Node, ...]
+
+
+_Node = _Text | _Styled | _Link | _Script
+
+# --- LaTeX ----------------------------------------------------------------------------------
+
+_FORMAT_MACROS = {
+    "textbf": "b",
+    "mathbf": "b",
+    "boldsymbol": "b",
+    "bm": "b",
+    "emph": "i",
+    "textit": "i",
+    "mathit": "i",
+    "textsl": "i",
+    "texttt": "code",
+    "mathtt": "code",
+    "text": "",
+    "textrm": "",
+    "textsf": "",
+    "textsc": "",
+    "textnormal": "",
+    "textup": "",
+    "mathrm": "",
+    "mathsf": "",
+    "mathnormal": "",
+    "operatorname": "",
+    "underline": "",
+    "uline": "",
+    "mbox": "",
+    "hbox": "",
+}
+
+
+def _latex_converter() -> LatexNodes2Text:
+    """pylatexenc with the macros it would otherwise lose or render unreadably.
+
+    ``\\texttt`` comes out empty and ``\\mathsf{LSI}`` as mathematical sans-serif letters that
+    neither search nor most fonts handle; keep their argument as plain text instead.
+    """
+    db = get_default_latex_context_db()
+    db.add_context_category(
+        "paperbot",
+        prepend=True,
+        macros=[MacroTextSpec(name, simplify_repl="%s") for name in _FORMAT_MACROS]
+        + [MacroTextSpec("|", simplify_repl="‖"), MacroTextSpec("\\", simplify_repl=" ")],
+    )
+    return LatexNodes2Text(
+        latex_context=db, math_mode="text", strict_latex_spaces="based-on-source"
+    )
+
+
+_LATEX = _latex_converter()
+# pylatexenc logs a warning for every malformed fragment (``\\frac`` without arguments); the
+# text still comes out, so those warnings are noise in the bot's log.
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+_LATEX_DB = get_default_latex_context_db()
+
+
+def _latex_to_unicode(fragment: str) -> str:
+    """Unicode for a LaTeX fragment; on any pylatexenc failure, the fragment minus its markup.
+
+    Losing the symbols is acceptable, losing the words is not.
+    """
+    try:
+        text = _LATEX.latex_to_text(fragment)
+    except Exception:
+        text = re.sub(r"\\[a-zA-Z]+\*?|[\\{}]", " ", fragment)
+    return text.replace("\\", "")
+
+
+_SUPERSCRIPTS = dict(
+    zip(
+        "0123456789+-=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδφχθ*′",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᵠᵡᶿ*′",
+        strict=True,
+    )
+)
+_SUBSCRIPTS = dict(
+    zip(
+        "0123456789+-=()aehijklmnoprstuvxβγρφχ",
+        "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ",
+        strict=True,
+    )
+)
+
+
+def _script_text(kind: str, content: str) -> str:
+    """``x^2`` → ``x²`` when Unicode has every letter; else keep the TeX-like ``^(…)`` form."""
+    table = _SUPERSCRIPTS if kind == "^" else _SUBSCRIPTS
+    content = content.strip()
+    if content and all(char in table for char in content):
+        return "".join(table[char] for char in content)
+    if len(content) > 1:
+        return f"{kind}({content})"
+    return f"{kind}{content}"
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """Index of the ``}`` closing the ``{`` at ``start``, or -1 when it is never closed."""
+    depth = 0
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return -1
+
+
+def _brace_argument(text: str, start: int) -> tuple[str, int] | None:
+    """The ``{…}`` group starting at ``start`` (after optional spaces) and the index past it."""
+    index = start
+    while index < len(text) and text[index] == " ":
+        index += 1
+    if index >= len(text) or text[index] != "{":
+        return None
+    end = _closing_brace(text, index)
+    if end < 0:
+        return None
+    return text[index + 1 : end], end + 1
+
+
+_MACRO_NAME = re.compile(r"\\([a-zA-Z]+)\*?|\\(.)", re.DOTALL)
+_ESCAPED_CHARS = "%$&#_{}"
+_ACCENTS = "'`^\"~=."
+
+
+def _repair_double_backslashes(text: str) -> str:
+    """Undo the seeds' doubled escapes without breaking real line breaks.
+
+    The seed files write ``\\\\%`` and ``\\\\uparrow`` where LaTeX means ``\\%`` and
+    ``\\uparrow``; read literally, ``\\\\`` is a line break and ``%`` starts a comment that
+    eats the rest of the abstract. A doubled backslash before a known macro or an escapable
+    character is therefore one backslash; any other ``\\\\`` is the line break it says.
+    """
+
+    def repair(match: re.Match[str]) -> str:
+        following = match.group(1)
+        if following[0] in _ESCAPED_CHARS:
+            return "\\"
+        if following in _FORMAT_MACROS or _LATEX_DB.get_macro_spec(following) is not None:
+            return "\\"
+        return " "
+
+    return re.sub(r"\\\\(?=([a-zA-Z]+|[%$&#_{}]))", repair, text).replace("\\\\", " ")
+
+
+# --- the parser -----------------------------------------------------------------------------
+
+_URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^]+"
+_BARE_URL = re.compile(_URL_BODY)
+_TEXT_TOKEN = re.compile(
+    r"\[(?P<label>[^\]\n]*)\]\((?P<target>" + _URL_BODY + r")\)"
+    r"|(?P<url>" + _URL_BODY + r")"
+    r"|``(?P<quoted>[^`]*?)''"
+    r"|\$\$(?P<display_math>.+?)\$\$"
+    r"|\$(?P<math>[^$]+?)\$"
+    r"|\*\*(?P<bold>(?=\S)[^*]*?\S|\S)\*\*"
+    r"|(?<![*\w])\*(?P<italic>(?=[^\s*])[^*]*?[^\s*]|[^\s*])\*(?![*\w])"
+    r"|`(?P<code>[^`\n]+)`"
+    r"|(?P<group>\{)(?=[$\\])"
+    r"|(?P<backslash>\\)"
+    r"|(?P<stray>\*\*+|\$)",
+    re.DOTALL,
+)
+
+
+def _parse_macro(text: str, start: int, math: bool) -> tuple[list[_Node], int]:
+    """Parse the macro at ``start`` (a backslash); return its nodes and the index after it."""
+    match = _MACRO_NAME.match(text, start)
+    if match is None:  # a lone backslash at the very end
+        return [], start + 1
+    name, symbol = match.group(1), match.group(2)
+    end = match.end()
+    if symbol is not None:
+        if symbol in _ESCAPED_CHARS:
+            return [_Text(symbol)], end
+        if symbol in _ACCENTS:
+            argument = _brace_argument(text, end)
+            end = argument[1] if argument else min(end + 1, len(text))
+        return [_Text(_latex_to_unicode(text[start:end]))], end
+    if name == "url":
+        argument = _brace_argument(text, end)
+        if argument is not None:
+            url = argument[0].strip()
+            return [_Link(url, ())], argument[1]
+    if name == "href":
+        target = _brace_argument(text, end)
+        if target is not None:
+            label = _brace_argument(text, target[1])
+            if label is not None:
+                return [_Link(target[0].strip(), tuple(_parse(label[0], math)))], label[1]
+    if name in _FORMAT_MACROS:
+        argument = _brace_argument(text, end)
+        if argument is not None:
+            children = tuple(_parse(argument[0], math))
+            return [_Styled(_FORMAT_MACROS[name], children)], argument[1]
+        return [], end
+    # Any other macro: hand it, with its brace arguments, to pylatexenc.
+    while (argument := _brace_argument(text, end)) is not None:
+        end = argument[1]
+    return [_Text(_latex_to_unicode(text[start:end]))], end
+
+
+def _parse_math(text: str) -> list[_Node]:
+    """Math content: scripts become ``_Script`` nodes, everything else goes to pylatexenc."""
+    nodes: list[_Node] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        if pending:
+            fragment = "".join(pending)
+            pending.clear()
+            if "\\" in fragment or "{" in fragment:
+                nodes.append(_Text(_latex_to_unicode(fragment)))
+            else:
+                nodes.append(_Text(fragment))
+
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char in "^_":
+            flush()
+            argument = _brace_argument(text, index + 1)
+            if argument is not None:
+                content, index = argument
+            elif index + 1 < len(text) and text[index + 1] == "\\":
+                macro = _MACRO_NAME.match(text, index + 1)
+                content = macro.group(0) if macro else "\\"
+                index = macro.end() if macro else index + 2
+            else:
+                content = text[index + 1 : index + 2]
+                index += 2
+            nodes.append(_Script(char, tuple(_parse_math(content))))
+        elif char == "\\":
+            match = _MACRO_NAME.match(text, index)
+            name = match.group(1) if match else None
+            if name in _FORMAT_MACROS or name in ("url", "href"):
+                flush()
+                macro_nodes, index = _parse_macro(text, index, math=True)
+                nodes.extend(macro_nodes)
+            else:
+                end = match.end() if match else index + 1
+                while (argument := _brace_argument(text, end)) is not None:
+                    end = argument[1]
+                pending.append(text[index:end])
+                index = end
+        elif char == "{":
+            end = _closing_brace(text, index)
+            if end < 0:
+                index += 1
+                continue
+            flush()
+            nodes.extend(_parse_math(text[index + 1 : end]))
+            index = end + 1
+        elif char == "}":
+            index += 1
+        else:
+            pending.append(char)
+            index += 1
+    flush()
+    return nodes
+
+
+def _parse(text: str, math: bool = False) -> list[_Node]:
+    """Parse text-mode content (or, with ``math``, the inside of ``$…$``) into nodes."""
+    if math:
+        return _parse_math(text)
+    nodes: list[_Node] = []
+    position = 0
+    for match in _TEXT_TOKEN.finditer(text):
+        if match.start() < position:
+            continue
+        if match.start() > position:
+            nodes.append(_Text(text[position : match.start()]))
+        position = match.end()
+        kind = match.lastgroup
+        if kind == "target":
+            label = match.group("label").strip().strip("`").strip()
+            target = match.group("target")
+            children = () if _same_url(label, target) else tuple(_parse(label))
+            nodes.append(_Link(target, children))
+        elif kind == "url":
+            url = match.group("url")
+            trimmed = _trim_url(url)
+            nodes.append(_Link(trimmed, ()))
+            position = match.start() + len(trimmed)
+            if trimmed.endswith(".git") is False and url[len(trimmed) :].startswith(".git"):
+                position += len(".git")
+        elif kind == "quoted":
+            nodes.extend([_Text("“"), *_parse(match.group("quoted")), _Text("”")])
+        elif kind in ("math", "display_math"):
+            nodes.append(_Styled("", tuple(_parse_math(match.group(kind)))))
+        elif kind == "bold":
+            nodes.append(_Styled("b", tuple(_parse(match.group("bold")))))
+        elif kind == "italic":
+            nodes.append(_Styled("i", tuple(_parse(match.group("italic")))))
+        elif kind == "code":
+            code = match.group("code").strip()
+            if _BARE_URL.fullmatch(code):
+                nodes.append(_Link(_trim_url(code), ()))
+            else:
+                nodes.append(_Styled("code", (_Text(code),)))
+        elif kind == "group":
+            end = _closing_brace(text, match.start())
+            if end < 0:
+                continue
+            nodes.extend(_parse(text[match.end() : end]))
+            position = end + 1
+        elif kind == "backslash":
+            macro_nodes, position = _parse_macro(text, match.start(), math=False)
+            nodes.extend(macro_nodes)
+    if position < len(text):
+        nodes.append(_Text(text[position:]))
+    return nodes
+
+
+# --- links ----------------------------------------------------------------------------------
+
+_TRAILING_URL_PUNCTUATION = ".,;:!?'\"*_~"
+
+
+def _trim_url(url: str) -> str:
+    """A URL as written in prose, without the sentence's punctuation or a ``.git`` suffix."""
+    url = url.rstrip(_TRAILING_URL_PUNCTUATION)
+    if url.endswith(".git"):
+        url = url[: -len(".git")].rstrip(_TRAILING_URL_PUNCTUATION)
+    return url
+
+
+def _same_url(first: str, second: str) -> bool:
+    return first.rstrip("/") == second.rstrip("/")
+
+
+_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "huggingface.co")
+_PAGE_SUFFIXES = (".github.io", ".gitlab.io", ".pages.dev", ".netlify.app", ".vercel.app")
+_REFERENCE_HOSTS = ("arxiv.org", "doi.org", "openreview.net", "aclanthology.org", "wikipedia.org")
+
+
+def extract_code_urls(links: Iterable[str]) -> tuple[str, ...]:
+    """The links that lead to code or a project page, rather than to other papers.
+
+    Code hosts come first because a reader asking "where is the code" wants the repository
+    before the project page.
+    """
+    code: list[str] = []
+    pages: list[str] = []
+    for link in links:
+        host = (urlsplit(link).hostname or "").lower().removeprefix("www.")
+        if host in _CODE_HOSTS or any(host.endswith("." + name) for name in _CODE_HOSTS):
+            code.append(link)
+        elif host.endswith(_PAGE_SUFFIXES) or not (
+            host in _REFERENCE_HOSTS or host.endswith(_REFERENCE_HOSTS)
+        ):
+            if host:
+                pages.append(link)
+    return tuple(code + pages)
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def _plain(nodes: Iterable[_Node]) -> str:
+    parts: list[str] = []
+    for node in nodes:
+        if isinstance(node, _Text):
+            parts.append(node.text)
+        elif isinstance(node, _Styled):
+            parts.append(_plain(node.children))
+        elif isinstance(node, _Script):
+            parts.append(_script_text(node.kind, _plain(node.children)))
+        else:
+            label = normalise_whitespace(_plain(node.children))
+            parts.append(f"{label} ({node.url})" if label else node.url)
+    return "".join(parts)
+
+
+def _links(nodes: Iterable[_Node], found: dict[str, None]) -> None:
+    for node in nodes:
+        if isinstance(node, _Link):
+            if node.url.startswith(("http://", "https://")):
+                found.setdefault(node.url.rstrip("/") if node.url.count("/") > 3 else node.url)
+        elif isinstance(node, _Styled | _Script):
+            _links(node.children, found)
+
+
+@dataclass(frozen=True)
+class _Marker:
+    """An opening or closing Slack formatting character, kept only if Slack would honour it."""
+
+    pair: int
+    char: str
+
+
+_SLACK_MARKERS = {"b": "*", "i": "_", "code": "`"}
+
+
+def _display_parts(
+    nodes: Iterable[_Node], active: frozenset[str], parts: list[str | _Marker]
+) -> None:
+    for node in nodes:
+        if isinstance(node, _Text):
+            parts.append(_display_text(node.text))
+        elif isinstance(node, _Script):
+            parts.append(_display_text(_script_text(node.kind, _plain(node.children))))
+        elif isinstance(node, _Link):
+            parts.append(_display_link(node))
+        elif node.style in active or node.style == "" or "code" in active:
+            _display_parts(node.children, active, parts)
+        else:
+            inner: list[str | _Marker] = []
+            _display_parts(node.children, active | {node.style}, inner)
+            leading, trailing = _strip_edges(inner)
+            marker = _Marker(len(parts), _SLACK_MARKERS[node.style])
+            parts.extend([leading, marker, *inner, marker, trailing])
+
+
+def _display_text(text: str) -> str:
+    """Escaped text whose literal stars cannot pair up into Slack bold (Slack has no escape)."""
+    return escape_mrkdwn(text.replace("*", "∗"))
+
+
+def _display_link(link: _Link) -> str:
+    label = normalise_whitespace(_plain(link.children)).replace("|", "¦")
+    if not link.url.startswith(("http://", "https://")):
+        return escape_mrkdwn(f"{label} ({link.url})" if label else link.url)
+    url = escape_mrkdwn(link.url.replace("|", "%7C").replace("<", "%3C").replace(">", "%3E"))
+    return f"<{url}|{escape_mrkdwn(label)}>" if label else f"<{url}>"
+
+
+def _strip_edges(parts: list[str | _Marker]) -> tuple[str, str]:
+    """Strip whitespace at both ends of a formatted run; return what was there.
+
+    Slack only formats ``*bold*`` when no space sits just inside the stars.
+    """
+    edges = []
+    for indices in (range(len(parts)), range(len(parts) - 1, -1, -1)):
+        found = ""
+        for index in indices:
+            part = parts[index]
+            if isinstance(part, _Marker):
+                break
+            stripped = part.lstrip() if indices.step == 1 else part.rstrip()
+            if stripped != part:
+                found = " "
+            parts[index] = stripped
+            if stripped:
+                break
+        edges.append(found)
+    return edges[0], edges[1]
+
+
+def _display(nodes: list[_Node]) -> str:
+    """Slack mrkdwn, keeping a formatting pair only where Slack will render it.
+
+    Slack ignores ``*`` and ``_`` inside a word (``$\\textbf{Di}$rected`` would show literal
+    stars), so a pair touching a letter or digit on the outside, or with nothing inside, is
+    dropped.
+    """
+    parts: list[str | _Marker] = []
+    _display_parts(nodes, frozenset(), parts)
+    texts = ["" if isinstance(part, _Marker) else part for part in parts]
+    opened: dict[int, int] = {}
+    kept: set[int] = set()
+    for index, part in enumerate(parts):
+        if not isinstance(part, _Marker):
+            continue
+        if part.pair not in opened:
+            opened[part.pair] = index
+            continue
+        start = opened[part.pair]
+        before = "".join(texts[:start])[-1:]
+        after = "".join(texts[index + 1 :])[:1]
+        inside = "".join(texts[start + 1 : index])
+        if inside.strip() and not before.isalnum() and not after.isalnum():
+            kept.add(part.pair)
+    return normalise_whitespace(
+        "".join(
+            part.char if isinstance(part, _Marker) and part.pair in kept else texts[index]
+            for index, part in enumerate(parts)
+        )
+    )
+
+
+def clean_text(raw: str) -> CleanText:
+    """Plain text, Slack mrkdwn and the URLs of an abstract or title written in LaTeX/Markdown."""
+    text = normalise_whitespace(raw)
+    if "\\\\" in text:
+        text = _repair_double_backslashes(text)
+    nodes = _parse(text)
+    found: dict[str, None] = {}
+    _links(nodes, found)
+    return CleanText(
+        plain=normalise_whitespace(_plain(nodes)),
+        display=_display(nodes),
+        links=tuple(found),
+    )
+
+
+# --- sentences, TL;DRs and titles -----------------------------------------------------------
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[\"“(\[]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a plain abstract, not cut after ``e.g.``, ``et al.`` or a URL's dots."""
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        candidate = text[start : match.start()]
+        if candidate.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", candidate):
+            continue
+        sentences.append(candidate.strip())
+        start = match.end()
+    if text[start:].strip():
+        sentences.append(text[start:].strip())
+    return sentences
+
+
+_CONTRIBUTION = re.compile(
+    r"\b(?:we|this (?:paper|work)|here we|in this (?:paper|work),? we)\s+"
+    r"(?:\w+ly\s+)?(?:propose|introduce|present|develop|design|devise|offer|put forward)",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:\w+ly\s+)?(?:show|demonstrate|find|prove|establish|reveal)",
+    re.IGNORECASE,
+)
+TLDR_MAX_CHARS = 300
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—- ")
+    return cut + "…"
+
+
+def tldr(plain: str) -> str:
+    """One or two sentences saying what the paper contributes, at most 300 characters.
+
+    The opening sentence of an abstract is usually background ("LLMs are increasingly…"); the
+    sentence that says "we propose / introduce" is what a reader skimming a list wants.
+    """
+    sentences = [s for s in split_sentences(plain) if "://" not in s]
+    if not sentences:
+        return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
+    chosen = next((i for i, s in enumerate(sentences) if _CONTRIBUTION.search(s)), None)
+    if chosen is None:
+        chosen = next((i for i, s in enumerate(sentences) if _FINDING.search(s)), 0)
+    summary = sentences[chosen]
+    if chosen + 1 < len(sentences) and len(summary) < 150:
+        longer = f"{summary} {sentences[chosen + 1]}"
+        if len(longer) <= TLDR_MAX_CHARS:
+            summary = longer
+    return _shorten(summary, TLDR_MAX_CHARS)
+
+
+_NAMED_METHOD = re.compile(r"\(([A-Za-z][A-Za-z0-9+\-]*[A-Z][A-Za-z0-9+\-]*)\)")
+_HEADLINE_WORDS = 14
+
+
+def _expansion(words: list[str], acronym: str) -> str | None:
+    """The shortest run of ``words`` ending the list that spells ``acronym`` in order."""
+    letters = [char.lower() for char in acronym if char.isalnum()]
+    for size in range(1, min(len(words), 8) + 1):
+        phrase = " ".join(words[-size:])
+        if not phrase[:1].lower() == letters[0]:
+            continue
+        position = 0
+        for char in phrase.lower():
+            if position < len(letters) and char == letters[position]:
+                position += 1
+        if position == len(letters):
+            return phrase
+    return None
+
+
+def derive_title(plain: str) -> str:
+    """A title for a paper that came without one, made from its abstract.
+
+    The method's name and expansion when the abstract introduces one ("we introduce
+    Mixture-of-Graphs (MoG)" → "MoG: Mixture-of-Graphs"), else a headline from the first
+    sentence.
+    """
+    sentences = split_sentences(plain)
+    if not sentences:
+        return "Untitled paper"
+    ordered = sorted(sentences, key=lambda s: not _CONTRIBUTION.search(s))
+    for sentence in ordered:
+        for match in _NAMED_METHOD.finditer(sentence):
+            acronym = match.group(1)
+            words = sentence[: match.start()].split()
+            phrase = _expansion(words, acronym)
+            if phrase:
+                return f"{acronym}: {phrase}"
+        if _CONTRIBUTION.search(sentence):
+            break
+    words = sentences[0].rstrip(".").split()
+    headline = " ".join(words[:_HEADLINE_WORDS])
+    return headline + ("…" if len(words) > _HEADLINE_WORDS else "")
