@@ -1,0 +1,238 @@
+"""One analyzer for papers and queries: text → index tokens.
+
+Papers and queries must go through exactly the same steps, or a word typed one way never
+meets the same word written another way. The steps, and why:
+
+- LaTeX/Markdown are stripped (``bot.text.clean_text``) and the text is NFKC-normalised, so
+  ``$\\mathsf{LSI}$`` reads ``LSI`` and ``HGM³`` reads ``HGM3``.
+- A *word* is a run of letters/digits joined by hyphens, apostrophes or digit dots
+  (``Mixture-of-Graphs``, ``Llama3.1``, ``1024x1024``). Emoji, punctuation and control
+  characters never form words.
+- Words are case-folded, English stopwords dropped, and Snowball-stemmed (PyStemmer); words
+  with a digit are kept whole because ``GSM8K`` has no stem.
+- Acronym plurals are folded before stemming (``MLLMs`` → ``mllm``), which Snowball cannot do
+  for vowel-less or upper-case acronyms (it keeps ``llms`` and ``sdes``).
+- ``-ification`` becomes ``-ify`` first, so ``sparsifying`` meets ``sparsification``.
+- A hyphenated word yields its parts *and* the parts joined, so ``auto-regressive`` and
+  ``autoregressive`` find each other in both directions.
+
+Acronyms that abstracts define (``Out-of-distribution (OOD)``) are mined here too, because
+the long form must be analyzed by the same rules to be matched in queries.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+from bot.text import clean_text
+
+_STOPWORD_LIST = """
+    a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can could couldn't did didn't do does doesn't
+    doing don't down during each few for from further had hadn't has hasn't have haven't
+    having he her here hers herself him himself his how i if in into is isn't it it's its
+    itself just let's me might more most mustn't my myself no nor not now of off on once only
+    or other ought our ours ourselves out over own same shall shan't she should shouldn't so
+    some such than that that's the their theirs them themselves then there these they this
+    those through to too under until up upon us very via was wasn't we were weren't what
+    when where which while who whom why will with won't would wouldn't yet you your yours
+    yourself yourselves s t d ll m o re ve y e g eg ie et al etc
+"""
+STOPWORDS = frozenset(_STOPWORD_LIST.split())
+
+_WORD = re.compile(r"[^\W_]+(?:[-\u2010\u2011.'\u2019][^\W_]+)*")
+_HYPHENS = re.compile(r"[-\u2010\u2011]")
+_DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
+_VOWELS = frozenset("aeiouy")
+_STEMMER = Stemmer.Stemmer("english")
+
+
+@dataclass(frozen=True, slots=True)
+class WordTokens:
+    """What one written word contributes: ``parts`` in reading order (used for phrases) and,
+    for hyphenated words, ``joined`` (indexed as well, so either spelling matches)."""
+
+    parts: tuple[str, ...]
+    joined: str | None
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return (*self.parts, self.joined) if self.joined else self.parts
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word as written in the text (for bolding), its position there, and its tokens."""
+
+    surface: str
+    start: int
+    end: int
+    tokens: WordTokens
+
+
+def normalize(text: str) -> str:
+    """Strip LaTeX/Markdown (only when the text has any) and NFKC-normalise."""
+    if "$" in text or "\\" in text:
+        text = clean_text(text).plain
+    return unicodedata.normalize("NFKC", text)
+
+
+def _fold_acronym_plural(piece: str) -> str:
+    """``MLLMs``/``SDEs``/``LoRAs`` → singular; lower-case ``llms`` too (no vowel = acronym)."""
+    if len(piece) < 3 or piece[-1] != "s":
+        return piece
+    stem = piece[:-1]
+    if (stem[-1].isupper() or stem[-1].isdigit()) and sum(c.isupper() for c in stem) >= 2:
+        return stem
+    if stem.islower() and stem.isalpha() and not _VOWELS.intersection(stem):
+        return stem
+    return piece
+
+
+def _term(piece: str) -> str | None:
+    """One hyphen-free piece → its index token, or None for stopwords and stray letters."""
+    if piece.replace("\u2019", "'").casefold() in STOPWORDS:
+        return None
+    folded = _fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")).casefold()
+    if not folded or folded in STOPWORDS:
+        return None
+    if any(c.isdigit() for c in folded):
+        return folded
+    if len(folded) == 1:
+        return None
+    if folded.endswith("ification"):
+        folded = folded[: -len("ification")] + "ify"
+    return _STEMMER.stemWord(folded)
+
+
+def _pieces(chunk: str) -> list[str]:
+    """Split a hyphen-free chunk on apostrophes (``model's``) and non-numeric dots (``e.g``)."""
+    chunk = re.sub(r"['\u2019]s$", "", chunk)
+    protected = _DIGIT_DOT.sub("\0", chunk)
+    return [p.replace("\0", ".") for p in protected.split(".") if p]
+
+
+@lru_cache(maxsize=1 << 20)
+def word_tokens(word: str) -> WordTokens:
+    """Tokens of one written word (cached: a corpus repeats its words)."""
+    chunks = [c for c in _HYPHENS.split(word) if c]
+    parts: list[str] = []
+    for chunk in chunks:
+        for piece in _pieces(chunk):
+            term = _term(piece)
+            if term is not None:
+                parts.append(term)
+    joined = None
+    if len(chunks) > 1:
+        joined = _term("".join(p for c in chunks for p in _pieces(c)))
+        if joined in parts:
+            joined = None
+    return WordTokens(tuple(parts), joined)
+
+
+def words(text: str) -> Iterator[Word]:
+    """The words of ``text`` with their tokens; positions refer to the normalised text."""
+    for match in _WORD.finditer(normalize(text)):
+        yield Word(match.group(), match.start(), match.end(), word_tokens(match.group()))
+
+
+def analyze(text: str) -> list[str]:
+    """Index tokens of a text: what BM25 sees, for papers and queries alike."""
+    tokens: list[str] = []
+    for word in _WORD.findall(normalize(text)):
+        tokens.extend(word_tokens(word).tokens)
+    return tokens
+
+
+def analyze_phrase(text: str) -> list[str]:
+    """Tokens in reading order without the joined forms: the sequence phrases are matched on."""
+    tokens: list[str] = []
+    for word in _WORD.findall(normalize(text)):
+        tokens.extend(word_tokens(word).parts)
+    return tokens
+
+
+# --- acronyms defined in the text -----------------------------------------------------------
+
+_DEFINITION = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,14})\s*[;,)]")
+
+
+@dataclass(frozen=True, slots=True)
+class Acronym:
+    """An acronym token and the long form an abstract defined it with."""
+
+    token: str
+    long_form: str
+    long_tokens: tuple[str, ...]
+    long_phrase: tuple[str, ...]
+
+
+def _long_form(letters: str, before: str) -> str | None:
+    """Schwartz & Hearst's match: every acronym letter appears, right to left, in the words
+    before the parenthesis, the first letter at the start of a word."""
+    words_before = before.split()
+    window = words_before[-min(len(letters) + 5, 2 * len(letters)) :]
+    candidate = " ".join(window)
+    position = len(candidate) - 1
+    for index in range(len(letters) - 1, -1, -1):
+        letter = letters[index]
+        while position >= 0 and (
+            candidate[position].lower() != letter
+            or (index == 0 and position > 0 and candidate[position - 1].isalnum())
+        ):
+            position -= 1
+        if position < 0:
+            return None
+        position -= 1
+    start = candidate.rfind(" ", 0, position + 1) + 1
+    long_form = candidate[start:].strip(" ,;:")
+    if len(long_form) <= len(letters) or not long_form[:1].isalnum():
+        return None
+    return long_form
+
+
+def find_acronyms(text: str) -> Iterator[Acronym]:
+    """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one text."""
+    text = normalize(text)
+    for match in _DEFINITION.finditer(text):
+        written = match.group(1)
+        if sum(c.isupper() for c in written) < 2:
+            continue
+        token = word_tokens(written)
+        if len(token.tokens) != 1 or token.joined:
+            continue
+        letters = "".join(c.lower() for c in _fold_acronym_plural(written) if c.isalnum())
+        long_form = _long_form(letters, text[: match.start()])
+        if long_form is None:
+            continue
+        long_tokens = tuple(analyze(long_form))
+        long_phrase = tuple(analyze_phrase(long_form))
+        if long_tokens and token.tokens[0] not in long_tokens:
+            yield Acronym(token.tokens[0], long_form, long_tokens, long_phrase)
+
+
+def mine_acronyms(texts: Iterable[str]) -> dict[str, Acronym]:
+    """Each acronym's most common long form across the corpus (ties: the first one seen)."""
+    counts: Counter[tuple[str, tuple[str, ...]]] = Counter()
+    first: dict[tuple[str, tuple[str, ...]], Acronym] = {}
+    for text in texts:
+        if "(" not in text:
+            continue
+        for acronym in find_acronyms(text):
+            key = (acronym.token, acronym.long_phrase)
+            counts[key] += 1
+            first.setdefault(key, acronym)
+    best: dict[str, Acronym] = {}
+    best_count: dict[str, int] = {}
+    for key, count in counts.items():
+        if count > best_count.get(key[0], 0):
+            best[key[0]] = first[key]
+            best_count[key[0]] = count
+    return best

@@ -1,0 +1,184 @@
+"""What a researcher typed, taken apart: free words, phrases, exclusions, filters, references.
+
+Parsing knows nothing about the index; ``bot.search`` decides what each part means for a
+given corpus. Typo correction lives here too (``SpellCorrector``) because it rewrites the
+query text the user sees ("showing results for …").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+MAX_QUERY_CHARS = 1000
+
+_SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"'})
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
+_CHUNK = re.compile(
+    r"""(?P<neg>-)?(?:
+        (?P<field>author|like):(?:"(?P<fquoted>[^"]*)"?|(?P<fvalue>\S+))
+      | "(?P<quoted>[^"]*)"?
+      | (?P<word>\S+)
+    )""",
+    re.VERBOSE | re.IGNORECASE,
+)
+_OPENREVIEW_URL = re.compile(r"^<?https?://(?:www\.)?openreview\.net/\S*?[?&]id=([\w-]+)\S*?>?$")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A free word as typed, with its place in ``ParsedQuery.text`` (for rewriting it)."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    text: str
+    words: tuple[Span, ...] = ()
+    phrases: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    like: str | None = None
+    reference: str | None = None
+    truncated: bool = False
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.words or self.phrases or self.authors or self.like or self.reference)
+
+
+def clean_query(raw: str) -> tuple[str, bool]:
+    """Drop control characters and unify quotes; cut very long input (true when cut)."""
+    text = _CONTROL.sub(" ", raw).translate(_SMART_QUOTES).strip()
+    if len(text) > MAX_QUERY_CHARS:
+        return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0], True
+    return text, False
+
+
+def openreview_id_from_url(text: str) -> str | None:
+    match = _OPENREVIEW_URL.match(text.strip())
+    return match.group(1) if match else None
+
+
+def parse_query(raw: str) -> ParsedQuery:
+    text, truncated = clean_query(raw)
+    stripped = text.strip()
+    if stripped and " " not in stripped and openreview_id_from_url(stripped):
+        return ParsedQuery(text, reference=stripped, truncated=truncated)
+    words: list[Span] = []
+    phrases: list[str] = []
+    excluded: list[str] = []
+    authors: list[str] = []
+    like: str | None = None
+    for match in _CHUNK.finditer(text):
+        negative = bool(match.group("neg"))
+        if match.group("field"):
+            value = (match.group("fquoted") or match.group("fvalue") or "").strip()
+            if not value:
+                continue
+            if match.group("field").lower() == "author":
+                authors.append(value)
+            else:
+                like = value
+        elif match.group("quoted") is not None:
+            phrase = match.group("quoted").strip()
+            if phrase:
+                (excluded if negative else phrases).append(phrase)
+        elif negative and not match.group("word").startswith("-"):
+            excluded.append(match.group("word"))
+        else:
+            start = match.start("neg") if negative else match.start("word")
+            words.append(Span(text[start : match.end()], start, match.end()))
+    return ParsedQuery(
+        text,
+        tuple(words),
+        tuple(phrases),
+        tuple(excluded),
+        tuple(authors),
+        like,
+        truncated=truncated,
+    )
+
+
+# --- typo correction ------------------------------------------------------------------------
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment distance (a swap of neighbours costs 1), or ``limit + 1``
+    as soon as it must exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _deletions(word: str, depth: int) -> set[str]:
+    found = {word}
+    frontier = {word}
+    for _ in range(depth):
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
+        found |= frontier
+    return found
+
+
+@dataclass
+class SpellCorrector:
+    """Closest corpus word within edit distance 2, preferring frequent words.
+
+    A symmetric-deletion map (SymSpell) answers in a few dict lookups instead of scanning the
+    vocabulary; it is built on the first correction, so indexes nobody misspells into pay
+    nothing for it.
+    """
+
+    frequencies: Mapping[str, int]
+    max_distance: int = 2
+
+    @cached_property
+    def _by_deletion(self) -> dict[str, list[str]]:
+        index: dict[str, list[str]] = {}
+        for word in self.frequencies:
+            if len(word) >= 3 and word.isalpha():
+                for deleted in _deletions(word, self.max_distance):
+                    index.setdefault(deleted, []).append(word)
+        return index
+
+    def _limit(self, word: str) -> int:
+        return 1 if len(word) <= 4 else self.max_distance
+
+    def correct(self, word: str) -> str | None:
+        """The best replacement for ``word`` (case-folded), or None when nothing is close."""
+        word = word.casefold()
+        limit = self._limit(word)
+        candidates: set[str] = set()
+        for deleted in _deletions(word, limit):
+            candidates.update(self._by_deletion.get(deleted, ()))
+        best: tuple[int, int, str] | None = None
+        for candidate in candidates:
+            distance = edit_distance(word, candidate, limit)
+            if distance <= limit and candidate != word:
+                key = (distance, -self.frequencies[candidate], candidate)
+                if best is None or key < best:
+                    best = key
+        return best[2] if best else None
+
+
+def unit_spans(span: Span, pattern: re.Pattern[str]) -> Iterator[tuple[str, int, int]]:
+    """Words inside a free chunk (``netwroks,`` → ``netwroks``) with absolute positions."""
+    for match in pattern.finditer(span.text):
+        yield match.group(), span.start + match.start(), span.start + match.end()
