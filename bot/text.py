@@ -158,14 +158,14 @@ def _latex_to_unicode(fragment: str) -> str:
 
 _SUPERSCRIPTS = dict(
     zip(
-        "0123456789+-=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδφχθ*′",
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᵠᵡᶿ*′",
+        "0123456789+-=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδφχθ*′",  # noqa: RUF001
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᵠᵡᶿ*′",  # noqa: RUF001
         strict=True,
     )
 )
 _SUBSCRIPTS = dict(
     zip(
-        "0123456789+-=()aehijklmnoprstuvxβγρφχ",
+        "0123456789+-=()aehijklmnoprstuvxβγρφχ",  # noqa: RUF001
         "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ",
         strict=True,
     )
@@ -428,7 +428,6 @@ def _same_url(first: str, second: str) -> bool:
 
 
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "huggingface.co")
-_PAGE_SUFFIXES = (".github.io", ".gitlab.io", ".pages.dev", ".netlify.app", ".vercel.app")
 _REFERENCE_HOSTS = ("arxiv.org", "doi.org", "openreview.net", "aclanthology.org", "wikipedia.org")
 
 
@@ -444,11 +443,8 @@ def extract_code_urls(links: Iterable[str]) -> tuple[str, ...]:
         host = (urlsplit(link).hostname or "").lower().removeprefix("www.")
         if host in _CODE_HOSTS or any(host.endswith("." + name) for name in _CODE_HOSTS):
             code.append(link)
-        elif host.endswith(_PAGE_SUFFIXES) or not (
-            host in _REFERENCE_HOSTS or host.endswith(_REFERENCE_HOSTS)
-        ):
-            if host:
-                pages.append(link)
+        elif host and not host.endswith(_REFERENCE_HOSTS):
+            pages.append(link)
     return tuple(code + pages)
 
 
@@ -510,9 +506,12 @@ def _display_parts(
             parts.extend([leading, marker, *inner, marker, trailing])
 
 
+_ASTERISK_OPERATOR = "\u2217"
+
+
 def _display_text(text: str) -> str:
     """Escaped text whose literal stars cannot pair up into Slack bold (Slack has no escape)."""
-    return escape_mrkdwn(text.replace("*", "∗"))
+    return escape_mrkdwn(text.replace("*", _ASTERISK_OPERATOR))
 
 
 def _display_link(link: _Link) -> str:
@@ -595,11 +594,11 @@ def clean_text(raw: str) -> CleanText:
 # --- sentences, TL;DRs and titles -----------------------------------------------------------
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)]*\s+(?=[\"“(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9])")
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a plain abstract, not cut after ``e.g.``, ``et al.`` or a URL's dots."""
+    """Sentences of a plain abstract, not cut after ``e.g.``, ``et al.`` or an initial."""
     sentences: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
@@ -613,16 +612,35 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+_SUBJECT = (
+    r"\b(?:we|this (?:paper|work|study|article)|our (?:paper|work))"
+    r"(?P<filler>(?:\s+(?:\w+ly|also|further|first|then|here|now|thus|therefore|hence|instead"
+    r"|have|has|can|will|aim to|seek to|take a step further to))*)\s+"
+)
 _CONTRIBUTION = re.compile(
-    r"\b(?:we|this (?:paper|work)|here we|in this (?:paper|work),? we)\s+"
-    r"(?:\w+ly\s+)?(?:propose|introduce|present|develop|design|devise|offer|put forward)",
+    _SUBJECT + r"(?:propos|introduc|present|develop|design|devis|build|creat|construct"
+    r"|formulat|offer|put forward)\w*"
+    r"|\bby (?:introducing|proposing|developing|designing)|\bthe design of",
     re.IGNORECASE,
 )
 _FINDING = re.compile(
-    r"\b(?:we|this (?:paper|work))\s+(?:\w+ly\s+)?(?:show|demonstrate|find|prove|establish|reveal)",
+    _SUBJECT + r"(?:show|demonstrat|find|prove|reveal|establish|identif|stud|investigat"
+    r"|explor|examin|analy[sz]|extend|characteri[sz]|provid|deriv)\w*",
     re.IGNORECASE,
 )
+_SECONDARY = re.compile(r"\b(?:also|further)\b", re.IGNORECASE)
 TLDR_MAX_CHARS = 300
+_SECOND_SENTENCE_BELOW = 150
+
+
+def _contribution_rank(sentence: str) -> int:
+    """2 for "we propose / introduce", 1 for "we show / study", 0 for anything else.
+
+    "We also introduce" is a side contribution, so it ranks with the findings.
+    """
+    if match := _CONTRIBUTION.search(sentence):
+        return 1 if _SECONDARY.search(match.group("filler") or "") else 2
+    return 1 if _FINDING.search(sentence) else 0
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -636,62 +654,112 @@ def tldr(plain: str) -> str:
     """One or two sentences saying what the paper contributes, at most 300 characters.
 
     The opening sentence of an abstract is usually background ("LLMs are increasingly…"); the
-    sentence that says "we propose / introduce" is what a reader skimming a list wants.
+    sentence that says "we propose / introduce" is what a reader skimming a list wants, then
+    "we show / find". A short choice gets its following sentence when both fit.
     """
-    sentences = [s for s in split_sentences(plain) if "://" not in s]
+    sentences = [sentence for sentence in split_sentences(plain) if "://" not in sentence]
     if not sentences:
         return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
-    chosen = next((i for i, s in enumerate(sentences) if _CONTRIBUTION.search(s)), None)
-    if chosen is None:
-        chosen = next((i for i, s in enumerate(sentences) if _FINDING.search(s)), 0)
+    ranks = [_contribution_rank(sentence) for sentence in sentences]
+    chosen = ranks.index(max(ranks))
     summary = sentences[chosen]
-    if chosen + 1 < len(sentences) and len(summary) < 150:
+    if chosen + 1 < len(sentences) and len(summary) < _SECOND_SENTENCE_BELOW:
         longer = f"{summary} {sentences[chosen + 1]}"
         if len(longer) <= TLDR_MAX_CHARS:
             summary = longer
     return _shorten(summary, TLDR_MAX_CHARS)
 
 
-_NAMED_METHOD = re.compile(r"\(([A-Za-z][A-Za-z0-9+\-]*[A-Z][A-Za-z0-9+\-]*)\)")
-_HEADLINE_WORDS = 14
+_ACRONYM = re.compile(r"\(([A-Za-z][\w+\-]*[A-Z][\w+\-]*)\)")
+_NAMED_OBJECT = re.compile(
+    r"\s*:?\s*(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple|first)\s+)?"
+    r"(?P<name>[A-Za-z0-9]*[A-Z][A-Za-z0-9]*(?:[+\-][A-Za-z0-9]+)*\+?)"
+    r"(?:\s*\((?P<long>[^()]+)\))?"
+    r"(?:\s*(?:,|:|-|—|--)\s*(?P<what>(?:a|an|the)\s.+))?",
+)
+_MAX_WORDS_BEFORE_NAME = 8
+_PREPOSITIONS = frozenset({"for", "of", "in", "on", "with", "to", "from", "by", "via", "as"})
+_HEADLINE_WORDS = 12
+
+
+def _spells(phrase: str, acronym: str) -> bool:
+    """Whether ``phrase`` can be what ``acronym`` abbreviates.
+
+    Either its letters appear in order (``Mixture-of-Graphs`` → MoG) or its capitals are
+    initials of the phrase's words in any order (``Multi-Perspective Data Augmentation`` →
+    MPAD).
+    """
+    letters = [char.lower() for char in acronym if char.isalnum()]
+    if not letters or phrase[:1].lower() != letters[0]:
+        return False
+    position = 0
+    for char in phrase.lower():
+        if position < len(letters) and char == letters[position]:
+            position += 1
+    if position == len(letters):
+        return True
+    initials = {word[0].upper() for word in re.split(r"[\s\-]+", phrase) if word}
+    capitals = {char for char in acronym if char.isupper()}
+    return bool(capitals) and capitals <= initials
 
 
 def _expansion(words: list[str], acronym: str) -> str | None:
-    """The shortest run of ``words`` ending the list that spells ``acronym`` in order."""
-    letters = [char.lower() for char in acronym if char.isalnum()]
+    """The shortest run of words ending ``words`` that ``acronym`` abbreviates."""
     for size in range(1, min(len(words), 8) + 1):
         phrase = " ".join(words[-size:])
-        if not phrase[:1].lower() == letters[0]:
-            continue
-        position = 0
-        for char in phrase.lower():
-            if position < len(letters) and char == letters[position]:
-                position += 1
-        if position == len(letters):
+        if _spells(phrase, acronym):
             return phrase
+    return None
+
+
+def _headline(sentence: str) -> str:
+    words = sentence.rstrip(".!?").split()
+    headline = " ".join(words[:_HEADLINE_WORDS]).rstrip(",;:")
+    return headline + ("…" if len(words) > _HEADLINE_WORDS else "")
+
+
+def _is_method_name(name: str) -> bool:
+    """``TabWak``, ``STRATEGIST``, ``X-DRIVE``: capitals past the first letter or a hyphen."""
+    return len(name) > 1 and (any(char.isupper() for char in name[1:]) or "-" in name)
+
+
+def _introduced_name(after_verb: str) -> str | None:
+    """The title for the thing a "we propose …" clause introduces, if it names one."""
+    for match in _ACRONYM.finditer(after_verb):
+        words = after_verb[: match.start()].split()
+        phrase = _expansion(words, match.group(1))
+        if phrase is None or phrase.casefold() == match.group(1).casefold():
+            continue
+        before = words[: len(words) - len(phrase.split())]
+        if before and before[-1].lower() in _PREPOSITIONS:
+            continue  # "an approach for Text-to-Image (T2I)": the field, not the method
+        if len(before) <= _MAX_WORDS_BEFORE_NAME:
+            return f"{match.group(1)}: {phrase}"
+        break
+    named = _NAMED_OBJECT.match(after_verb)
+    if named is None or not _is_method_name(named.group("name")):
+        return None
+    long_form, what = named.group("long"), named.group("what")
+    if long_form and len(long_form.split()) > 1:
+        return f"{named.group('name')}: {long_form.strip()}"
+    if what:
+        description = _headline(what)
+        return f"{named.group('name')}: {description[:1].upper()}{description[1:]}"
     return None
 
 
 def derive_title(plain: str) -> str:
     """A title for a paper that came without one, made from its abstract.
 
-    The method's name and expansion when the abstract introduces one ("we introduce
-    Mixture-of-Graphs (MoG)" → "MoG: Mixture-of-Graphs"), else a headline from the first
-    sentence.
+    The method's name when the abstract introduces one ("we introduce Mixture-of-Graphs (MoG)"
+    → "MoG: Mixture-of-Graphs"; "we introduce STRATEGIST, a new approach that…" →
+    "STRATEGIST: A new approach that…"), else a headline cut from the first sentence.
     """
     sentences = split_sentences(plain)
     if not sentences:
         return "Untitled paper"
-    ordered = sorted(sentences, key=lambda s: not _CONTRIBUTION.search(s))
-    for sentence in ordered:
-        for match in _NAMED_METHOD.finditer(sentence):
-            acronym = match.group(1)
-            words = sentence[: match.start()].split()
-            phrase = _expansion(words, acronym)
-            if phrase:
-                return f"{acronym}: {phrase}"
-        if _CONTRIBUTION.search(sentence):
-            break
-    words = sentences[0].rstrip(".").split()
-    headline = " ".join(words[:_HEADLINE_WORDS])
-    return headline + ("…" if len(words) > _HEADLINE_WORDS else "")
+    for sentence in sentences:
+        verb = _CONTRIBUTION.search(sentence)
+        if verb and (title := _introduced_name(sentence[verb.end() :])):
+            return title
+    return _headline(sentences[0])
