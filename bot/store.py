@@ -420,6 +420,15 @@ class Store:
             row = connection.execute(_claim_query(channel, local_date)).first()
         return None if row is None else DigestClaim(**row._mapping)
 
+    def latest_claim_date(self, channel: str) -> date | None:
+        """The last local date the channel's post was claimed (to notice missed days)."""
+        with self._engine.connect() as connection:
+            return connection.execute(
+                select(func.max(digest_claims.c.local_date)).where(
+                    digest_claims.c.channel == channel
+                )
+            ).scalar()
+
     def claim_digest(
         self,
         channel: str,

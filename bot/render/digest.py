@@ -1,0 +1,139 @@
+"""The paper of the day and the subscription messages, as Slack messages: pure functions.
+
+The daily post reuses the paper card from ``bot.render.papers`` so a paper looks the same
+wherever it appears; only the dated header and the "Paper 12 of 76" progress are added. Topics
+are user-typed and are escaped before they are echoed.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from bot.paper import Paper
+from bot.render import blocks as bk
+from bot.render.message import Message
+from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
+from bot.text import escape_mrkdwn
+
+
+def long_date(day: date) -> str:
+    """``Friday 28 March 2025``: unambiguous for every reader, whatever their locale."""
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def local_moment(instant: datetime, zone: ZoneInfo) -> str:
+    """``Monday 31 March 2025 at 09:00 (Europe/Berlin)``."""
+    local = instant.astimezone(zone)
+    return f"{long_date(local.date())} at {local:%H:%M} ({zone.key})"
+
+
+def _topic_words(topic: str | None) -> str:
+    return f" on “{escape_mrkdwn(topic)}”" if topic else ""
+
+
+def progress_line(position: int, pool_size: int, topic: str | None) -> str:
+    return f"Paper {position} of {pool_size}{_topic_words(topic)}"
+
+
+def _card(paper: Paper, day: date, position: int, pool_size: int, topic: str | None) -> list[dict]:
+    return [
+        bk.header(f"Paper of the day · {long_date(day)}"),
+        *paper_blocks(paper, buttons=PUBLIC_BUTTONS),
+        bk.context(progress_line(position, pool_size, topic)),
+    ]
+
+
+def digest_post(
+    paper: Paper, day: date, *, position: int, pool_size: int, topic: str | None = None
+) -> Message:
+    """The message posted in the channel; ``day`` is the date in the channel's zone."""
+    text = f"Paper of the day, {long_date(day)}: {escape_mrkdwn(paper.title)}"
+    return bk.message(text, _card(paper, day, position, pool_size, topic))
+
+
+def today_message(
+    paper: Paper,
+    day: date,
+    *,
+    position: int,
+    pool_size: int,
+    topic: str | None,
+    status: str,
+) -> Message:
+    """``/paper today``: the day's card under a line saying whether it is out yet."""
+    blocks = [bk.section(status), *_card(paper, day, position, pool_size, topic)]
+    return bk.message(f"{_fallback(status)} {escape_mrkdwn(paper.title)}", blocks)
+
+
+def notice(mrkdwn: str) -> Message:
+    """A short reply whose text the caller built from trusted parts and escaped input."""
+    return bk.message(_fallback(mrkdwn), [bk.section(mrkdwn)])
+
+
+def subscribed_message(
+    description: str, topic: str | None, pool_size: int, next_post: str, *, updated: bool
+) -> Message:
+    verb = "Updated" if updated else "Subscribed"
+    what = f"papers{_topic_words(topic)} ({pool_size} in the rotation)"
+    return notice(
+        f"{verb}: this channel gets one of the {what} at {description}.\n"
+        f"Next paper: {next_post}. Change it with `/paper subscribe …`, "
+        "stop it with `/paper unsubscribe`."
+    )
+
+
+def subscription_error_message(error: str) -> Message:
+    return notice(f":warning: {error}")
+
+
+def no_papers_for_topic_message(topic: str) -> Message:
+    return notice(
+        f":warning: No paper matches “{escape_mrkdwn(topic)}”, so there is nothing to send.\n"
+        "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
+    )
+
+
+def unsubscribed_message(was_subscribed: bool) -> Message:
+    if not was_subscribed:
+        return notice("This channel had no paper of the day; nothing to stop.")
+    return notice("Unsubscribed: no more paper of the day here. `/paper subscribe` brings it back.")
+
+
+def subscriptions_message(
+    description: str | None,
+    topic: str | None,
+    *,
+    source: str | None = None,
+    paused_reason: str | None = None,
+    next_post: str | None = None,
+) -> Message:
+    """``/paper subscriptions``: what the channel gets, and when the next one comes."""
+    if description is None:
+        return notice(
+            "This channel has no paper of the day. Start one with "
+            "`/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`, "
+            "e.g. `/paper subscribe 9:30am Europe/Berlin`."
+        )
+    lines = [f"*Paper of the day:* {description}"]
+    lines.append(f"*Topic:* “{escape_mrkdwn(topic)}”" if topic else "*Topic:* all papers")
+    if source == "env":
+        lines.append("_Set by the bot's configuration; `/paper subscribe` overrides it._")
+    if paused_reason:
+        lines.append(
+            f":double_vertical_bar: *Paused:* I can't post here (`{escape_mrkdwn(paused_reason)}`)."
+            " Invite me back with `/invite @paperbot`, then run `/paper subscribe` again."
+        )
+    elif next_post:
+        lines.append(f"*Next paper:* {next_post}")
+    return notice("\n".join(lines))
+
+
+def _fallback(mrkdwn: str) -> str:
+    """Notification text: the mrkdwn without emphasis markers or emoji codes."""
+    words = [word for word in mrkdwn.replace("*", "").split(" ") if not _is_emoji(word)]
+    return " ".join(words).strip()
+
+
+def _is_emoji(word: str) -> bool:
+    return len(word) > 2 and word.startswith(":") and word.endswith(":")
