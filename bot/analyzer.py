@@ -47,7 +47,7 @@ _STOPWORD_LIST = """
 """
 STOPWORDS = frozenset(_STOPWORD_LIST.split())
 
-_WORD = re.compile(r"[^\W_]+(?:[-\u2010\u2011.'\u2019][^\W_]+)*")
+WORD_PATTERN = re.compile(r"[^\W_]+(?:[-\u2010\u2011.'\u2019][^\W_]+)*")
 _HYPHENS = re.compile(r"[-\u2010\u2011]")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _VOWELS = frozenset("aeiouy")
@@ -139,14 +139,19 @@ def word_tokens(word: str) -> WordTokens:
 
 def words(text: str) -> Iterator[Word]:
     """The words of ``text`` with their tokens; positions refer to the normalised text."""
-    for match in _WORD.finditer(normalize(text)):
+    for match in WORD_PATTERN.finditer(normalize(text)):
         yield Word(match.group(), match.start(), match.end(), word_tokens(match.group()))
+
+
+def written_words(text: str) -> list[str]:
+    """The words of ``text`` as written (after normalisation), in order."""
+    return WORD_PATTERN.findall(normalize(text))
 
 
 def analyze(text: str) -> list[str]:
     """Index tokens of a text: what BM25 sees, for papers and queries alike."""
     tokens: list[str] = []
-    for word in _WORD.findall(normalize(text)):
+    for word in written_words(text):
         tokens.extend(word_tokens(word).tokens)
     return tokens
 
@@ -154,7 +159,7 @@ def analyze(text: str) -> list[str]:
 def analyze_phrase(text: str) -> list[str]:
     """Tokens in reading order without the joined forms: the sequence phrases are matched on."""
     tokens: list[str] = []
-    for word in _WORD.findall(normalize(text)):
+    for word in written_words(text):
         tokens.extend(word_tokens(word).parts)
     return tokens
 

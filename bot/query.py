@@ -8,6 +8,7 @@ query text the user sees ("showing results for …").
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -53,8 +54,8 @@ class ParsedQuery:
 
 
 def clean_query(raw: str) -> tuple[str, bool]:
-    """Drop control characters and unify quotes; cut very long input (true when cut)."""
-    text = _CONTROL.sub(" ", raw).translate(_SMART_QUOTES).strip()
+    """Drop control characters, NFKC-normalise (as the analyzer does) and unify quotes; cut very long input (true when cut)."""
+    text = unicodedata.normalize("NFKC", _CONTROL.sub(" ", raw)).translate(_SMART_QUOTES).strip()
     if len(text) > MAX_QUERY_CHARS:
         return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0], True
     return text, False

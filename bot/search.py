@@ -1,0 +1,458 @@
+"""The search facade the bot calls: papers in, ranked hits with matched words out.
+
+It joins the analyzer, the BM25Okapi index and the query language. Besides the BM25 index it
+keeps one int32 array of every paper's tokens in reading order (fields separated), so quoted
+phrases are checked with a few vectorised comparisons instead of re-reading papers.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import islice, product
+
+import numpy as np
+
+from bot.analyzer import (
+    STOPWORDS,
+    WORD_PATTERN,
+    Acronym,
+    WordTokens,
+    analyze,
+    mine_acronyms,
+    word_tokens,
+    written_words,
+)
+from bot.bm25 import BM25Builder, BM25Index, top_k
+from bot.paper import Paper
+from bot.query import (
+    ParsedQuery,
+    SpellCorrector,
+    openreview_id_from_url,
+    parse_query,
+    unit_spans,
+)
+
+TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
+LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
+MAX_PHRASE_VARIANTS = 16
+_SEPARATOR = -1
+_SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
+_HYPHENATED = re.compile(r"[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
+_NAME_TOKEN = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Hit:
+    paper: Paper
+    score: float | None  # BM25 score; None for a lookup by id
+    matched_terms: tuple[str, ...]  # words of the paper's text that matched, as written there
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str  # what the user typed
+    hits: tuple[Hit, ...]  # the requested page (offset..offset+limit)
+    total: int  # how many papers matched in all
+    offset: int
+    corrected_query: str | None  # query after typo correction, None if nothing was corrected
+    notice: str | None  # plain-text explanation when something needs saying
+    similar_to: Paper | None = None  # set for like:ID results
+
+
+def _fields(paper: Paper) -> list[list[WordTokens]]:
+    """Title, abstract, then each author: phrases never run from one into the next."""
+    texts = [paper.title, paper.plain_abstract, *paper.authors]
+    return [[word_tokens(word) for word in written_words(text)] for text in texts]
+
+
+def _bm25_tokens(fields: list[list[WordTokens]]) -> list[str]:
+    title = [token for word in fields[0] for token in word.tokens]
+    rest = [token for text in fields[1:] for word in text for token in word.tokens]
+    return title * TITLE_WEIGHT + rest
+
+
+def document_tokens(paper: Paper) -> list[str]:
+    """Exactly the token list the index holds for ``paper`` (for comparing with rank-bm25)."""
+    return _bm25_tokens(_fields(paper))
+
+
+def _name_tokens(name: str) -> list[str]:
+    """Author-name words without accents or case, so ``author:muller`` finds Müller."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _NAME_TOKEN.findall(bare.casefold())
+
+
+def _quote(text: str) -> str:
+    return f"\u201c{text}\u201d"
+
+
+@dataclass
+class _Plan:
+    """A parsed query resolved against this corpus: what to score, require and exclude."""
+
+    tokens: list[str] = field(default_factory=list)
+    highlight: set[str] = field(default_factory=set)
+    phrases: list[tuple[str, list[tuple[str, ...]]]] = field(default_factory=list)
+    excluded: list[tuple[str, list[tuple[str, ...]]]] = field(default_factory=list)
+    corrected_text: str | None = None
+    exclude_doc: int | None = None
+
+
+class SearchIndex:
+    """An immutable index over one corpus; build once per process, query from any thread."""
+
+    def __init__(
+        self,
+        papers: tuple[Paper, ...],
+        bm25: BM25Index,
+        sequence: np.ndarray,
+        starts: np.ndarray,
+        acronyms: dict[str, Acronym],
+        splits: dict[str, tuple[str, ...]],
+        spelling: Counter[str],
+    ) -> None:
+        self.papers = papers
+        self._bm25 = bm25
+        self._sequence = sequence
+        self._starts = starts
+        self._acronyms = acronyms
+        self._long_forms: dict[str, list[Acronym]] = {}
+        for acronym in acronyms.values():
+            if acronym.long_phrase:
+                self._long_forms.setdefault(acronym.long_phrase[0], []).append(acronym)
+        self._splits = splits
+        self._speller = SpellCorrector(spelling)
+        order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
+        self._tiebreak = np.empty(len(papers), dtype=np.int64)
+        self._tiebreak[order] = np.arange(len(papers))
+        self._by_id: dict[str, int] = {}
+        self._by_folded_id: dict[str, int] = {}
+        for doc, paper in enumerate(papers):
+            for key in (paper.id, paper.openreview_id):
+                if key:
+                    self._by_id.setdefault(key, doc)
+                    self._by_folded_id.setdefault(key.casefold(), doc)
+
+    @classmethod
+    def build(cls, papers: Sequence[Paper]) -> SearchIndex:
+        papers = tuple(papers)
+        builder = BM25Builder()
+        sequence = array("i")
+        starts = array("q")
+        spelling: Counter[str] = Counter()
+        hyphenated: set[str] = set()
+        for paper in papers:
+            fields = _fields(paper)
+            builder.add(_bm25_tokens(fields))
+            starts.append(len(sequence))
+            for text in fields:
+                sequence.extend(builder.encode(t for word in text for t in word.parts))
+                sequence.append(_SEPARATOR)
+            content = f"{paper.title} {paper.plain_abstract}"
+            spelling.update(_SPELLING_WORD.findall(content.casefold()))
+            hyphenated.update(_HYPHENATED.findall(content))
+        starts.append(len(sequence))
+        for stopword in STOPWORDS.intersection(spelling):
+            del spelling[stopword]
+        splits = {}
+        for word in hyphenated:
+            tokens = word_tokens(word)
+            if tokens.joined and len(tokens.parts) > 1:
+                splits.setdefault(tokens.joined, tokens.parts)
+        acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
+        return cls(
+            papers,
+            builder.build(),
+            np.frombuffer(sequence, dtype=np.intc),
+            np.frombuffer(starts, dtype=np.int64),
+            acronyms,
+            splits,
+            spelling,
+        )
+
+    # --- lookups ----------------------------------------------------------------------------
+
+    def get(self, ref: str) -> Paper | None:
+        """A paper by id, OpenReview id or OpenReview URL."""
+        ref = ref.strip()
+        key = openreview_id_from_url(ref) or ref
+        doc = self._by_id.get(key)
+        if doc is None:
+            doc = self._by_folded_id.get(key.casefold())
+        return None if doc is None else self.papers[doc]
+
+    def _doc(self, paper: Paper) -> int:
+        return self._by_id[paper.id]
+
+    # --- searching --------------------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        """Run the full query language and return one page of hits."""
+        limit, offset = max(limit, 0), max(offset, 0)
+        parsed = parse_query(query)
+        notes = ["Only the first 1,000 characters of the query were used."] * parsed.truncated
+        if parsed.reference:
+            return self._lookup(query, parsed.reference, notes)
+        if parsed.is_empty:
+            if parsed.excluded:
+                notes.append("Add a word to search for: a query of only -exclusions has no hits.")
+            else:
+                notes.append(
+                    "Type a few words to search for (e.g. graph sparsification), "
+                    '"a quoted phrase", author:name, a paper id, or like:ID.'
+                )
+            return self._result(query, (), 0, offset, None, notes)
+        if self._is_single_reference(parsed):
+            return self._lookup(query, parsed.words[0].text, notes)
+        similar_to = None
+        if parsed.like:
+            similar_to = self.get(parsed.like)
+            if similar_to is None:
+                notes.append(f"No paper with id {_quote(parsed.like)} to find similar papers to.")
+                return self._result(query, (), 0, offset, None, notes)
+        plan = self._plan(parsed, similar_to)
+        if not plan.tokens and not parsed.authors:
+            notes.append(
+                "The query has only common words or punctuation; add a more specific word."
+            )
+            return self._result(query, (), 0, offset, None, notes, similar_to)
+        scores, matched = self._score(plan, parsed)
+        candidates = np.flatnonzero(matched)
+        page = top_k(scores, offset + limit, candidates=candidates, tiebreak=self._tiebreak)
+        hits = tuple(
+            Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, plan.highlight))
+            for doc in page[offset:]
+        )
+        if not len(candidates):
+            notes.append(self._why_nothing(plan, parsed))
+        elif not hits:
+            notes.append(f"No more results: {len(candidates)} papers matched in all.")
+        return self._result(
+            query, hits, len(candidates), offset, plan.corrected_text, notes, similar_to
+        )
+
+    def similar(self, paper_id: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        """Papers like ``paper_id``, the paper itself excluded."""
+        return self.search(f"like:{paper_id}", limit=limit, offset=offset)
+
+    def matching(self, query: str) -> list[tuple[Paper, float]]:
+        """Every paper scoring above zero, best first (ties by id): for topic subscriptions."""
+        parsed = parse_query(query)
+        if parsed.reference or parsed.is_empty:
+            return []
+        similar_to = self.get(parsed.like) if parsed.like else None
+        if parsed.like and similar_to is None:
+            return []
+        plan = self._plan(parsed, similar_to)
+        if not plan.tokens and not parsed.authors:
+            return []
+        scores, matched = self._score(plan, parsed)
+        candidates = np.flatnonzero(matched & (scores > 0))
+        ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
+        return [(self.papers[doc], float(scores[doc])) for doc in ranked]
+
+    # --- query planning ---------------------------------------------------------------------
+
+    def _is_single_reference(self, parsed: ParsedQuery) -> bool:
+        only_word = len(parsed.words) == 1 and not (
+            parsed.phrases or parsed.excluded or parsed.authors or parsed.like
+        )
+        return only_word and self.get(parsed.words[0].text) is not None
+
+    def _plan(self, parsed: ParsedQuery, similar_to: Paper | None) -> _Plan:
+        plan = _Plan()
+        vocabulary = self._bm25.vocabulary
+        replacements: list[tuple[int, int, str]] = []
+        reading_order: list[str] = []
+        for span in parsed.words:
+            if "$" in span.text or "\\" in span.text:
+                tokens = [word_tokens(w) for w in written_words(span.text)]
+            else:
+                tokens = []
+                for unit, start, end in unit_spans(span, WORD_PATTERN):
+                    unit_tokens = word_tokens(unit)
+                    known = any(token in vocabulary for token in unit_tokens.tokens)
+                    if unit_tokens.tokens and not known and unit.isalpha():
+                        fix = self._speller.correct(unit)
+                        if fix is not None:
+                            replacements.append((start, end, fix))
+                            unit_tokens = word_tokens(fix)
+                    tokens.append(unit_tokens)
+            for unit_tokens in tokens:
+                plan.tokens.extend(unit_tokens.tokens)
+                reading_order.extend(unit_tokens.parts)
+        plan.tokens.extend(self._expansions(plan.tokens, reading_order))
+        for phrase in parsed.phrases:
+            plan.tokens.extend(analyze(phrase))
+            plan.phrases.append((phrase, self._phrase_variants(phrase)))
+        for phrase in parsed.excluded:
+            plan.excluded.append((phrase, self._phrase_variants(phrase)))
+        if similar_to is not None:
+            plan.exclude_doc = self._doc(similar_to)
+            plan.tokens.extend(self._distinctive_terms(plan.exclude_doc))
+        if not plan.tokens:
+            for name in parsed.authors:
+                plan.tokens.extend(analyze(name))
+        plan.highlight = set(plan.tokens)
+        if replacements:
+            text = parsed.text
+            for start, end, fix in reversed(replacements):
+                text = text[:start] + fix + text[end:]
+            plan.corrected_text = text
+        return plan
+
+    def _expansions(self, tokens: list[str], reading_order: list[str]) -> list[str]:
+        """Long forms of acronyms in the query, and acronyms of long forms in it."""
+        extra: list[str] = []
+        for token in tokens:
+            acronym = self._acronyms.get(token)
+            if acronym is not None:
+                extra.extend(acronym.long_tokens)
+        for position, token in enumerate(reading_order):
+            for acronym in self._long_forms.get(token, ()):
+                size = len(acronym.long_phrase)
+                if tuple(reading_order[position : position + size]) == acronym.long_phrase:
+                    extra.append(acronym.token)
+        seen = set(tokens)
+        return [t for t in extra if not (t in seen or seen.add(t))]
+
+    def _phrase_variants(self, phrase: str) -> list[tuple[str, ...]]:
+        """Token sequences a phrase may appear as: ``auto-regressive`` as written, joined
+        (``autoregressive``) or split; an unhyphenated word also as the corpus hyphenates it."""
+        options: list[list[tuple[str, ...]]] = []
+        for word in written_words(phrase):
+            tokens = word_tokens(word)
+            choices = [tokens.parts] if tokens.parts else []
+            if tokens.joined:
+                choices.append((tokens.joined,))
+            if len(tokens.parts) == 1 and tokens.parts[0] in self._splits:
+                choices.append(self._splits[tokens.parts[0]])
+            if choices:
+                options.append(choices)
+        if not options:
+            return []
+        combos = islice(product(*options), MAX_PHRASE_VARIANTS)
+        return [tuple(t for part in combo for t in part) for combo in combos]
+
+    def _distinctive_terms(self, doc: int) -> list[str]:
+        """A paper's title and abstract terms with the highest BM25 weight in it."""
+        fields = _fields(self.papers[doc])
+        frequencies = Counter(_bm25_tokens(fields))
+        content = {token for text in fields[:2] for word in text for token in word.tokens}
+        weights = {t: self._bm25.weight(t, frequencies[t], doc) for t in content}
+        ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
+        return ranked[:LIKE_TERMS]
+
+    # --- scoring and filtering --------------------------------------------------------------
+
+    def _score(self, plan: _Plan, parsed: ParsedQuery) -> tuple[np.ndarray, np.ndarray]:
+        scores = self._bm25.scores(plan.tokens)
+        matched = self._bm25.matches(plan.tokens) if plan.tokens else np.ones(len(scores), bool)
+        for _, variants in plan.phrases:
+            matched &= self._phrase_mask(variants)
+        for _, variants in plan.excluded:
+            matched &= ~self._phrase_mask(variants)
+        if parsed.authors:
+            matched &= self._author_mask(parsed.authors)
+        if plan.exclude_doc is not None:
+            matched[plan.exclude_doc] = False
+        return scores, matched
+
+    def _phrase_mask(self, variants: Iterable[tuple[str, ...]]) -> np.ndarray:
+        mask = np.zeros(len(self.papers), dtype=bool)
+        vocabulary = self._bm25.vocabulary
+        for variant in variants:
+            if len(variant) == 1:
+                mask[self._bm25.postings(variant[0])[0]] = True
+                continue
+            if any(token not in vocabulary for token in variant):
+                continue
+            ids = [vocabulary[token] for token in variant]
+            positions = np.flatnonzero(self._sequence == ids[0])
+            for step, term in enumerate(ids[1:], start=1):
+                positions = positions[positions + step < len(self._sequence)]
+                positions = positions[self._sequence[positions + step] == term]
+            mask[np.searchsorted(self._starts, positions, side="right") - 1] = True
+        return mask
+
+    @cached_property
+    def _authors_by_token(self) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = {}
+        for doc, paper in enumerate(self.papers):
+            for token in {t for name in paper.authors for t in _name_tokens(name)}:
+                index.setdefault(token, []).append(doc)
+        return index
+
+    def _author_mask(self, names: Iterable[str]) -> np.ndarray:
+        """Papers with, for each name asked for, one author carrying all of its words."""
+        mask = np.ones(len(self.papers), dtype=bool)
+        for name in names:
+            wanted = set(_name_tokens(name))
+            if not wanted:
+                continue
+            candidates = set.intersection(
+                *(set(self._authors_by_token.get(token, ())) for token in wanted)
+            )
+            docs = [
+                doc
+                for doc in candidates
+                if any(wanted <= set(_name_tokens(a)) for a in self.papers[doc].authors)
+            ]
+            allowed = np.zeros(len(self.papers), dtype=bool)
+            allowed[docs] = True
+            mask &= allowed
+        return mask
+
+    # --- presenting -------------------------------------------------------------------------
+
+    def _matched_terms(self, doc: int, highlight: set[str]) -> tuple[str, ...]:
+        """Words of the paper, as written, whose tokens the query asked for (for bolding)."""
+        paper = self.papers[doc]
+        found: dict[str, None] = {}
+        for text in (paper.title, paper.plain_abstract, *paper.authors):
+            for word in written_words(text):
+                if not highlight.isdisjoint(word_tokens(word).tokens):
+                    found.setdefault(word, None)
+        return tuple(found)
+
+    def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
+        vocabulary = self._bm25.vocabulary
+        if not any(token in vocabulary for token in plan.tokens):
+            return "No paper mentions these words; check the spelling or try other words."
+        for phrase, variants in plan.phrases:
+            if not self._phrase_mask(variants).any():
+                return f"No paper contains the phrase {_quote(phrase)}; try it without quotes."
+        if parsed.authors and not self._author_mask(parsed.authors).any():
+            names = ", ".join(_quote(name) for name in parsed.authors)
+            return f"No paper has an author named {names} (author lists are in the catalogue)."
+        if parsed.excluded:
+            words = " ".join(f"-{phrase}" for phrase in parsed.excluded)
+            return f"Every paper that matched was excluded by {words}."
+        return "No paper matches all of the query's conditions; try fewer of them."
+
+    def _lookup(self, query: str, ref: str, notes: list[str]) -> SearchResult:
+        paper = self.get(ref)
+        if paper is None:
+            notes.append(f"No paper with id {_quote(ref)} in this corpus.")
+            return self._result(query, (), 0, 0, None, notes)
+        return self._result(query, (Hit(paper, None, ()),), 1, 0, None, notes)
+
+    @staticmethod
+    def _result(
+        query: str,
+        hits: tuple[Hit, ...],
+        total: int,
+        offset: int,
+        corrected: str | None,
+        notes: list[str],
+        similar_to: Paper | None = None,
+    ) -> SearchResult:
+        notice = " ".join(notes) or None
+        return SearchResult(query, hits, total, offset, corrected, notice, similar_to)
