@@ -52,8 +52,10 @@ _SLACK_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 def _unwrap(match: re.Match[str]) -> str:
     target, label = match.group(1), match.group(2)
-    if target.startswith(("@", "#")):
-        return label or target
+    if target.startswith("@"):
+        return label or ""
+    if target.startswith("#"):
+        return "#" + (label or target[1:])
     if target.startswith("!"):
         return "@" + (label or target[1:].split("^")[0])
     return target
@@ -64,7 +66,8 @@ def slack_to_plain(text: str) -> str:
 
     Slack wraps links and mentions in ``<…>`` and escapes ``& < >``; undoing both gives the
     query as typed (``<https://openreview.net/forum?id=X>`` is the URL again, ``<!channel>``
-    becomes the harmless word ``@channel``). Renderers escape it again when echoing.
+    becomes the harmless word ``@channel``, user mentions drop out). Renderers escape it
+    again when echoing.
     """
     plain = _SLACK_LINK.sub(_unwrap, text)
     for entity, char in _SLACK_ENTITIES:

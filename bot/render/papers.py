@@ -9,12 +9,11 @@ characters while a query can be far longer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import Stemmer
-
+from bot.analyzer import normalize, word_tokens, words
 from bot.paper import Paper
 from bot.render import blocks as bk
 from bot.render.message import Message
@@ -40,16 +39,6 @@ _BUTTON_LABELS = {
 }
 _ACCEPTED = {"Oral", "Spotlight", "Poster"}
 _AUTHORS_SHOWN = 4
-_WORD = re.compile(r"\w+(?:['\u2019]\w+)*")
-
-Stem = Callable[[str], str]
-
-_english_stemmer = Stemmer.Stemmer("english")
-
-
-def english_stem(word: str) -> str:
-    """The default way to tell that "graphs" matched the index term "graph"."""
-    return _english_stemmer.stemWord(word)
 
 
 def _link(url: str, label: str) -> str:
@@ -63,19 +52,24 @@ def _escape_words(text: str) -> str:
     return escape_mrkdwn(text.replace("*", "\u2217"))
 
 
-def highlight(text: str, terms: Iterable[str], stem: Stem = english_stem) -> str:
-    """Escape plain ``text`` and bold every word that is, or stems to, a matched term."""
-    wanted = {term.lower() for term in terms if term}
+def highlight(text: str, matched_words: Iterable[str]) -> str:
+    """Escape plain ``text`` and bold the words that matched the query.
+
+    ``matched_words`` are words as the paper writes them (``Hit.matched_terms``); a word of
+    ``text`` is bold when the search analyzer reduces it to the same token as one of them,
+    so "graphs" in the TL;DR is bold when "graph" matched in the abstract.
+    """
+    wanted = frozenset(token for word in matched_words for token in word_tokens(word).tokens)
+    base = normalize(text)
     out: list[str] = []
     position = 0
-    for match in _WORD.finditer(text):
-        out.append(_escape_words(text[position : match.start()]))
-        word = match.group()
-        lowered = word.lower()
-        hit = bool(wanted) and (lowered in wanted or stem(lowered) in wanted)
-        out.append(f"*{_escape_words(word)}*" if hit else _escape_words(word))
-        position = match.end()
-    out.append(_escape_words(text[position:]))
+    for word in words(base) if wanted else ():
+        if wanted.isdisjoint(word.tokens.tokens):
+            continue
+        out.append(_escape_words(base[position : word.start]))
+        out.append(f"*{_escape_words(word.surface)}*")
+        position = word.end
+    out.append(_escape_words(base[position:]))
     return "".join(out)
 
 
@@ -128,7 +122,6 @@ def paper_blocks(
     *,
     matched_terms: Iterable[str] = (),
     buttons: Sequence[str] = RESULT_BUTTONS,
-    stem: Stem = english_stem,
     rank: int | None = None,
 ) -> list[dict[str, Any]]:
     """One paper as a card: title, TL;DR (matched terms bold), then status, authors, code.
@@ -136,7 +129,7 @@ def paper_blocks(
     Reused by the daily post, which passes ``PUBLIC_BUTTONS``.
     """
     prefix = f"{rank}. " if rank is not None else ""
-    tldr = highlight(paper.tldr, matched_terms, stem) if paper.tldr else ""
+    tldr = highlight(paper.tldr, matched_terms) if paper.tldr else ""
     body = f"{prefix}{title_mrkdwn(paper)}"
     if tldr:
         body += f"\n*TL;DR:* {tldr}"
@@ -164,8 +157,8 @@ def results_heading(result: SearchResult) -> str:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
     if result.corrected_query:
         return (
-            f"No papers matched {_quoted(result.query)}; showing results for "
-            f"{_quoted(result.corrected_query)} instead ({span})"
+            f"Showing results for {_quoted(result.corrected_query)} "
+            f"(you typed {_quoted(result.query)}) ({span})"
         )
     return f"Papers for {_quoted(result.query)} ({span})"
 
@@ -192,7 +185,6 @@ def results_message(
     *,
     next_page: str | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
-    stem: Stem = english_stem,
     intro: str | None = None,
     footer: str | None = None,
 ) -> Message:
@@ -208,7 +200,7 @@ def results_message(
         blocks.append(bk.context(escape_mrkdwn(result.notice)))
     for rank, hit in enumerate(result.hits, start=result.offset + 1):
         blocks.append(bk.divider())
-        blocks.extend(_hit_blocks(hit, rank, buttons, stem))
+        blocks.extend(_hit_blocks(hit, rank, buttons))
     if footer:
         blocks.append(bk.context(footer))
     if next_page is not None:
@@ -218,10 +210,8 @@ def results_message(
     return bk.message(f"{_plain(heading)}: {titles}", blocks)
 
 
-def _hit_blocks(hit: Hit, rank: int, buttons: Sequence[str], stem: Stem) -> list[dict]:
-    return paper_blocks(
-        hit.paper, matched_terms=hit.matched_terms, buttons=buttons, stem=stem, rank=rank
-    )
+def _hit_blocks(hit: Hit, rank: int, buttons: Sequence[str]) -> list[dict]:
+    return paper_blocks(hit.paper, matched_terms=hit.matched_terms, buttons=buttons, rank=rank)
 
 
 def abstract_message(paper: Paper, *, buttons: Sequence[str] = RESULT_BUTTONS) -> Message:

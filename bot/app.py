@@ -1,0 +1,196 @@
+"""Assembling the bot: services, the Bolt app, and the three ways to run it.
+
+This is the only module where Socket Mode, HTTP and the shell differ. Everything else (the
+listeners, the answers, the renderer) is the same object in all three, built once at
+start-up: loading the corpus and building the index is the slow part, so it is never per
+request.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import waitress
+from slack_bolt import App
+from slack_bolt.adapter.socket_mode import SocketModeHandler
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk import WebClient
+
+from bot.answers import Answers
+from bot.clock import Clock, system_clock
+from bot.corpus import CorpusError, LoadedCorpus, load_corpus
+from bot.digest import DigestService
+from bot.schedule import DigestScheduler
+from bot.search import SearchIndex
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.store import Store
+from handlers import register_all
+
+log = logging.getLogger(__name__)
+
+SOCKET, HTTP, SHELL = "socket", "http", "shell"
+MODE_NAMES = {SOCKET: "Socket Mode", HTTP: "HTTP", SHELL: "local shell"}
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+HTTP_THREADS = 8
+
+
+class ModeError(ValueError):
+    """The chosen mode cannot start; the message names the variable to fix."""
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the listeners and the scheduler need, built once and shared by every request."""
+
+    corpus: LoadedCorpus
+    index: SearchIndex
+    store: Store
+    digest: DigestService
+    answers: Answers
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def build_services(
+    settings: Settings, client: WebClient, *, clock: Clock = system_clock
+) -> Services:
+    """Load the corpus, build the index, open the store; ``client`` posts the daily paper."""
+    corpus = load_corpus(settings.corpus)
+    index = SearchIndex.build(corpus.papers)
+    store = Store(settings.database_url, clock)
+    digest = DigestService(store, index, client, settings, clock=clock)
+    answers = Answers(index, store, digest, description=corpus.description)
+    return Services(corpus, index, store, digest, answers)
+
+
+def build_app(
+    settings: Settings,
+    answers: Answers,
+    client: WebClient,
+    *,
+    process_before_response: bool = False,
+) -> App:
+    """The Bolt app with every listener registered; ``client`` carries the bot token.
+
+    ``process_before_response`` is off for HTTP so the ack goes back at once and the work
+    runs on Bolt's thread pool; the shell turns it on so a reply is complete when dispatch
+    returns. Requests are verified whenever a signing secret is set (HTTP and the shell).
+    """
+    secret = settings.slack_signing_secret
+    app = App(
+        client=client,
+        signing_secret=secret or "",
+        process_before_response=process_before_response,
+        request_verification_enabled=bool(secret),
+    )
+    register_all(app, answers)
+    return app
+
+
+def _require(settings: Settings, names: Iterable[str]) -> None:
+    values = {
+        "SLACK_BOT_TOKEN": settings.slack_bot_token,
+        "SLACK_APP_TOKEN": settings.slack_app_token,
+        "SLACK_SIGNING_SECRET": settings.slack_signing_secret,
+    }
+    prefixes = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
+    for name in names:
+        value = values[name]
+        if not value:
+            raise ModeError(f"{name} is not set")
+        prefix = prefixes.get(name)
+        if prefix and not value.startswith(prefix):
+            raise ModeError(f"{name} must be a token starting with {prefix!r}")
+
+
+def choose_mode(settings: Settings, forced: str | None) -> str:
+    """The mode to run in: forced by a flag, else from which variables are set.
+
+    Raises ``ModeError`` naming the variable that is missing or holds the wrong kind of token.
+    """
+    mode = forced
+    if mode is None:
+        if settings.slack_bot_token and settings.slack_app_token:
+            mode = SOCKET
+        elif settings.slack_bot_token and settings.slack_signing_secret:
+            mode = HTTP
+        elif not settings.any_slack_variable:
+            mode = SHELL
+        elif not settings.slack_bot_token:
+            raise ModeError("SLACK_BOT_TOKEN is not set")
+        else:
+            raise ModeError(
+                "SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP) is not set"
+            )
+    if mode == SOCKET:
+        _require(settings, ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"))
+    elif mode == HTTP:
+        _require(settings, ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"))
+    elif mode != SHELL:
+        raise ModeError(f"unknown mode {mode!r}")
+    return mode
+
+
+def wsgi_app(app: App) -> Callable[..., Iterable[bytes]]:
+    """Bolt's WSGI adapter at ``/slack/events``, plus ``GET /healthz`` for the platform."""
+    bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+
+    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") == "GET":
+            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"ok\n"]
+        return bolt(environ, start_response)
+
+    return application
+
+
+def create_http_server(app: App, *, host: str = "0.0.0.0", port: int = 3000) -> Any:
+    """A waitress server (multi-threaded WSGI) for the app; ``.run()`` serves, ``.close()``."""
+    return waitress.create_server(
+        wsgi_app(app), host=host, port=port, threads=HTTP_THREADS, ident="paperbot"
+    )
+
+
+def run(settings: Settings, mode: str | None) -> int:
+    """Start the bot in ``mode`` (or the one the environment implies); the process exit code."""
+    try:
+        chosen = choose_mode(settings, mode)
+    except ModeError as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return 2
+    if chosen == SHELL:
+        from bot.shell import main as shell_main
+
+        return shell_main([], settings)
+    client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
+    try:
+        services = build_services(settings, client)
+    except CorpusError as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return 2
+    print(f"paperbot: {MODE_NAMES[chosen]}; {services.corpus.description}", flush=True)
+    app = build_app(settings, services.answers, client)
+    scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
+    if scheduler is not None:
+        scheduler.start()
+    try:
+        if chosen == SOCKET:
+            SocketModeHandler(app, settings.slack_app_token).start()
+        else:
+            server = create_http_server(app, port=settings.port)
+            print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
+            server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if scheduler is not None:
+            scheduler.stop()
+        services.close()
+    return 0

@@ -1,0 +1,214 @@
+"""``python -m bot shell``: the real Slack app, driven from a terminal.
+
+Nothing here answers a question itself. Each line a person types becomes the signed request
+Slack would send (a slash command, an ``app_mention`` event, a ``block_actions`` click),
+dispatched into the same Bolt app and listeners that serve Slack; the Web API client and the
+``response_url`` point at an in-process ``SlackRecorder``, and whatever the app posted there
+is printed. So the shell and Slack cannot disagree about what the bot says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from slack_bolt import App, BoltRequest
+from slack_sdk import WebClient
+
+from bot import slack_payloads as payloads
+from bot.app import Services, build_app, build_services
+from bot.corpus import CorpusError
+from bot.render.terminal import render
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.slack_recorder import RESPONSE_URL, RecordedCall, SlackRecorder
+
+SHELL_TOKEN = "xoxb-local-shell"
+BOT_NAME = "@paperbot"
+PROMPT = "you> "
+
+HELP = f"""\
+Type what you would type in Slack:
+  /paper WORDS        search; only you see the answer (try /paper help)
+  {BOT_NAME} WORDS    ask in #research; the bot answers in a thread
+  {BOT_NAME} more     the next results, in the current thread
+  {BOT_NAME}          papers related to the current thread's first message
+  NUMBER              press the button with that number
+  help                this text
+  quit                leave (Ctrl-D works too)
+"""
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A button on a message the shell printed, with where that message lives."""
+
+    button: dict[str, Any]
+    block_id: str
+    message_ts: str
+    is_ephemeral: bool
+    channel_id: str
+
+
+def _slack_escape(text: str) -> str:
+    """What Slack does to typed text before sending it: escape ``& < >``."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class Shell:
+    """One conversation in a pretend ``#research`` channel."""
+
+    def __init__(self, services: Services, recorder: SlackRecorder, client: WebClient) -> None:
+        self.workspace = payloads.Workspace(bot_user_id=recorder.bot_user_id)
+        self.recorder = recorder
+        self._secret = secrets.token_hex(16)
+        self.app = self._build_app(services, client)
+        self._buttons: dict[int, _Shown] = {}
+        self._thread_ts: str | None = None
+        self._ephemeral_count = 0
+
+    def _build_app(self, services: Services, client: WebClient) -> App:
+        settings = Settings(
+            slack_bot_token=SHELL_TOKEN,
+            slack_signing_secret=self._secret,
+            slack_api_url=self.recorder.base_url,
+        )
+        return build_app(settings, services.answers, client, process_before_response=True)
+
+    # what the person typed
+
+    def handle(self, line: str) -> str:
+        """The shell's output for one line of input."""
+        line = line.strip()
+        if not line:
+            return ""
+        if line.lower() in {"help", "?"}:
+            return HELP
+        if line.isdigit():
+            return self.press(int(line))
+        if line.startswith("/paper"):
+            return self.slash_command(line.removeprefix("/paper").strip())
+        if line.startswith(BOT_NAME):
+            return self.mention(line.removeprefix(BOT_NAME).strip())
+        return f"I only understand /paper, {BOT_NAME}, a button number or help.\n"
+
+    def slash_command(self, text: str) -> str:
+        fields = payloads.slash_command(
+            self.workspace, _slack_escape(text), self.recorder.response_url()
+        )
+        return self._exchange(*payloads.form_body(fields))
+
+    def mention(self, text: str) -> str:
+        """A mention: ``more`` and a bare mention continue the current thread."""
+        continues = text.lower() in {"", "more"} and self._thread_ts is not None
+        thread_ts = self._thread_ts if continues else None
+        wire = f"<@{self.workspace.bot_user_id}> {_slack_escape(text)}".strip()
+        posted = self.recorder.add_message(
+            self.workspace.channel_id, wire, user=self.workspace.user_id, thread_ts=thread_ts
+        )
+        self._thread_ts = thread_ts or posted["ts"]
+        event = payloads.app_mention(self.workspace, wire, posted["ts"], thread_ts=thread_ts)
+        return self._exchange(*payloads.json_body(payloads.event_callback(self.workspace, event)))
+
+    def press(self, number: int) -> str:
+        shown = self._buttons.get(number)
+        if shown is None:
+            return f"There is no button {number} on the last answer.\n"
+        payload = payloads.block_actions(
+            self.workspace,
+            shown.button,
+            shown.block_id,
+            self.recorder.response_url(),
+            message_ts=shown.message_ts,
+            is_ephemeral=shown.is_ephemeral,
+            channel_id=shown.channel_id,
+        )
+        return self._exchange(*payloads.interactive_body(payload))
+
+    # Slack's side
+
+    def _exchange(self, body: str, content_type: str) -> str:
+        since = len(self.recorder.calls)
+        headers = payloads.signed_headers(self._secret, body, content_type)
+        response = self.app.dispatch(
+            BoltRequest(body=body, headers={k.lower(): v for k, v in headers.items()})
+        )
+        if response.status != 200:
+            return f"(the app answered HTTP {response.status}: {response.body})\n"
+        return self._show(self.recorder.calls[since:])
+
+    def _show(self, calls: Sequence[RecordedCall]) -> str:
+        self._buttons = {}
+        parts: list[str] = []
+        for call in calls:
+            if call.status != 200 or not call.response.get("ok", False):
+                continue
+            shown = self._describe(call)
+            if shown is None:
+                continue
+            heading, message_ts, ephemeral, channel = shown
+            view = render(call.blocks, call.text, first_number=len(self._buttons) + 1)
+            for choice in view.choices:
+                self._buttons[choice.number] = _Shown(
+                    choice.button, choice.block_id, message_ts, ephemeral, channel
+                )
+            parts.append(f"--- {heading} ---\n{view.text}\n")
+        if not parts:
+            return "(no answer)\n"
+        return "\n".join(parts)
+
+    def _describe(self, call: RecordedCall) -> tuple[str, str, bool, str] | None:
+        """Heading, message ts, ephemeral or not, and channel of a message the app sent."""
+        channel = self.workspace.channel_id
+        if call.method == "chat.postMessage":
+            where = "in the thread" if call.args.get("thread_ts") else "in #research"
+            return f"paperbot, {where}", call.response["ts"], False, channel
+        if call.method in {RESPONSE_URL, "chat.postEphemeral"}:
+            self._ephemeral_count += 1
+            note = " (replaces the previous answer)" if call.args.get("replace_original") else ""
+            ts = f"ephemeral.{self._ephemeral_count}"
+            return f"paperbot, only visible to you{note}", ts, True, channel
+        if call.method == "chat.update":
+            return "paperbot updated a message", str(call.args.get("ts")), False, channel
+        return None
+
+
+def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) -> int:
+    """Run the shell; ``--once TEXT`` prints one exchange and exits."""
+    out = out or sys.stdout
+    parser = argparse.ArgumentParser(prog="python -m bot shell")
+    parser.add_argument("--once", metavar="TEXT", help="send one line, print the answer, exit")
+    args = parser.parse_args(list(argv))
+    with SlackRecorder() as recorder:
+        client = make_web_client(SHELL_TOKEN, recorder.base_url)
+        try:
+            services = build_services(settings, client)
+        except CorpusError as error:
+            print(f"paperbot: {error}", file=sys.stderr)
+            return 2
+        try:
+            shell = Shell(services, recorder, client)
+            if args.once is not None:
+                out.write(f"{PROMPT}{args.once}\n{shell.handle(args.once)}")
+                return 0
+            out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
+            return _loop(shell, out)
+        finally:
+            services.close()
+
+
+def _loop(shell: Shell, out: TextIO) -> int:
+    while True:
+        try:
+            line = input(PROMPT)
+        except (EOFError, KeyboardInterrupt):
+            out.write("\n")
+            return 0
+        if line.strip().lower() in {"quit", "exit"}:
+            return 0
+        out.write(shell.handle(line))
+        out.flush()

@@ -1,0 +1,234 @@
+"""Requests in the shapes Slack really sends, signed the way Slack signs them.
+
+The shell types on a person's behalf by building these and dispatching them into the real
+Bolt app; the end-to-end tests send them over HTTP. Shapes follow Slack's reference: slash
+commands are form-encoded fields, events are ``event_callback`` JSON envelopes, and button
+clicks are ``block_actions`` JSON in a form field called ``payload``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from slack_sdk.signature import SignatureVerifier
+
+FORM = "application/x-www-form-urlencoded"
+JSON = "application/json"
+
+_counter = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The fixed identities of a pretend workspace: who is typing where, and the bot."""
+
+    team_id: str = "T0PAPERS"
+    team_domain: str = "paperbot-test"
+    api_app_id: str = "A0PAPERBOT"
+    bot_user_id: str = "UPAPERBOT"
+    user_id: str = "U0ASKER"
+    user_name: str = "asker"
+    channel_id: str = "C0RESEARCH"
+    channel_name: str = "research"
+    dm_channel_id: str = "D0ASKER"
+
+
+def _next() -> int:
+    return next(_counter)
+
+
+def _trigger_id() -> str:
+    return f"{_next()}.{int(time.time())}.0123456789abcdef0123456789abcdef"
+
+
+def slash_command(
+    workspace: Workspace, text: str, response_url: str, *, command: str = "/paper"
+) -> dict[str, str]:
+    """The form fields of a slash-command request."""
+    return {
+        "token": "verification-token-unused",
+        "team_id": workspace.team_id,
+        "team_domain": workspace.team_domain,
+        "channel_id": workspace.channel_id,
+        "channel_name": workspace.channel_name,
+        "user_id": workspace.user_id,
+        "user_name": workspace.user_name,
+        "command": command,
+        "text": text,
+        "api_app_id": workspace.api_app_id,
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": _trigger_id(),
+    }
+
+
+def event_callback(
+    workspace: Workspace, event: dict[str, Any], *, event_id: str | None = None
+) -> dict[str, Any]:
+    """An Events API envelope around ``event``."""
+    return {
+        "token": "verification-token-unused",
+        "team_id": workspace.team_id,
+        "context_team_id": workspace.team_id,
+        "context_enterprise_id": None,
+        "api_app_id": workspace.api_app_id,
+        "event": event,
+        "type": "event_callback",
+        "event_id": event_id or f"Ev{uuid.uuid4().hex[:12].upper()}",
+        "event_time": int(time.time()),
+        "authorizations": [
+            {
+                "enterprise_id": None,
+                "team_id": workspace.team_id,
+                "user_id": workspace.bot_user_id,
+                "is_bot": True,
+                "is_enterprise_install": False,
+            }
+        ],
+        "is_ext_shared_channel": False,
+        "event_context": f"4-{_next()}",
+    }
+
+
+def app_mention(
+    workspace: Workspace,
+    text: str,
+    ts: str,
+    *,
+    thread_ts: str | None = None,
+    user: str | None = None,
+) -> dict[str, Any]:
+    """An ``app_mention`` event; ``text`` is the wire text, e.g. ``<@UPAPERBOT> graphs``."""
+    event: dict[str, Any] = {
+        "type": "app_mention",
+        "client_msg_id": f"msg-{_next()}",
+        "text": text,
+        "user": user or workspace.user_id,
+        "ts": ts,
+        "team": workspace.team_id,
+        "channel": workspace.channel_id,
+        "event_ts": ts,
+    }
+    if thread_ts:
+        event["thread_ts"] = thread_ts
+    return event
+
+
+def direct_message(workspace: Workspace, text: str, ts: str, **extra: Any) -> dict[str, Any]:
+    """A ``message`` event in the bot's DM (``message.im``); ``extra`` adds e.g. ``bot_id``."""
+    event: dict[str, Any] = {
+        "type": "message",
+        "client_msg_id": f"msg-{_next()}",
+        "text": text,
+        "user": workspace.user_id,
+        "ts": ts,
+        "team": workspace.team_id,
+        "channel": workspace.dm_channel_id,
+        "event_ts": ts,
+        "channel_type": "im",
+    }
+    event.update(extra)
+    return event
+
+
+def block_actions(
+    workspace: Workspace,
+    button: dict[str, Any],
+    block_id: str,
+    response_url: str,
+    *,
+    message_ts: str,
+    is_ephemeral: bool,
+    channel_id: str | None = None,
+    message: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``block_actions`` payload of a click on ``button`` (a button element dict)."""
+    channel = channel_id or workspace.channel_id
+    payload: dict[str, Any] = {
+        "type": "block_actions",
+        "user": {
+            "id": workspace.user_id,
+            "username": workspace.user_name,
+            "name": workspace.user_name,
+            "team_id": workspace.team_id,
+        },
+        "api_app_id": workspace.api_app_id,
+        "token": "verification-token-unused",
+        "container": {
+            "type": "message",
+            "message_ts": message_ts,
+            "channel_id": channel,
+            "is_ephemeral": is_ephemeral,
+        },
+        "trigger_id": _trigger_id(),
+        "team": {"id": workspace.team_id, "domain": workspace.team_domain},
+        "enterprise": None,
+        "is_enterprise_install": False,
+        "channel": {"id": channel, "name": workspace.channel_name},
+        "state": {"values": {}},
+        "response_url": response_url,
+        "actions": [
+            {
+                "action_id": button["action_id"],
+                "block_id": block_id,
+                "text": button["text"],
+                "value": button.get("value", ""),
+                "type": "button",
+                "action_ts": f"{time.time():.6f}",
+            }
+        ],
+    }
+    if message is not None:
+        payload["message"] = message
+    return payload
+
+
+def url_verification(challenge: str) -> dict[str, str]:
+    return {
+        "token": "verification-token-unused",
+        "challenge": challenge,
+        "type": "url_verification",
+    }
+
+
+def form_body(fields: dict[str, str]) -> tuple[str, str]:
+    """Body and content type of a slash command."""
+    return urlencode(fields), FORM
+
+
+def json_body(payload: dict[str, Any]) -> tuple[str, str]:
+    """Body and content type of an Events API request."""
+    return json.dumps(payload), JSON
+
+
+def interactive_body(payload: dict[str, Any]) -> tuple[str, str]:
+    """Body and content type of an interactivity request (JSON in a ``payload`` field)."""
+    return urlencode({"payload": json.dumps(payload)}), FORM
+
+
+def signed_headers(
+    signing_secret: str,
+    body: str,
+    content_type: str,
+    *,
+    timestamp: int | None = None,
+    retry_num: int | None = None,
+) -> dict[str, str]:
+    """Headers Slack sends with a request: the v0 signature over timestamp and body."""
+    stamp = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(signing_secret).generate_signature(timestamp=stamp, body=body)
+    headers = {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": signature,
+    }
+    if retry_num is not None:
+        headers["X-Slack-Retry-Num"] = str(retry_num)
+        headers["X-Slack-Retry-Reason"] = "http_timeout"
+    return headers

@@ -1,0 +1,30 @@
+"""``/paper``: ack at once, then answer privately through the command's ``response_url``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt import Ack, App, Respond
+
+from bot.answers import Answers
+from bot.commands import parse_command
+from bot.render.message import Message
+from handlers.errors import answering_failures
+
+COMMAND = "/paper"
+
+
+def register(app: App, answers: Answers) -> None:
+    @app.command(COMMAND)
+    def paper_command(
+        ack: Ack, command: dict[str, Any], respond: Respond, logger: logging.Logger
+    ) -> None:
+        ack()
+
+        def tell(message: Message) -> None:
+            respond(response_type="ephemeral", **message.as_kwargs())
+
+        with answering_failures(tell, logger):
+            request = parse_command(command.get("text") or "")
+            tell(answers.command(request, command["channel_id"]))

@@ -1,0 +1,46 @@
+"""How a listener fails: with a short answer to the person, and a traceback in the log.
+
+Work happens after the ack, so an exception there can no longer become an HTTP error; it
+must become a message. ``not_in_channel``/``channel_not_found`` are the one failure users can
+fix themselves, so they get an explanation instead of an apology.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from slack_sdk.errors import SlackApiError
+
+from bot.render import papers as render
+from bot.render.message import Message
+
+CHANNEL_ERRORS = frozenset({"not_in_channel", "channel_not_found"})
+
+Tell = Callable[[Message], object]
+
+
+def _tell_safely(tell: Tell, message: Message, logger: logging.Logger) -> None:
+    try:
+        tell(message)
+    except Exception:
+        logger.exception("could not tell the user about a failure")
+
+
+@contextmanager
+def answering_failures(tell: Tell, logger: logging.Logger) -> Iterator[None]:
+    """Run a listener's slow path; turn any exception into a message sent with ``tell``."""
+    try:
+        yield
+    except SlackApiError as error:
+        code = error.response.get("error") if error.response is not None else None
+        if code in CHANNEL_ERRORS:
+            logger.info("cannot post in the conversation: %s", code)
+            _tell_safely(tell, render.not_in_channel_message(), logger)
+        else:
+            logger.exception("Slack API call failed: %s", code)
+            _tell_safely(tell, render.apology_message(), logger)
+    except Exception:
+        logger.exception("failed to answer a Slack request")
+        _tell_safely(tell, render.apology_message(), logger)

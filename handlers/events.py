@@ -1,0 +1,81 @@
+"""Mentions and direct messages: answered with a public reply in the thread.
+
+Slack retries an event it thinks was lost (``X-Slack-Retry-Num``); the store's claim on the
+``event_id`` makes sure a retried delivery never produces a second reply, even when another
+process received the first one.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt import App, BoltContext
+from slack_sdk import WebClient
+
+from bot.answers import DM_THREAD, Answers
+from bot.commands import Intent, parse_mention
+from bot.render.message import Message
+from handlers.errors import answering_failures
+
+
+def _from_a_bot(event: dict[str, Any], bot_user_id: str | None) -> bool:
+    return bool(
+        event.get("bot_id")
+        or event.get("subtype")
+        or (bot_user_id and event.get("user") == bot_user_id)
+    )
+
+
+def register(app: App, answers: Answers) -> None:
+    def reply(
+        event: dict[str, Any],
+        body: dict[str, Any],
+        client: WebClient,
+        context: BoltContext,
+        logger: logging.Logger,
+        *,
+        direct: bool,
+    ) -> None:
+        if _from_a_bot(event, context.bot_user_id):
+            return
+        if not answers.store.claim_event(body.get("event_id") or event["ts"]):
+            logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))
+            return
+        channel = event["channel"]
+        in_thread = "thread_ts" in event
+        reply_ts = event.get("thread_ts") or (None if direct else event["ts"])
+        thread_key = reply_ts or DM_THREAD
+
+        def tell(message: Message) -> None:
+            client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
+
+        with answering_failures(tell, logger):
+            request = parse_mention(event.get("text") or "", context.bot_user_id)
+            if request.intent is Intent.THREAD and in_thread:
+                replies = client.conversations_replies(channel=channel, ts=reply_ts, limit=1)
+                first = replies["messages"][0].get("text") or ""
+                tell(answers.thread_related(first, channel, thread_key))
+            else:
+                tell(answers.mention(request, channel, thread_key, in_thread=in_thread))
+
+    @app.event("app_mention")
+    def app_mention(
+        event: dict[str, Any],
+        body: dict[str, Any],
+        client: WebClient,
+        context: BoltContext,
+        logger: logging.Logger,
+    ) -> None:
+        reply(event, body, client, context, logger, direct=False)
+
+    @app.event("message")
+    def direct_message(
+        event: dict[str, Any],
+        body: dict[str, Any],
+        client: WebClient,
+        context: BoltContext,
+        logger: logging.Logger,
+    ) -> None:
+        if event.get("channel_type") == "im":
+            reply(event, body, client, context, logger, direct=True)
