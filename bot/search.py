@@ -65,21 +65,53 @@ class SearchResult:
     similar_to: Paper | None = None  # set for like:ID results
 
 
-def _fields(paper: Paper) -> list[list[WordTokens]]:
-    """Title, abstract, then each author: phrases never run from one into the next."""
-    texts = [paper.title, paper.plain_abstract, *paper.authors]
-    return [[word_tokens(word) for word in written_words(text)] for text in texts]
-
-
 def _bm25_tokens(fields: list[list[WordTokens]]) -> list[str]:
     title = [token for word in fields[0] for token in word.tokens]
     rest = [token for text in fields[1:] for word in text for token in word.tokens]
     return title * TITLE_WEIGHT + rest
 
 
-def document_tokens(paper: Paper) -> list[str]:
-    """Exactly the token list the index holds for ``paper`` (for comparing with rank-bm25)."""
-    return _bm25_tokens(_fields(paper))
+class _Compounds:
+    """Word analysis that also splits compounds the corpus hyphenates somewhere.
+
+    The analyzer gives ``auto-regressive`` the tokens auto, regress and autoregress, but
+    ``autoregressive`` only autoregress; a paper writing the hyphen would then outweigh one
+    that does not. Once any paper hyphenates a compound, every spelling of it, in papers and
+    in queries, gets all three tokens.
+    """
+
+    def __init__(self, splits: dict[str, tuple[str, ...]]) -> None:
+        self._splits = splits
+        self._cache: dict[str, WordTokens] = {}
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> _Compounds:
+        hyphenated: set[str] = set()
+        for text in texts:
+            if "-" in text or "\u2010" in text or "\u2011" in text:
+                hyphenated.update(_HYPHENATED.findall(text))
+        splits: dict[str, tuple[str, ...]] = {}
+        for word in sorted(hyphenated):
+            tokens = word_tokens(word)
+            if tokens.joined and len(tokens.parts) > 1:
+                splits.setdefault(tokens.joined, tokens.parts)
+        return cls(splits)
+
+    def word(self, word: str) -> WordTokens:
+        found = self._cache.get(word)
+        if found is None:
+            found = word_tokens(word)
+            if not found.joined and len(found.parts) == 1 and found.parts[0] in self._splits:
+                found = WordTokens(self._splits[found.parts[0]], found.parts[0])
+            self._cache[word] = found
+        return found
+
+    def words(self, text: str) -> list[WordTokens]:
+        return [self.word(word) for word in written_words(text)]
+
+    def fields(self, paper: Paper) -> list[list[WordTokens]]:
+        """Title, abstract, then each author: phrases never run from one into the next."""
+        return [self.words(text) for text in (paper.title, paper.plain_abstract, *paper.authors)]
 
 
 def _name_tokens(name: str) -> list[str]:
@@ -115,7 +147,7 @@ class SearchIndex:
         sequence: np.ndarray,
         starts: np.ndarray,
         acronyms: dict[str, Acronym],
-        splits: dict[str, tuple[str, ...]],
+        compounds: _Compounds,
         spelling: Counter[str],
     ) -> None:
         self.papers = papers
@@ -127,7 +159,7 @@ class SearchIndex:
         for acronym in acronyms.values():
             if acronym.long_phrase:
                 self._long_forms.setdefault(acronym.long_phrase[0], []).append(acronym)
-        self._splits = splits
+        self._compounds = compounds
         self._speller = SpellCorrector(spelling)
         order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
@@ -143,29 +175,24 @@ class SearchIndex:
     @classmethod
     def build(cls, papers: Sequence[Paper]) -> SearchIndex:
         papers = tuple(papers)
+        compounds = _Compounds.from_texts(f"{p.title} {p.plain_abstract}" for p in papers)
         builder = BM25Builder()
         sequence = array("i")
         starts = array("q")
         spelling: Counter[str] = Counter()
-        hyphenated: set[str] = set()
         for paper in papers:
-            fields = _fields(paper)
+            fields = compounds.fields(paper)
             builder.add(_bm25_tokens(fields))
             starts.append(len(sequence))
             for text in fields:
                 sequence.extend(builder.encode(t for word in text for t in word.parts))
                 sequence.append(_SEPARATOR)
-            content = f"{paper.title} {paper.plain_abstract}"
-            spelling.update(_SPELLING_WORD.findall(content.casefold()))
-            hyphenated.update(_HYPHENATED.findall(content))
+            spelling.update(
+                _SPELLING_WORD.findall(f"{paper.title} {paper.plain_abstract}".casefold())
+            )
         starts.append(len(sequence))
         for stopword in STOPWORDS.intersection(spelling):
             del spelling[stopword]
-        splits = {}
-        for word in hyphenated:
-            tokens = word_tokens(word)
-            if tokens.joined and len(tokens.parts) > 1:
-                splits.setdefault(tokens.joined, tokens.parts)
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         return cls(
             papers,
@@ -173,11 +200,15 @@ class SearchIndex:
             np.frombuffer(sequence, dtype=np.intc),
             np.frombuffer(starts, dtype=np.int64),
             acronyms,
-            splits,
+            compounds,
             spelling,
         )
 
     # --- lookups ----------------------------------------------------------------------------
+
+    def document_tokens(self, paper: Paper) -> list[str]:
+        """Exactly the token list the index holds for ``paper`` (to compare with rank-bm25)."""
+        return _bm25_tokens(self._compounds.fields(paper))
 
     def get(self, ref: str) -> Paper | None:
         """A paper by id, OpenReview id or OpenReview URL."""
@@ -273,24 +304,24 @@ class SearchIndex:
         reading_order: list[str] = []
         for span in parsed.words:
             if "$" in span.text or "\\" in span.text:
-                tokens = [word_tokens(w) for w in written_words(span.text)]
+                tokens = self._compounds.words(span.text)
             else:
                 tokens = []
                 for unit, start, end in unit_spans(span, WORD_PATTERN):
-                    unit_tokens = word_tokens(unit)
+                    unit_tokens = self._compounds.word(unit)
                     known = any(token in vocabulary for token in unit_tokens.tokens)
                     if unit_tokens.tokens and not known and unit.isalpha():
                         fix = self._speller.correct(unit)
                         if fix is not None:
                             replacements.append((start, end, fix))
-                            unit_tokens = word_tokens(fix)
+                            unit_tokens = self._compounds.word(fix)
                     tokens.append(unit_tokens)
             for unit_tokens in tokens:
                 plan.tokens.extend(unit_tokens.tokens)
                 reading_order.extend(unit_tokens.parts)
         plan.tokens.extend(self._expansions(plan.tokens, reading_order))
         for phrase in parsed.phrases:
-            plan.tokens.extend(analyze(phrase))
+            plan.tokens.extend(t for word in self._compounds.words(phrase) for t in word.tokens)
             plan.phrases.append((phrase, self._phrase_variants(phrase)))
         for phrase in parsed.excluded:
             plan.excluded.append((phrase, self._phrase_variants(phrase)))
@@ -324,16 +355,14 @@ class SearchIndex:
         return [t for t in extra if not (t in seen or seen.add(t))]
 
     def _phrase_variants(self, phrase: str) -> list[tuple[str, ...]]:
-        """Token sequences a phrase may appear as: ``auto-regressive`` as written, joined
-        (``autoregressive``) or split; an unhyphenated word also as the corpus hyphenates it."""
+        """Token sequences a phrase may appear as: split into its parts (as the index stores
+        every compound some paper hyphenates) or, for a hyphenated word no paper hyphenates,
+        joined (``self-play`` finds ``selfplay``)."""
         options: list[list[tuple[str, ...]]] = []
-        for word in written_words(phrase):
-            tokens = word_tokens(word)
+        for tokens in self._compounds.words(phrase):
             choices = [tokens.parts] if tokens.parts else []
             if tokens.joined:
                 choices.append((tokens.joined,))
-            if len(tokens.parts) == 1 and tokens.parts[0] in self._splits:
-                choices.append(self._splits[tokens.parts[0]])
             if choices:
                 options.append(choices)
         if not options:
@@ -343,7 +372,7 @@ class SearchIndex:
 
     def _distinctive_terms(self, doc: int) -> list[str]:
         """A paper's title and abstract terms with the highest BM25 weight in it."""
-        fields = _fields(self.papers[doc])
+        fields = self._compounds.fields(self.papers[doc])
         frequencies = Counter(_bm25_tokens(fields))
         content = {token for text in fields[:2] for word in text for token in word.tokens}
         weights = {t: self._bm25.weight(t, frequencies[t], doc) for t in content}
@@ -418,7 +447,7 @@ class SearchIndex:
         found: dict[str, None] = {}
         for text in (paper.title, paper.plain_abstract, *paper.authors):
             for word in written_words(text):
-                if not highlight.isdisjoint(word_tokens(word).tokens):
+                if not highlight.isdisjoint(self._compounds.word(word).tokens):
                     found.setdefault(word, None)
         return tuple(found)
 
