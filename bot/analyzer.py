@@ -12,7 +12,8 @@ meets the same word written another way. The steps, and why:
   with a digit are kept whole because ``GSM8K`` has no stem.
 - Acronym plurals are folded before stemming (``MLLMs`` → ``mllm``), which Snowball cannot do
   for vowel-less or upper-case acronyms (it keeps ``llms`` and ``sdes``).
-- ``-ification`` becomes ``-ify`` first, so ``sparsifying`` meets ``sparsification``.
+- ``-ification`` becomes ``-ify`` first, so ``sparsifying`` meets ``sparsification``, and
+  ``generalization`` keeps its own stem instead of Snowball's ``general``.
 - A hyphenated word yields its parts *and* the parts joined, so ``auto-regressive`` and
   ``autoregressive`` find each other in both directions.
 
@@ -52,6 +53,9 @@ _HYPHENS = re.compile(r"[-\u2010\u2011]")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _VOWELS = frozenset("aeiouy")
 _STEMMER = Stemmer.Stemmer("english")
+# Snowball stems "generalization" to "general", one of the commonest words in abstracts;
+# in machine learning the two mean different things, so the family keeps its own stem.
+_GENERALIZ = ("generaliz", "generalis")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,8 @@ def _term(piece: str) -> str | None:
         return None
     if folded.endswith("ification"):
         folded = folded[: -len("ification")] + "ify"
+    if folded.startswith(_GENERALIZ):
+        return "generaliz"
     return _STEMMER.stemWord(folded)
 
 

@@ -54,7 +54,8 @@ class ParsedQuery:
 
 
 def clean_query(raw: str) -> tuple[str, bool]:
-    """Drop control characters, NFKC-normalise (as the analyzer does) and unify quotes; cut very long input (true when cut)."""
+    """Drop control characters, NFKC-normalise (as the analyzer does), unify quotes, and cut
+    very long input (the flag says whether it was cut)."""
     text = unicodedata.normalize("NFKC", _CONTROL.sub(" ", raw)).translate(_SMART_QUOTES).strip()
     if len(text) > MAX_QUERY_CHARS:
         return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0], True

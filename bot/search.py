@@ -106,6 +106,14 @@ class _Compounds:
             self._cache[word] = found
         return found
 
+    def query_word(self, word: str) -> WordTokens:
+        """A query word scores its compound once: papers hold the joined token in every
+        spelling, so adding the parts too would count one concept three times."""
+        tokens = self.word(word)
+        if tokens.joined and tokens.joined in self._splits:
+            return WordTokens((tokens.joined,), None)
+        return tokens
+
     def words(self, text: str) -> list[WordTokens]:
         return [self.word(word) for word in written_words(text)]
 
@@ -155,9 +163,11 @@ class SearchIndex:
         self._sequence = sequence
         self._starts = starts
         self._acronyms = acronyms
+        # Long forms recognised in queries; one word ("out of distribution" is one word once
+        # stopwords go) would turn every mention of it into the acronym.
         self._long_forms: dict[str, list[Acronym]] = {}
         for acronym in acronyms.values():
-            if acronym.long_phrase:
+            if len(acronym.long_phrase) > 1:
                 self._long_forms.setdefault(acronym.long_phrase[0], []).append(acronym)
         self._compounds = compounds
         self._speller = SpellCorrector(spelling)
@@ -304,21 +314,20 @@ class SearchIndex:
         reading_order: list[str] = []
         for span in parsed.words:
             if "$" in span.text or "\\" in span.text:
-                tokens = self._compounds.words(span.text)
+                units = written_words(span.text)
             else:
-                tokens = []
+                units = []
                 for unit, start, end in unit_spans(span, WORD_PATTERN):
-                    unit_tokens = self._compounds.word(unit)
-                    known = any(token in vocabulary for token in unit_tokens.tokens)
-                    if unit_tokens.tokens and not known and unit.isalpha():
+                    known = any(token in vocabulary for token in word_tokens(unit).tokens)
+                    if word_tokens(unit).tokens and not known and unit.isalpha():
                         fix = self._speller.correct(unit)
                         if fix is not None:
                             replacements.append((start, end, fix))
-                            unit_tokens = self._compounds.word(fix)
-                    tokens.append(unit_tokens)
-            for unit_tokens in tokens:
-                plan.tokens.extend(unit_tokens.tokens)
-                reading_order.extend(unit_tokens.parts)
+                            unit = fix
+                    units.append(unit)
+            for unit in units:
+                plan.tokens.extend(self._compounds.query_word(unit).tokens)
+                reading_order.extend(word_tokens(unit).parts)
         plan.tokens.extend(self._expansions(plan.tokens, reading_order))
         for phrase in parsed.phrases:
             plan.tokens.extend(t for word in self._compounds.words(phrase) for t in word.tokens)
@@ -340,17 +349,22 @@ class SearchIndex:
         return plan
 
     def _expansions(self, tokens: list[str], reading_order: list[str]) -> list[str]:
-        """Long forms of acronyms in the query, and acronyms of long forms in it."""
+        """Long forms of acronyms in the query, and acronyms of long forms in it (only the
+        longest: "multimodal large language models" means MLLM, not also LLM)."""
         extra: list[str] = []
         for token in tokens:
             acronym = self._acronyms.get(token)
             if acronym is not None:
                 extra.extend(acronym.long_tokens)
+        spans: list[tuple[int, int, str]] = []
         for position, token in enumerate(reading_order):
             for acronym in self._long_forms.get(token, ()):
-                size = len(acronym.long_phrase)
-                if tuple(reading_order[position : position + size]) == acronym.long_phrase:
-                    extra.append(acronym.token)
+                end = position + len(acronym.long_phrase)
+                if tuple(reading_order[position:end]) == acronym.long_phrase:
+                    spans.append((position, end, acronym.token))
+        for start, end, token in spans:
+            if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
+                extra.append(token)
         seen = set(tokens)
         return [t for t in extra if not (t in seen or seen.add(t))]
 
