@@ -152,7 +152,7 @@ def _latex_to_unicode(fragment: str) -> str:
     try:
         text = _LATEX.latex_to_text(fragment)
     except Exception:
-        text = re.sub(r"\\[a-zA-Z]+\*?|[\\{}]", " ", fragment)
+        text = re.sub(r"\\[a-zA-Z]+\*?|[\\{}$]", " ", fragment)
     return text.replace("\\", "")
 
 
@@ -181,6 +181,20 @@ def _script_text(kind: str, content: str) -> str:
     if len(content) > 1:
         return f"{kind}({content})"
     return f"{kind}{content}"
+
+
+_LOPSIDED_OPERATOR = re.compile(
+    r"(?<=\S)([\u00b1\u00d7\u2190-\u21ff\u2200-\u22ff])(?=\s)"
+    r"|(?<=\s)([\u00b1\u00d7\u2190-\u21ff\u2200-\u22ff])(?=\S)"
+)
+
+
+def _space_operators(math: str) -> str:
+    """Space an operator evenly when the source spaced one side only (``8.67\\%\\sim 50.85``).
+
+    pylatexenc keeps the source's spacing; suffix operators (``2.62\\times``) stay attached.
+    """
+    return _LOPSIDED_OPERATOR.sub(lambda match: f" {match.group(0)} ", math)
 
 
 def _closing_brace(text: str, start: int) -> int:
@@ -242,16 +256,16 @@ def _repair_double_backslashes(text: str) -> str:
 
 # --- the parser -----------------------------------------------------------------------------
 
-_URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^]+"
+_URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^$*]+"
 _BARE_URL = re.compile(_URL_BODY)
 _TEXT_TOKEN = re.compile(
     r"\[(?P<label>[^\]\n]*)\]\((?P<target>" + _URL_BODY + r")\)"
     r"|(?P<url>" + _URL_BODY + r")"
     r"|``(?P<quoted>[^`]*?)''"
-    r"|\$\$(?P<display_math>.+?)\$\$"
+    r"|\$\$(?P<display_math>[^$]+?)\$\$"
     r"|\$(?P<math>[^$]+?)\$"
-    r"|\*\*(?P<bold>(?=\S)[^*]*?\S|\S)\*\*"
-    r"|(?<![*\w])\*(?P<italic>(?=[^\s*])[^*]*?[^\s*]|[^\s*])\*(?![*\w])"
+    r"|\*\*(?P<bold>[^*\s](?:[^*]*?[^*\s])?)\*\*"
+    r"|(?<![*\w])\*(?P<italic>[^*\s](?:[^*]*?[^*\s])?)\*(?![*\w])"
     r"|`(?P<code>[^`\n]+)`"
     r"|(?P<group>\{)(?=[$\\])"
     r"|(?P<backslash>\\)"
@@ -272,19 +286,23 @@ def _parse_macro(text: str, start: int, math: bool) -> tuple[list[_Node], int]:
             return [_Text(symbol)], end
         if symbol in _ACCENTS:
             argument = _brace_argument(text, end)
-            end = argument[1] if argument else min(end + 1, len(text))
+            if argument is not None:
+                end = argument[1]
+            elif text[end : end + 1].isalpha():
+                end += 1
+            else:
+                return [], end
         return [_Text(_latex_to_unicode(text[start:end]))], end
     if name == "url":
         argument = _brace_argument(text, end)
         if argument is not None:
-            url = argument[0].strip()
-            return [_Link(url, ())], argument[1]
+            return _link(argument[0], ()), argument[1]
     if name == "href":
         target = _brace_argument(text, end)
         if target is not None:
             label = _brace_argument(text, target[1])
             if label is not None:
-                return [_Link(target[0].strip(), tuple(_parse(label[0], math)))], label[1]
+                return _link(target[0], tuple(_parse(label[0], math))), label[1]
     if name in _FORMAT_MACROS:
         argument = _brace_argument(text, end)
         if argument is not None:
@@ -307,9 +325,8 @@ def _parse_math(text: str) -> list[_Node]:
             fragment = "".join(pending)
             pending.clear()
             if "\\" in fragment or "{" in fragment:
-                nodes.append(_Text(_latex_to_unicode(fragment)))
-            else:
-                nodes.append(_Text(fragment))
+                fragment = _latex_to_unicode(fragment)
+            nodes.append(_Text(_space_operators(fragment)))
 
     index = 0
     while index < len(text):
@@ -363,9 +380,7 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
         return _parse_math(text)
     nodes: list[_Node] = []
     position = 0
-    for match in _TEXT_TOKEN.finditer(text):
-        if match.start() < position:
-            continue
+    while (match := _TEXT_TOKEN.search(text, position)) is not None:
         if match.start() > position:
             nodes.append(_Text(text[position : match.start()]))
         position = match.end()
@@ -374,14 +389,11 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
             label = match.group("label").strip().strip("`").strip()
             target = match.group("target")
             children = () if _same_url(label, target) else tuple(_parse(label))
-            nodes.append(_Link(target, children))
+            nodes.extend(_link(target, children))
         elif kind == "url":
-            url = match.group("url")
-            trimmed = _trim_url(url)
-            nodes.append(_Link(trimmed, ()))
-            position = match.start() + len(trimmed)
-            if trimmed.endswith(".git") is False and url[len(trimmed) :].startswith(".git"):
-                position += len(".git")
+            url = match.group("url").rstrip(_TRAILING_URL_PUNCTUATION)
+            nodes.extend(_link(url, ()))
+            position = match.start() + len(url)
         elif kind == "quoted":
             nodes.extend([_Text("“"), *_parse(match.group("quoted")), _Text("”")])
         elif kind in ("math", "display_math"):
@@ -393,9 +405,9 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
         elif kind == "code":
             code = match.group("code").strip()
             if _BARE_URL.fullmatch(code):
-                nodes.append(_Link(_trim_url(code), ()))
+                nodes.extend(_link(code, ()))
             else:
-                nodes.append(_Styled("code", (_Text(code),)))
+                nodes.append(_Styled("code", tuple(_parse(code))))
         elif kind == "group":
             end = _closing_brace(text, match.start())
             if end < 0:
@@ -415,12 +427,23 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
 _TRAILING_URL_PUNCTUATION = ".,;:!?'\"*_~"
 
 
-def _trim_url(url: str) -> str:
-    """A URL as written in prose, without the sentence's punctuation or a ``.git`` suffix."""
-    url = url.rstrip(_TRAILING_URL_PUNCTUATION)
-    if url.endswith(".git"):
-        url = url[: -len(".git")].rstrip(_TRAILING_URL_PUNCTUATION)
-    return url
+_SCHEMELESS_URL = re.compile(r"(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:/\S*)?", re.IGNORECASE)
+
+
+def _link(target: str, children: tuple[_Node, ...]) -> list[_Node]:
+    """A link node for an http(s) target; the label alone when the target is not a URL.
+
+    The URL loses the sentence's punctuation, a clone suffix (``RiemGCP.git.`` → ``RiemGCP``)
+    and a trailing slash after a path, so the same repository is one link however written.
+    """
+    url = target.strip().rstrip(_TRAILING_URL_PUNCTUATION).removesuffix(".git")
+    if not url.startswith(("http://", "https://")):
+        if not _SCHEMELESS_URL.fullmatch(url):
+            return list(children) or _parse(target)
+        url = "https://" + url
+    if urlsplit(url).path not in ("", "/"):
+        url = url.rstrip("/")
+    return [_Link(url, children)]
 
 
 def _same_url(first: str, second: str) -> bool:
@@ -469,8 +492,7 @@ def _plain(nodes: Iterable[_Node]) -> str:
 def _links(nodes: Iterable[_Node], found: dict[str, None]) -> None:
     for node in nodes:
         if isinstance(node, _Link):
-            if node.url.startswith(("http://", "https://")):
-                found.setdefault(node.url.rstrip("/") if node.url.count("/") > 3 else node.url)
+            found.setdefault(node.url)
         elif isinstance(node, _Styled | _Script):
             _links(node.children, found)
 
@@ -514,11 +536,13 @@ def _display_text(text: str) -> str:
     return escape_mrkdwn(text.replace("*", _ASTERISK_OPERATOR))
 
 
+# Characters that would end a Slack link early or trip the display checks, percent-encoded.
+_URL_UNSAFE = str.maketrans({char: f"%{ord(char):02X}" for char in "|<>$*\\ "})
+
+
 def _display_link(link: _Link) -> str:
     label = normalise_whitespace(_plain(link.children)).replace("|", "¦")
-    if not link.url.startswith(("http://", "https://")):
-        return escape_mrkdwn(f"{label} ({link.url})" if label else link.url)
-    url = escape_mrkdwn(link.url.replace("|", "%7C").replace("<", "%3C").replace(">", "%3E"))
+    url = escape_mrkdwn(link.url.translate(_URL_UNSAFE))
     return f"<{url}|{escape_mrkdwn(label)}>" if label else f"<{url}>"
 
 
@@ -568,12 +592,20 @@ def _display(nodes: list[_Node]) -> str:
         inside = "".join(texts[start + 1 : index])
         if inside.strip() and not before.isalnum() and not after.isalnum():
             kept.add(part.pair)
-    return normalise_whitespace(
-        "".join(
-            part.char if isinstance(part, _Marker) and part.pair in kept else texts[index]
-            for index, part in enumerate(parts)
-        )
-    )
+    tokens: list[str | tuple[str, bool]] = []
+    for index, part in enumerate(parts):
+        if not isinstance(part, _Marker):
+            if texts[index]:
+                tokens.append(texts[index])
+        elif part.pair in kept:
+            closing = opened[part.pair] != index
+            previous = tokens[-1] if tokens else None
+            if not closing and previous == (part.char, True):
+                tokens.pop()  # two adjacent runs of one style (``**a****b**``) become one
+                continue
+            tokens.append((part.char, closing))
+    output = [token if isinstance(token, str) else token[0] for token in tokens]
+    return normalise_whitespace("".join(output))
 
 
 def clean_text(raw: str) -> CleanText:
@@ -678,7 +710,11 @@ _NAMED_OBJECT = re.compile(
     r"(?:\s*(?:,|:|-|—|--)\s*(?P<what>(?:a|an|the)\s.+))?",
 )
 _MAX_WORDS_BEFORE_NAME = 8
-_PREPOSITIONS = frozenset({"for", "of", "in", "on", "with", "to", "from", "by", "via", "as"})
+# An acronym right after one of these words names the field or a part, not the contribution:
+# "an approach for Text-to-Image (T2I)", "imitation learning and reinforcement learning (RL)".
+_NOT_INTRODUCING = frozenset(
+    {"for", "of", "in", "on", "with", "to", "from", "by", "via", "and", "or"}
+)
 _HEADLINE_WORDS = 12
 
 
@@ -731,8 +767,8 @@ def _introduced_name(after_verb: str) -> str | None:
         if phrase is None or phrase.casefold() == match.group(1).casefold():
             continue
         before = words[: len(words) - len(phrase.split())]
-        if before and before[-1].lower() in _PREPOSITIONS:
-            continue  # "an approach for Text-to-Image (T2I)": the field, not the method
+        if before and before[-1].lower() in _NOT_INTRODUCING:
+            continue
         if len(before) <= _MAX_WORDS_BEFORE_NAME:
             return f"{match.group(1)}: {phrase}"
         break
