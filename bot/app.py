@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,10 +60,17 @@ class Services:
 
 
 def build_services(
-    settings: Settings, client: WebClient, *, clock: Clock = system_clock
+    settings: Settings,
+    client: WebClient,
+    *,
+    clock: Clock = system_clock,
+    corpus: LoadedCorpus | None = None,
 ) -> Services:
-    """Load the corpus, build the index, open the store; ``client`` posts the daily paper."""
-    corpus = load_corpus(settings.corpus)
+    """Load the corpus (unless given), build the index, open the store.
+
+    ``client`` is what the daily paper is posted with.
+    """
+    corpus = corpus or load_corpus(settings.corpus)
     index = SearchIndex.build(corpus.papers)
     store = Store(settings.database_url, clock)
     digest = DigestService(store, index, client, settings, clock=clock)
@@ -76,12 +84,14 @@ def build_app(
     client: WebClient,
     *,
     process_before_response: bool = False,
+    listener_executor: Executor | None = None,
 ) -> App:
     """The Bolt app with every listener registered; ``client`` carries the bot token.
 
     ``process_before_response`` is off for HTTP so the ack goes back at once and the work
     runs on Bolt's thread pool; the shell turns it on so a reply is complete when dispatch
     returns. Requests are verified whenever a signing secret is set (HTTP and the shell).
+    ``listener_executor`` defaults to Bolt's own thread pool.
     """
     secret = settings.slack_signing_secret
     app = App(
@@ -89,6 +99,7 @@ def build_app(
         signing_secret=secret or "",
         process_before_response=process_before_response,
         request_verification_enabled=bool(secret),
+        listener_executor=listener_executor,
     )
     register_all(app, answers)
     return app

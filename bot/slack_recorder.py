@@ -5,11 +5,12 @@ against it in-process: the shell's "Slack" and the tests' "Slack" are the same o
 what the shell shows and what the tests assert cannot drift apart.
 
 Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
-``chat.update``, ``conversations.replies``, ``conversations.history``, ``users.info``; any
-other method answers ``unknown_method``. Slash-command and action replies are posted to
-``response_url(...)`` addresses (``POST /response/<id>``), recorded under the method name
-``RESPONSE_URL``. Faults are scriptable per method (``fail_next``) so tests can exercise
-rate limits, server errors and Slack errors such as ``not_in_channel``.
+``chat.update``, ``conversations.replies``, ``conversations.history``, ``users.info`` and
+``apps.connections.open`` (for Socket Mode); any other method answers ``unknown_method``.
+Slash-command and action replies are posted to ``response_url(...)`` addresses
+(``POST /response/<id>``), recorded under the method name ``RESPONSE_URL``. Faults are
+scriptable per method (``fail_next``) so tests can exercise rate limits, server errors and
+Slack errors such as ``not_in_channel``.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class SlackRecorder:
         self._messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._ts_counter = itertools.count(1)
         self._response_ids = itertools.count(1)
+        self.socket_mode_url: str | None = None
+        """What ``apps.connections.open`` hands out: a local WebSocket server's URL."""
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -255,6 +258,7 @@ class SlackRecorder:
             "conversations.replies": self._replies,
             "conversations.history": self._history,
             "users.info": self._users_info,
+            "apps.connections.open": self._connections_open,
         }
         if method == RESPONSE_URL:
             return {"ok": True}
@@ -360,6 +364,11 @@ class SlackRecorder:
             "has_more": has_more,
             "response_metadata": {"next_cursor": str(offset + limit) if has_more else ""},
         }
+
+    def _connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.socket_mode_url is None:
+            return {"ok": False, "error": "socket_mode_not_enabled"}
+        return {"ok": True, "url": self.socket_mode_url}
 
     def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
         user = str(args.get("user"))
