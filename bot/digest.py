@@ -61,7 +61,6 @@ BACKOFF = (5.0, 15.0, 45.0)
 MAX_WAIT = 60.0
 RETRY_LATER = timedelta(minutes=10)
 HISTORY_PAGES = 5
-HISTORY_MARGIN = timedelta(minutes=5)
 
 Status = Literal[
     "posted",
@@ -345,11 +344,12 @@ class DigestService:
         outcomes = []
         for sub in self.active_subscriptions():
             self._log_missed_days(sub)
-            if self._is_due(sub):
+            if self.is_due(sub):
                 outcomes.append(self.serve(sub.channel))
         return outcomes
 
-    def _is_due(self, sub: ChannelSubscription) -> bool:
+    def is_due(self, sub: ChannelSubscription) -> bool:
+        """Today is a post day and its time has come (posted or not)."""
         now = self._clock()
         day = sub.schedule.local_date(now)
         return sub.schedule.posts_on(day) and now >= sub.schedule.instant_on(day)
@@ -388,7 +388,7 @@ class DigestService:
         day = schedule.local_date(now)
         if sub.paused_reason:
             return DigestOutcome(channel, day, "paused", f"paused ({sub.paused_reason})")
-        if not force and not self._is_due(sub):
+        if not force and not self.is_due(sub):
             return DigestOutcome(channel, day, "not_due", "not due yet today")
         claim = self._store.digest_claim(channel, day)
         if claim is not None and claim.state == POSTED:
@@ -437,7 +437,7 @@ class DigestService:
         waits = [*BACKOFF, None]
         for wait in waits:
             if maybe_sent:
-                found = self._find_post(channel, day, claim.claimed_at)
+                found = self._find_post(channel, day)
                 if found is not None:
                     self._store.record_post(channel, day, found, self.owner)
                     log.info("found the %s post already in %s (ts %s)", day, channel, found)
@@ -519,23 +519,20 @@ class DigestService:
             raise _Transient(f"network error: {error}", maybe_sent=True) from None
         return str(response["ts"])
 
-    def _find_post(self, channel: str, day: date, since: datetime) -> str | None:
-        """The ``ts`` of this day's post if it is already in the channel (metadata match)."""
+    def _find_post(self, channel: str, day: date) -> str | None:
+        """The ``ts`` of this day's post if it is already in the channel (metadata match).
+
+        Only the newest messages are read: an unrecorded post is at most a lease old.
+        """
         client = self._require_client()
         cursor = None
         for _page in range(HISTORY_PAGES):
             try:
                 response = client.conversations_history(
-                    channel=channel,
-                    oldest=f"{(since - HISTORY_MARGIN).timestamp():.6f}",
-                    include_all_metadata=True,
-                    limit=200,
-                    cursor=cursor,
+                    channel=channel, include_all_metadata=True, limit=200, cursor=cursor
                 )
             except (SlackApiError, URLError, OSError) as error:
-                log.warning(
-                    "could not read %s's history to find the %s post: %s", channel, day, error
-                )
+                log.warning("could not read %s's history to find its post: %s", channel, error)
                 return None
             for found in response.get("messages", []):
                 if _is_digest_post(found, day):
