@@ -1,0 +1,151 @@
+"""``python -m bot search``: the search layer from a terminal, for people and for scripts.
+
+Readable output is for a person trying queries; ``--json`` prints only hits, one JSON array
+per query, and with ``-`` reads one query per line from standard input, flushing after each
+line so an evaluation script can drive one long-lived process (the index is built once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from bot.corpus import CorpusError, load_corpus
+from bot.search import Hit, SearchIndex, SearchResult
+from bot.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+_VALUE_OPTIONS = {"-k", "--limit", "--offset", "--corpus"}
+_FLAG_OPTIONS = {"--json", "-h", "--help"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot search",
+        description="Search the papers. The query is everything after the options "
+        '(use -- before a query that starts with "-"); "-" reads one query per line '
+        "from standard input.",
+        epilog='Query language: words, "quoted phrases", -word, author:name, a paper id or '
+        "OpenReview URL, like:ID.",
+    )
+    parser.add_argument("-k", "--limit", type=int, default=5, help="hits to show (default 5)")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many hits first")
+    parser.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    parser.add_argument(
+        "--corpus", help="seeds, catalogue or a path (default: PAPERBOT_CORPUS or seeds)"
+    )
+    return parser
+
+
+def _is_short_limit(arg: str) -> bool:
+    return arg.startswith("-k") and arg[2:].isdigit()
+
+
+def _split_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Options first, then the query: everything from the first non-option word on (or after
+    ``--``) is the query, so ``-diffusion`` in it is not mistaken for an option."""
+    options: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            return options, list(argv[index + 1 :])
+        name = arg.split("=", 1)[0]
+        if arg in _VALUE_OPTIONS:
+            options.extend(argv[index : index + 2])
+            index += 2
+        elif (
+            name in _VALUE_OPTIONS
+            or arg in _FLAG_OPTIONS
+            or (arg.startswith("-k") and arg[2:].isdigit())
+        ):
+            options.append(arg)
+            index += 1
+        else:
+            break
+    return options, list(argv[index:])
+
+
+def hit_json(hit: Hit, rank: int) -> dict[str, object]:
+    paper = hit.paper
+    return {
+        "rank": rank,
+        "id": paper.id,
+        "title": paper.title,
+        "score": hit.score,
+        "abstract": paper.abstract,
+        "url": paper.url,
+        "code_urls": list(paper.code_urls),
+        "matched_terms": list(hit.matched_terms),
+    }
+
+
+def result_json(result: SearchResult) -> str:
+    hits = [hit_json(hit, result.offset + i) for i, hit in enumerate(result.hits, start=1)]
+    return json.dumps(hits, ensure_ascii=False)
+
+
+def result_text(result: SearchResult) -> str:
+    lines: list[str] = []
+    if result.similar_to is not None:
+        lines.append(f"Papers like: {result.similar_to.title}")
+    if result.corrected_query:
+        lines.append(f"Showing results for: {result.corrected_query}")
+    if result.notice:
+        lines.append(result.notice)
+    for rank, hit in enumerate(result.hits, start=result.offset + 1):
+        paper = hit.paper
+        score = "" if hit.score is None else f"  score {hit.score:.2f}"
+        lines.append(f"{rank}. {paper.title}  [{paper.status or 'status unknown'}]{score}")
+        if paper.tldr:
+            lines.append(f"   TL;DR: {paper.tldr}")
+        lines.append(f"   {paper.url or 'no OpenReview link'}")
+        if paper.code_urls:
+            lines.append(f"   code: {' '.join(paper.code_urls)}")
+        if hit.matched_terms:
+            lines.append(f"   matched: {', '.join(hit.matched_terms)}")
+    if result.hits:
+        shown = f"{result.offset + 1}-{result.offset + len(result.hits)}"
+        lines.append(f"({shown} of {result.total} matching papers)")
+    return "\n".join(lines)
+
+
+def _answer(index: SearchIndex, query: str, args: argparse.Namespace, out: TextIO) -> None:
+    result = index.search(query, limit=args.limit, offset=args.offset)
+    out.write((result_json(result) if args.json else result_text(result)) + "\n")
+    out.flush()
+
+
+def main(argv: Sequence[str], settings: Settings, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    options, words = _split_options(argv)
+    args = _parser().parse_args(options)
+    if args.limit < 0 or args.offset < 0:
+        print("paperbot search: -k and --offset must not be negative", file=sys.stderr)
+        return 2
+    try:
+        corpus = load_corpus(args.corpus or settings.corpus)
+    except CorpusError as error:
+        print(f"paperbot search: {error}", file=sys.stderr)
+        return 2
+    for problem in corpus.problems:
+        logger.warning("corpus: %s", problem)
+    index = SearchIndex.build(corpus.papers)
+    if words == ["-"]:
+        for line in sys.stdin:
+            query = line.strip()
+            if not query:
+                out.write(("[]" if args.json else "") + "\n")
+                out.flush()
+                continue
+            _answer(index, query, args, out)
+            if not args.json:
+                out.write("\n")
+        return 0
+    _answer(index, " ".join(words), args, out)
+    return 0
