@@ -1,0 +1,170 @@
+"""Running the paper of the day inside the bot process with APScheduler.
+
+One job per subscribed channel, whose trigger asks ``bot.subscriptions`` for the next post
+instant, so the DST rules live in one place. The scheduler only decides *when to try*:
+whether to post is decided by ``DigestService.serve`` under the database claim, so a job
+that fires twice, late, or in several replicas at once still posts once.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.date import DateTrigger
+
+from bot.clock import Clock, system_clock
+from bot.digest import DigestOutcome, DigestService
+from bot.subscriptions import Schedule
+
+log = logging.getLogger(__name__)
+
+MISFIRE_GRACE = timedelta(hours=24)
+"""Run a late job rather than drop it: ``serve`` itself refuses once the local day is over."""
+
+CATCH_UP_JOB = "digest-catch-up"
+
+
+class DigestTrigger(BaseTrigger):
+    """Fires at each post instant of a ``Schedule`` (DST-safe, one fire per local date)."""
+
+    __slots__ = ("schedule",)
+
+    def __init__(self, schedule: Schedule) -> None:
+        self.schedule = schedule
+
+    def get_next_fire_time(
+        self, previous_fire_time: datetime | None, now: datetime
+    ) -> datetime | None:
+        if previous_fire_time is not None:
+            return self.schedule.next_run(previous_fire_time)
+        return self.schedule.next_run(now - timedelta(microseconds=1))
+
+    def __str__(self) -> str:
+        return f"digest[{self.schedule.describe()}]"
+
+
+def job_id(channel: str) -> str:
+    return f"digest:{channel}"
+
+
+def _retry_job_id(channel: str) -> str:
+    return f"digest-retry:{channel}"
+
+
+class DigestScheduler:
+    """APScheduler jobs for every active subscription, kept in step with the service.
+
+    ``DigestScheduler(service)`` builds a ``BackgroundScheduler``; ``start()`` adds the jobs
+    and runs a catch-up for posts that fell due while the bot was down; ``stop()`` shuts it
+    down. The service notifies it when a subscription changes. ``scheduler`` and ``clock``
+    are for tests.
+    """
+
+    def __init__(
+        self,
+        service: DigestService,
+        *,
+        scheduler: BaseScheduler | None = None,
+        clock: Clock = system_clock,
+    ) -> None:
+        self._service = service
+        self._clock = clock
+        self._scheduler = scheduler or BackgroundScheduler(
+            timezone=UTC,
+            job_defaults={
+                "coalesce": True,
+                "max_instances": 1,
+                "misfire_grace_time": int(MISFIRE_GRACE.total_seconds()),
+            },
+        )
+        service.add_listener(self.refresh)
+
+    @property
+    def running(self) -> bool:
+        return self._scheduler.running
+
+    def start(self) -> None:
+        self._scheduler.start()
+        for sub in self._service.active_subscriptions():
+            self._add(sub.channel, sub.schedule)
+        self._scheduler.add_job(
+            self._catch_up,
+            DateTrigger(run_date=self._clock()),
+            id=CATCH_UP_JOB,
+            replace_existing=True,
+        )
+        log.info("digest scheduler started with %d subscription(s)", len(self.next_runs()))
+
+    def stop(self) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=False)
+
+    def next_runs(self) -> dict[str, datetime]:
+        """Each subscribed channel's next scheduled post."""
+        return self._pending(job_id(""))
+
+    def retries(self) -> dict[str, datetime]:
+        """Channels with an extra attempt pending (busy claim, failed post), and when."""
+        return self._pending(_retry_job_id(""))
+
+    def _pending(self, prefix: str) -> dict[str, datetime]:
+        return {
+            job.id.removeprefix(prefix): job.next_run_time
+            for job in self._scheduler.get_jobs()
+            if job.id.startswith(prefix) and job.next_run_time is not None
+        }
+
+    def refresh(self, channel: str) -> None:
+        """Re-read one channel's subscription: add, move or drop its job.
+
+        A subscription whose time already passed today, unposted, is served at once, so
+        ``/paper subscriptions`` saying "today" is true whether or not the bot restarts.
+        """
+        self._remove(job_id(channel))
+        self._remove(_retry_job_id(channel))
+        sub = self._service.subscription(channel)
+        if sub is None or sub.paused_reason is not None:
+            log.info("no digest job for %s any more", channel)
+            return
+        self._add(channel, sub.schedule)
+        if self._service.is_due(sub):
+            self._retry_at(channel, self._clock())
+
+    def _add(self, channel: str, schedule: Schedule) -> None:
+        self._scheduler.add_job(
+            self._run,
+            DigestTrigger(schedule),
+            args=[channel],
+            id=job_id(channel),
+            name=f"paper of the day in {channel}",
+            replace_existing=True,
+        )
+
+    def _remove(self, identifier: str) -> None:
+        if self._scheduler.get_job(identifier) is not None:
+            self._scheduler.remove_job(identifier)
+
+    def _retry_at(self, channel: str, when: datetime) -> None:
+        self._scheduler.add_job(
+            self._run,
+            DateTrigger(run_date=when),
+            args=[channel],
+            id=_retry_job_id(channel),
+            replace_existing=True,
+        )
+
+    def _run(self, channel: str) -> None:
+        self._follow_up(self._service.serve(channel))
+
+    def _catch_up(self) -> None:
+        for outcome in self._service.serve_due():
+            self._follow_up(outcome)
+
+    def _follow_up(self, outcome: DigestOutcome) -> None:
+        log.info("digest for %s: %s", outcome.channel, outcome.detail)
+        if outcome.retry_at is not None:
+            self._retry_at(outcome.channel, outcome.retry_at)

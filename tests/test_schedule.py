@@ -1,0 +1,188 @@
+"""The APScheduler jobs: DST-safe fire times, job options, changes, catch-up and retries."""
+
+from __future__ import annotations
+
+import threading
+import time as time_module
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from bot.corpus import load_corpus
+from bot.digest import LEASE, DigestService
+from bot.schedule import DigestScheduler, DigestTrigger, job_id
+from bot.search import SearchIndex
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.slack_recorder import SlackRecorder
+from bot.store import Store
+from bot.subscriptions import Schedule
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def berlin(*args: int) -> datetime:
+    return datetime(*args, tzinfo=BERLIN).astimezone(UTC)
+
+
+def fire_times(trigger: DigestTrigger, now: datetime, count: int) -> list[datetime]:
+    """What APScheduler would ask the trigger: first from ``now``, then from each fire."""
+    times = [trigger.get_next_fire_time(None, now)]
+    while len(times) < count:
+        times.append(trigger.get_next_fire_time(times[-1], now))
+    return times
+
+
+def test_the_trigger_keeps_local_nine_across_spring_forward() -> None:
+    trigger = DigestTrigger(Schedule(time(9, 0), BERLIN, "daily"))
+    times = fire_times(trigger, berlin(2025, 3, 29, 8, 0), 3)
+    assert times == [
+        berlin(2025, 3, 29, 9, 0),
+        berlin(2025, 3, 30, 9, 0),
+        berlin(2025, 3, 31, 9, 0),
+    ]
+    assert [moment - times[0] for moment in times[1:]] == [timedelta(hours=23), timedelta(hours=47)]
+
+
+def test_the_trigger_fires_once_on_the_gap_and_once_on_the_repeat() -> None:
+    trigger = DigestTrigger(Schedule(time(2, 30), BERLIN, "daily"))
+    spring = fire_times(trigger, berlin(2025, 3, 29, 12, 0), 2)
+    assert [moment.astimezone(BERLIN).strftime("%d %H:%M") for moment in spring] == [
+        "30 03:00",
+        "31 02:30",
+    ]
+    autumn = fire_times(trigger, berlin(2025, 10, 25, 12, 0), 2)
+    assert [moment.astimezone(BERLIN).date() for moment in autumn] == [
+        date(2025, 10, 26),
+        date(2025, 10, 27),
+    ]
+
+
+def test_the_trigger_fires_at_once_when_started_exactly_on_time() -> None:
+    trigger = DigestTrigger(Schedule(time(9, 0), ZoneInfo("UTC"), "weekdays"))
+    friday_nine = datetime(2025, 3, 28, 9, 0, tzinfo=UTC)
+    assert trigger.get_next_fire_time(None, friday_nine) == friday_nine
+    assert trigger.get_next_fire_time(friday_nine, friday_nine) == datetime(
+        2025, 3, 31, 9, 0, tzinfo=UTC
+    )
+
+
+@pytest.fixture(scope="module")
+def index() -> SearchIndex:
+    return SearchIndex.build(load_corpus("seeds").papers)
+
+
+@pytest.fixture(scope="module")
+def recorder() -> Iterator[SlackRecorder]:
+    with SlackRecorder() as running:
+        yield running
+
+
+@pytest.fixture
+def channel(request: pytest.FixtureRequest, recorder: SlackRecorder) -> str:
+    recorder.clear()
+    return f"S{abs(hash(request.node.nodeid)):X}"[:12]
+
+
+@pytest.fixture
+def store(tmp_path) -> Iterator[Store]:
+    opened = Store(f"sqlite:///{tmp_path / 'paperbot.db'}")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def service(store, index, recorder) -> DigestService:
+    return DigestService(store, index, make_web_client("xoxb-test", recorder.base_url), Settings())
+
+
+@pytest.fixture
+def scheduler(service) -> Iterator[DigestScheduler]:
+    built = DigestScheduler(service)
+    yield built
+    built.stop()
+
+
+def posts(recorder: SlackRecorder, channel: str) -> list:
+    return [
+        call for call in recorder.calls_to("chat.postMessage") if call.args["channel"] == channel
+    ]
+
+
+def test_jobs_follow_subscribe_unsubscribe_with_the_expected_options(
+    service, scheduler, channel
+) -> None:
+    with time_machine.travel(berlin(2025, 3, 28, 10, 0), tick=False):
+        scheduler.start()
+        assert channel not in scheduler.next_runs()
+        service.subscribe(channel, "9:00 Europe/Berlin daily")
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 29, 9, 0)
+        service.subscribe(channel, "11:30 Europe/Berlin daily")
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 28, 11, 30)
+        job = scheduler._scheduler.get_job(job_id(channel))
+        assert (job.coalesce, job.max_instances) == (True, 1)
+        assert job.misfire_grace_time >= 3600
+        service.unsubscribe(channel)
+        assert channel not in scheduler.next_runs()
+
+
+def test_the_job_posts_at_the_scheduled_instant(service, scheduler, recorder, channel) -> None:
+    service.subscribe(channel, "9:00 Europe/Berlin daily")
+    with time_machine.travel(berlin(2025, 3, 29, 8, 59, 59, 500000), tick=True):
+        scheduler.start()
+        assert posts(recorder, channel) == []
+        [post] = recorder.wait_for(
+            "chat.postMessage", where=lambda call: call.args["channel"] == channel
+        )
+        assert "Saturday 29 March 2025" in post.blocks[0]["text"]["text"]
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 30, 9, 0)
+
+
+def test_start_catches_up_a_post_missed_today(service, scheduler, recorder, channel) -> None:
+    service.subscribe(channel, "9:00 Europe/Berlin")
+    with time_machine.travel(berlin(2025, 3, 28, 15, 0), tick=True):
+        scheduler.start()
+        recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 31, 9, 0)
+    assert len(posts(recorder, channel)) == 1
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Poll a condition the scheduler's threads will make true (monotonic time is real)."""
+    deadline = time_module.monotonic() + timeout
+    while not condition():
+        if time_module.monotonic() > deadline:
+            raise TimeoutError("the scheduler did not get there in time")
+        threading.Event().wait(0.01)
+
+
+def test_a_claim_held_elsewhere_gets_a_retry_after_its_lease(
+    service, scheduler, store, recorder, channel
+) -> None:
+    service.subscribe(channel, "9:00 Europe/Berlin")
+    with time_machine.travel(berlin(2025, 3, 28, 9, 0, 30), tick=False):
+        store.claim_digest(
+            channel,
+            date(2025, 3, 28),
+            paper_id="x",
+            round=0,
+            position=1,
+            pool_size=76,
+            owner="crashed-replica",
+            lease=LEASE,
+        )
+        scheduler.start()
+        wait_until(lambda: channel in scheduler.retries())
+        assert scheduler.retries()[channel] == berlin(2025, 3, 28, 9, 0, 30) + LEASE
+    assert posts(recorder, channel) == []
+
+
+def test_subscribing_after_todays_time_posts_today(service, scheduler, recorder, channel) -> None:
+    with time_machine.travel(berlin(2025, 3, 28, 12, 0), tick=True):
+        scheduler.start()
+        service.subscribe(channel, "9:00 Europe/Berlin")
+        recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 31, 9, 0)
