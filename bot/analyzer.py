@@ -52,6 +52,7 @@ WORD_PATTERN = re.compile(r"[^\W_]+(?:[-\u2010\u2011.'\u2019][^\W_]+)*")
 _HYPHENS = re.compile(r"[-\u2010\u2011]")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _VOWELS = frozenset("aeiouy")
+_DIGIT = re.compile(r"\d")
 _STEMMER = Stemmer.Stemmer("english")
 # Snowball stems "generalization" to "general", one of the commonest words in abstracts;
 # in machine learning the two mean different things, so the family keeps its own stem.
@@ -61,14 +62,16 @@ _GENERALIZ = ("generaliz", "generalis")
 @dataclass(frozen=True, slots=True)
 class WordTokens:
     """What one written word contributes: ``parts`` in reading order (used for phrases) and,
-    for hyphenated words, ``joined`` (indexed as well, so either spelling matches)."""
+    for hyphenated words, ``joined`` (indexed as well, so either spelling matches);
+    ``tokens`` is both, stored because indexing reads it for every word of the corpus."""
 
     parts: tuple[str, ...]
     joined: str | None
+    tokens: tuple[str, ...]
 
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        return (*self.parts, self.joined) if self.joined else self.parts
+    @classmethod
+    def of(cls, parts: tuple[str, ...], joined: str | None) -> WordTokens:
+        return cls(parts, joined, (*parts, joined) if joined else parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ def _term(piece: str) -> str | None:
     folded = _fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")).casefold()
     if not folded or folded in STOPWORDS:
         return None
-    if any(c.isdigit() for c in folded):
+    if _DIGIT.search(folded):
         return folded
     if len(folded) == 1:
         return None
@@ -140,7 +143,7 @@ def word_tokens(word: str) -> WordTokens:
         joined = _term("".join(p for c in chunks for p in _pieces(c)))
         if joined in parts:
             joined = None
-    return WordTokens(tuple(parts), joined)
+    return WordTokens.of(tuple(parts), joined)
 
 
 def words(text: str) -> Iterator[Word]:

@@ -144,8 +144,11 @@ class SpellCorrector:
     """Closest corpus word within edit distance 2, preferring frequent words.
 
     A symmetric-deletion map (SymSpell) answers in a few dict lookups instead of scanning the
-    vocabulary; it is built on the first correction, so indexes nobody misspells into pay
-    nothing for it.
+    vocabulary. To keep it small and quick to build, corpus words are stored with at most one
+    letter deleted while the typed word tries up to two, which finds every typo of distance 1
+    and the common distance-2 ones (an extra letter plus a slip); two letters missing from the
+    typed word are not found. The map is built on the first correction, so indexes nobody
+    misspells into pay nothing for it.
     """
 
     frequencies: Mapping[str, int]
@@ -156,7 +159,7 @@ class SpellCorrector:
         index: dict[str, list[str]] = {}
         for word in self.frequencies:
             if len(word) >= 3 and word.isalpha():
-                for deleted in _deletions(word, self.max_distance):
+                for deleted in _deletions(word, 1):
                     index.setdefault(deleted, []).append(word)
         return index
 

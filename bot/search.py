@@ -43,7 +43,7 @@ LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more l
 MAX_PHRASE_VARIANTS = 16
 _SEPARATOR = -1
 _SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
-_HYPHENATED = re.compile(r"[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
+_HYPHENATED = re.compile(r"\b[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -102,7 +102,7 @@ class _Compounds:
         if found is None:
             found = word_tokens(word)
             if not found.joined and len(found.parts) == 1 and found.parts[0] in self._splits:
-                found = WordTokens(self._splits[found.parts[0]], found.parts[0])
+                found = WordTokens.of(self._splits[found.parts[0]], found.parts[0])
             self._cache[word] = found
         return found
 
@@ -111,7 +111,7 @@ class _Compounds:
         spelling, so adding the parts too would count one concept three times."""
         tokens = self.word(word)
         if tokens.joined and tokens.joined in self._splits:
-            return WordTokens((tokens.joined,), None)
+            return WordTokens.of((tokens.joined,), None)
         return tokens
 
     def words(self, text: str) -> list[WordTokens]:
