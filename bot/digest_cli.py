@@ -1,0 +1,89 @@
+"""``python -m bot digest [--channel C] [--dry-run]``: the paper of the day from a shell or cron.
+
+It posts under the same database claim as the scheduler, so running it next to a bot (or
+twice from cron) never makes a second post: a channel that already has today's paper is
+reported and the command still succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from bot.corpus import CorpusError, load_corpus
+from bot.digest import DigestOutcome, DigestService
+from bot.render.terminal import render
+from bot.search import SearchIndex
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.store import Store
+
+OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_due", "dry_run"})
+"""Outcomes that are not a failure: "busy" means another process is posting it right now."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot digest",
+        description=(
+            "Post today's paper of the day now. Without --channel, serve every subscribed "
+            "channel whose time has come today; a channel that already has today's paper is "
+            "left alone."
+        ),
+    )
+    parser.add_argument(
+        "--channel",
+        metavar="C",
+        help="post in this channel id now, even before its scheduled time",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the message instead of posting it (nothing is recorded)",
+    )
+    return parser
+
+
+def _report(outcome: DigestOutcome) -> None:
+    day = f" {outcome.local_date.isoformat()}" if outcome.local_date else ""
+    line = f"{outcome.channel}{day}: {outcome.detail}"
+    if outcome.ts:
+        line += f" (ts {outcome.ts})"
+    print(line)
+    if outcome.message is not None:
+        print(render(outcome.message.blocks, outcome.message.text).text)
+        print()
+
+
+def main(argv: Sequence[str], settings: Settings) -> int:
+    args = _parser().parse_args(list(argv))
+    if not args.dry_run and not settings.slack_bot_token:
+        print("paperbot digest: SLACK_BOT_TOKEN is not set (or use --dry-run)", file=sys.stderr)
+        return 2
+    try:
+        corpus = load_corpus(settings.corpus)
+    except CorpusError as error:
+        print(f"paperbot digest: {error}", file=sys.stderr)
+        return 2
+    store = Store(settings.database_url)
+    try:
+        client = None
+        if settings.slack_bot_token:
+            client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
+        service = DigestService(store, SearchIndex.build(corpus.papers), client, settings)
+        if args.channel:
+            outcomes = [service.serve(args.channel, force=True, dry_run=args.dry_run)]
+        elif args.dry_run:
+            outcomes = [
+                service.serve(sub.channel, dry_run=True) for sub in service.active_subscriptions()
+            ]
+        else:
+            outcomes = service.serve_due()
+    finally:
+        store.close()
+    if not outcomes:
+        print("no subscribed channel is due now")
+    for outcome in outcomes:
+        _report(outcome)
+    return 0 if all(outcome.status in OK_STATUSES for outcome in outcomes) else 1

@@ -1,0 +1,115 @@
+"""``python -m bot digest``: posting now, dry runs, due channels, and the claim's "already"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from bot.corpus import load_corpus
+from bot.digest import DigestService
+from bot.digest_cli import main
+from bot.search import SearchIndex
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.slack_recorder import SlackRecorder, slack_error
+from bot.store import Store
+
+BERLIN = ZoneInfo("Europe/Berlin")
+FRIDAY_EIGHT = datetime(2025, 3, 28, 8, 0, tzinfo=BERLIN)
+
+
+@pytest.fixture(scope="module")
+def recorder() -> Iterator[SlackRecorder]:
+    with SlackRecorder() as running:
+        yield running
+
+
+@pytest.fixture
+def settings(tmp_path, recorder: SlackRecorder) -> Settings:
+    recorder.clear()
+    return Settings(
+        slack_bot_token="xoxb-test",
+        slack_api_url=recorder.base_url,
+        database_url=f"sqlite:///{tmp_path / 'paperbot.db'}",
+        timezone="Europe/Berlin",
+    )
+
+
+@pytest.fixture(autouse=True)
+def frozen() -> Iterator[time_machine.Coordinates]:
+    with time_machine.travel(FRIDAY_EIGHT, tick=False) as coordinates:
+        yield coordinates
+
+
+def subscribe(settings: Settings, recorder: SlackRecorder, channel: str, args: str) -> None:
+    store = Store(settings.database_url)
+    index = SearchIndex.build(load_corpus("seeds").papers)
+    DigestService(store, index, make_web_client("x", recorder.base_url), settings).subscribe(
+        channel, args
+    )
+    store.close()
+
+
+def posted_channels(recorder: SlackRecorder) -> list[str]:
+    return [call.args["channel"] for call in recorder.calls_to("chat.postMessage")]
+
+
+def test_channel_posts_now_then_says_it_already_did(settings, recorder, capsys) -> None:
+    assert main(["--channel", "CNOW"], settings) == 0
+    first = capsys.readouterr().out
+    assert "CNOW 2025-03-28: posted" in first
+    assert main(["--channel", "CNOW"], settings) == 0
+    second = capsys.readouterr().out
+    assert "CNOW 2025-03-28: already posted" in second
+    assert posted_channels(recorder) == ["CNOW"]
+
+
+def test_dry_run_prints_the_post_and_records_nothing(settings, recorder, capsys) -> None:
+    assert main(["--channel", "CDRY", "--dry-run"], settings) == 0
+    out = capsys.readouterr().out
+    assert "not posted (dry run)" in out
+    assert "Paper of the day · Friday 28 March 2025" in out
+    assert "Paper 1 of 76" in out
+    assert recorder.calls_to("chat.postMessage") == []
+    store = Store(settings.database_url)
+    assert store.digest_claim("CDRY", date(2025, 3, 28)) is None
+    store.close()
+
+
+def test_without_a_channel_only_due_channels_are_served(settings, recorder, capsys, frozen) -> None:
+    subscribe(settings, recorder, "CEARLY", "7:30 Europe/Berlin")
+    subscribe(settings, recorder, "CLATE", "10:00 Europe/Berlin")
+    assert main([], settings) == 0
+    assert posted_channels(recorder) == ["CEARLY"]
+    assert "CEARLY 2025-03-28: posted" in capsys.readouterr().out
+    frozen.move_to(datetime(2025, 3, 28, 10, 0, tzinfo=BERLIN).astimezone(UTC))
+    assert main([], settings) == 0
+    assert posted_channels(recorder) == ["CEARLY", "CLATE"]
+    out = capsys.readouterr().out
+    assert "CEARLY 2025-03-28: already posted" in out
+    assert "CLATE 2025-03-28: posted" in out
+
+
+def test_nothing_due_says_so(settings, capsys) -> None:
+    assert main([], settings) == 0
+    assert "no subscribed channel is due now" in capsys.readouterr().out
+
+
+def test_posting_needs_a_token(settings, capsys) -> None:
+    without_token = Settings(database_url=settings.database_url)
+    assert main(["--channel", "C1"], without_token) == 2
+    assert "SLACK_BOT_TOKEN" in capsys.readouterr().err
+    assert main(["--channel", "C1", "--dry-run"], without_token) == 0
+
+
+def test_a_channel_the_bot_left_fails_and_pauses(settings, recorder, capsys) -> None:
+    subscribe(settings, recorder, "CGONE", "7:00 Europe/Berlin")
+    recorder.fail_next("chat.postMessage", slack_error("not_in_channel"))
+    assert main([], settings) == 1
+    assert "CGONE 2025-03-28: paused (not_in_channel)" in capsys.readouterr().out
+    assert main([], settings) == 0
+    assert len(recorder.calls_to("chat.postMessage")) == 1
