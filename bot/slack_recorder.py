@@ -116,7 +116,10 @@ class SlackRecorder:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="slack-recorder", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="slack-recorder",
+            daemon=True,
         )
         self._thread.start()
         return self

@@ -1,0 +1,204 @@
+"""The real app served over HTTP on 127.0.0.1, with ``SlackRecorder`` as Slack's Web API.
+
+Requests are built by ``bot.slack_payloads`` in Slack's real shapes and signed with the
+test signing secret; answers are read back from the recorder. Listeners run on a
+single-worker executor so ``drain()`` can wait for every request already acknowledged,
+which lets tests assert that something did *not* happen without sleeping.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from waitress import wasyncore
+
+from bot import slack_payloads as payloads
+from bot.app import Services, build_app, build_services, create_http_server
+from bot.corpus import LoadedCorpus
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.slack_recorder import SlackRecorder
+
+SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
+BOT_TOKEN = "xoxb-test-paperbot"
+FIXED_NOW = datetime(2025, 4, 24, 8, 0, tzinfo=UTC)
+ACK_LIMIT_SECONDS = 3.0
+"""Slack's deadline for acknowledging a request."""
+
+
+def fixed_clock() -> datetime:
+    return FIXED_NOW
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The HTTP answer to one request and how long it took to arrive."""
+
+    status: int
+    body: str
+    seconds: float
+
+
+def find_button(blocks: list[dict[str, Any]], action_id: str, index: int = 0) -> tuple[dict, str]:
+    """The ``index``-th button with ``action_id`` in ``blocks``, and its block's id."""
+    found = [
+        (element, block.get("block_id", ""))
+        for block in blocks
+        if block["type"] == "actions"
+        for element in block["elements"]
+        if element["action_id"] == action_id
+    ]
+    if len(found) <= index:
+        raise AssertionError(f"no button {action_id!r} #{index} in {len(blocks)} blocks")
+    return found[index]
+
+
+def all_text(blocks: list[dict[str, Any]]) -> str:
+    """Every text a person could see in ``blocks``, joined: for content assertions."""
+    texts: list[str] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("text"), str):
+                texts.append(node["text"])
+            for value in node.values():
+                if isinstance(value, dict | list):
+                    collect(value)
+        elif isinstance(node, list):
+            for item in node:
+                collect(item)
+
+    collect(blocks)
+    return "\n".join(texts)
+
+
+class LiveBot:
+    """One running bot: waitress on a loopback port, the recorder, a fresh database."""
+
+    def __init__(self, corpus: LoadedCorpus, tmp_path: Path) -> None:
+        self.workspace = payloads.Workspace()
+        self.recorder = SlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
+        self.settings = Settings(
+            slack_bot_token=BOT_TOKEN,
+            slack_signing_secret=SIGNING_SECRET,
+            slack_api_url=self.recorder.base_url,
+            database_url=f"sqlite:///{tmp_path / 'paperbot.db'}",
+            scheduler_enabled=False,
+        )
+        client = make_web_client(BOT_TOKEN, self.recorder.base_url)
+        self.services: Services = build_services(
+            self.settings, client, clock=fixed_clock, corpus=corpus
+        )
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="listener")
+        self.app = build_app(
+            self.settings, self.services.answers, client, listener_executor=self._executor
+        )
+        self._server = create_http_server(self.app, host="127.0.0.1", port=0)
+        self.url = f"http://127.0.0.1:{self._server.effective_port}"
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop_server()
+        self._executor.shutdown(wait=True)
+        self.recorder.stop()
+        self.services.close()
+
+    def _stop_server(self) -> None:
+        """Close waitress from inside its own loop, the one thread that may touch its sockets."""
+        server = self._server
+
+        def close_everything() -> None:
+            server.task_dispatcher.shutdown()
+            wasyncore.close_all(server._map)
+
+        server.trigger.pull_trigger(close_everything)
+        self._thread.join(timeout=5)
+
+    def drain(self) -> None:
+        """Wait until every listener started so far has finished."""
+        self._executor.submit(lambda: None).result(timeout=10)
+
+    # raw HTTP
+
+    def post(self, body: str, headers: dict[str, str], path: str = "/slack/events") -> Reply:
+        request = urllib.request.Request(
+            self.url + path, data=body.encode("utf-8"), headers=headers, method="POST"
+        )
+        return self._send(request)
+
+    def get(self, path: str) -> Reply:
+        return self._send(urllib.request.Request(self.url + path, method="GET"))
+
+    @staticmethod
+    def _send(request: urllib.request.Request) -> Reply:
+        started = time.monotonic()
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                status, body = response.status, response.read().decode("utf-8")
+        except urllib.error.HTTPError as error:
+            status, body = error.code, error.read().decode("utf-8")
+        return Reply(status, body, time.monotonic() - started)
+
+    def signed_post(
+        self,
+        body: str,
+        content_type: str,
+        *,
+        timestamp: int | None = None,
+        retry_num: int | None = None,
+        secret: str = SIGNING_SECRET,
+    ) -> Reply:
+        headers = payloads.signed_headers(
+            secret, body, content_type, timestamp=timestamp, retry_num=retry_num
+        )
+        return self.post(body, headers)
+
+    # what a person does in Slack
+
+    def slash(self, text: str) -> Reply:
+        fields = payloads.slash_command(self.workspace, text, self.recorder.response_url())
+        return self.signed_post(*payloads.form_body(fields))
+
+    def event(
+        self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
+    ) -> Reply:
+        envelope = payloads.event_callback(self.workspace, event, event_id=event_id)
+        return self.signed_post(*payloads.json_body(envelope), retry_num=retry_num)
+
+    def mention(self, text: str, *, thread_ts: str | None = None) -> tuple[Reply, dict]:
+        """A person's message mentioning the bot (stored in the channel) and its event."""
+        wire = f"<@{self.workspace.bot_user_id}> {text}".strip()
+        posted = self.recorder.add_message(
+            self.workspace.channel_id, wire, user=self.workspace.user_id, thread_ts=thread_ts
+        )
+        event = payloads.app_mention(self.workspace, wire, posted["ts"], thread_ts=thread_ts)
+        return self.event(event), event
+
+    def click(
+        self,
+        blocks: list[dict[str, Any]],
+        action_id: str,
+        *,
+        index: int = 0,
+        is_ephemeral: bool = True,
+        message_ts: str = "1700000000.000001",
+    ) -> Reply:
+        button, block_id = find_button(blocks, action_id, index)
+        payload = payloads.block_actions(
+            self.workspace,
+            button,
+            block_id,
+            self.recorder.response_url(),
+            message_ts=message_ts,
+            is_ephemeral=is_ephemeral,
+        )
+        return self.signed_post(*payloads.interactive_body(payload))
