@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 
 from bot.store import (
     SCHEMA_VERSION,
@@ -53,22 +55,33 @@ def postgres_url_or_skip() -> str:
     pytest.skip(reason)
 
 
-def fresh_postgres_url(name: str) -> str:
-    """A clean schema-free database state: drop every table the store creates."""
-    url = postgres_url_or_skip()
-    engine = create_engine(normalise_database_url(url))
-    with engine.begin() as connection:
-        connection.execute(text("DROP SCHEMA public CASCADE"))
-        connection.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
-    return url
+@contextmanager
+def throwaway_postgres_database() -> Iterator[str]:
+    """A schema of its own for one test, dropped afterwards, so concurrent runs never meet.
+
+    The returned URL makes it the connection's ``search_path``; the store's tables land in it.
+    """
+    url = make_url(normalise_database_url(postgres_url_or_skip()))
+    schema = f"paperbot_t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        scoped = url.update_query_dict({"options": f"-csearch_path={schema}"})
+        yield scoped.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path) -> str:
+def database_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'state' / 'paperbot.db'}"
-    return fresh_postgres_url(request.node.name)
+        yield f"sqlite:///{tmp_path / 'state' / 'paperbot.db'}"
+        return
+    with throwaway_postgres_database() as url:
+        yield url
 
 
 @pytest.fixture
