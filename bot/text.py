@@ -13,10 +13,11 @@ with no ``$`` or ``\\`` never reaches it, which also keeps the catalogue load fa
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -149,17 +150,63 @@ def _latex_to_unicode(fragment: str) -> str:
 
     Losing the symbols is acceptable, losing the words is not.
     """
+    fragment = _UNKNOWN_MACRO.sub(_unknown_macro, fragment)
     try:
         text = _LATEX.latex_to_text(fragment)
     except Exception:
-        text = re.sub(r"\\[a-zA-Z]+\*?|[\\{}$]", " ", fragment)
+        text = _MARKUP.sub(" ", fragment)
+    if "%s" in text:  # pylatexenc could not find a macro's arguments (``\\frac23``)
+        text = _MARKUP.sub(" ", fragment)
     return text.replace("\\", "")
+
+
+_MARKUP = re.compile(r"\\[a-zA-Z]+\*?|[\\{}$]")
+_UNKNOWN_MACRO = re.compile(r"\\([a-zA-Z]+)(\s*\{)?")
+# Shorthands authors define in their own preambles, and symbols pylatexenc lacks.
+_SHORTHANDS = {
+    "R": "\u211d",
+    "N": "\u2115",
+    "Z": "\u2124",
+    "Q": "\u211a",
+    "C": "\u2102",
+    "E": "\U0001d53c",
+    "eps": "\u03b5",
+    "lor": "\u2228",
+    "land": "\u2227",
+    "lnot": "\u00ac",
+}
+# Sizing, spacing and old-style font switches: they carry no words, so they may vanish.
+_SILENT_MACROS = frozenset(
+    (
+        *("left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl"),
+        *("Bigr", "biggl", "biggr", "Biggl", "Biggr", "displaystyle", "textstyle"),
+        *("scriptstyle", "limits", "nolimits", "quad", "qquad", "nonumber"),
+        *("cal", "bf", "it", "rm", "sf", "tt", "sc", "em"),
+    )
+)
+
+
+def _unknown_macro(match: re.Match[str]) -> str:
+    """A macro pylatexenc does not know would vanish with its name; keep what it says.
+
+    ``\\bv{A}`` (an author's own formatting macro) becomes its argument, ``\\R`` the reals
+    and ``\\ours`` the word "ours", so no word of the abstract is lost.
+    """
+    name, brace = match.group(1), match.group(2)
+    if name in _SHORTHANDS:
+        return _SHORTHANDS[name] + (brace or "")
+    known = name in _FORMAT_MACROS or _LATEX_DB.get_macro_spec(name) is not None
+    if known or name in _SILENT_MACROS:
+        return match.group(0)
+    if brace:
+        return "{"
+    return name
 
 
 _SUPERSCRIPTS = dict(
     zip(
-        "0123456789+-=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδφχθ*′",  # noqa: RUF001
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᵠᵡᶿ*′",  # noqa: RUF001
+        "0123456789+-=()niabcdefghjklmoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδφχθ*∗⋆′",  # noqa: RUF001
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᵠᵡᶿ***′",  # noqa: RUF001
         strict=True,
     )
 )
@@ -266,8 +313,9 @@ _TEXT_TOKEN = re.compile(
     r"|\$(?P<math>[^$]+?)\$"
     r"|\*\*(?P<bold>[^*\s](?:[^*]*?[^*\s])?)\*\*"
     r"|(?<![*\w])\*(?P<italic>[^*\s](?:[^*]*?[^*\s])?)\*(?![*\w])"
+    r"|(?<![\w_])_(?P<underscored>[^_\s](?:[^_]*?[^_\s])?)_(?![\w_])"
     r"|`(?P<code>[^`\n]+)`"
-    r"|(?P<group>\{)(?=[$\\])"
+    r"|(?P<brace>[{}])"
     r"|(?P<backslash>\\)"
     r"|(?P<stray>\*\*+|\$)",
     re.DOTALL,
@@ -337,9 +385,12 @@ def _parse_math(text: str) -> list[_Node]:
             if argument is not None:
                 content, index = argument
             elif index + 1 < len(text) and text[index + 1] == "\\":
-                macro = _MACRO_NAME.match(text, index + 1)
-                content = macro.group(0) if macro else "\\"
+                macro_start = index + 1
+                macro = _MACRO_NAME.match(text, macro_start)
                 index = macro.end() if macro else index + 2
+                while (argument := _brace_argument(text, index)) is not None:
+                    index = argument[1]
+                content = text[macro_start:index]
             else:
                 content = text[index + 1 : index + 2]
                 index += 2
@@ -400,19 +451,22 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
             nodes.append(_Styled("", tuple(_parse_math(match.group(kind)))))
         elif kind == "bold":
             nodes.append(_Styled("b", tuple(_parse(match.group("bold")))))
-        elif kind == "italic":
-            nodes.append(_Styled("i", tuple(_parse(match.group("italic")))))
+        elif kind in ("italic", "underscored"):
+            nodes.append(_Styled("i", tuple(_parse(match.group(kind)))))
         elif kind == "code":
             code = match.group("code").strip()
             if _BARE_URL.fullmatch(code):
                 nodes.extend(_link(code, ()))
             else:
                 nodes.append(_Styled("code", tuple(_parse(code))))
-        elif kind == "group":
-            end = _closing_brace(text, match.start())
+        elif kind == "brace":
+            end = _closing_brace(text, match.start()) if match.group(kind) == "{" else -1
             if end < 0:
-                continue
-            nodes.extend(_parse(text[match.end() : end]))
+                continue  # an unbalanced brace is a LaTeX leftover: drop it
+            inner = _parse(text[match.end() : end])
+            if "," in text[match.end() : end]:  # {BoolQ, SST2} is a set, not a TeX group
+                inner = [_Text("{"), *inner, _Text("}")]
+            nodes.extend(inner)
             position = end + 1
         elif kind == "backslash":
             macro_nodes, position = _parse_macro(text, match.start(), math=False)
@@ -509,7 +563,10 @@ _SLACK_MARKERS = {"b": "*", "i": "_", "code": "`"}
 
 
 def _display_parts(
-    nodes: Iterable[_Node], active: frozenset[str], parts: list[str | _Marker]
+    nodes: Iterable[_Node],
+    active: frozenset[str],
+    parts: list[str | _Marker],
+    pairs: Iterator[int],
 ) -> None:
     for node in nodes:
         if isinstance(node, _Text):
@@ -519,12 +576,12 @@ def _display_parts(
         elif isinstance(node, _Link):
             parts.append(_display_link(node))
         elif node.style in active or node.style == "" or "code" in active:
-            _display_parts(node.children, active, parts)
+            _display_parts(node.children, active, parts, pairs)
         else:
             inner: list[str | _Marker] = []
-            _display_parts(node.children, active | {node.style}, inner)
+            _display_parts(node.children, active | {node.style}, inner, pairs)
             leading, trailing = _strip_edges(inner)
-            marker = _Marker(len(parts), _SLACK_MARKERS[node.style])
+            marker = _Marker(next(pairs), _SLACK_MARKERS[node.style])
             parts.extend([leading, marker, *inner, marker, trailing])
 
 
@@ -576,7 +633,7 @@ def _display(nodes: list[_Node]) -> str:
     dropped.
     """
     parts: list[str | _Marker] = []
-    _display_parts(nodes, frozenset(), parts)
+    _display_parts(nodes, frozenset(), parts, itertools.count())
     texts = ["" if isinstance(part, _Marker) else part for part in parts]
     opened: dict[int, int] = {}
     kept: set[int] = set()
