@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from bot.search import SearchIndex, SearchResult
     from bot.store import Store
 
-PAGE_SIZE = 5
-"""Results per ``/paper`` page; the **Next 5** button shows the following five."""
 THREAD_PAGE_SIZE = 3
 """Results per mention reply: threads are public, so they stay short."""
 THREAD_QUERY_CHARS = 1000
@@ -115,7 +113,7 @@ class Answers:
 
     def search(self, query: str, offset: int = 0) -> Message:
         """A page of ``/paper`` results with a **Next 5** button when more remain."""
-        result = self.index.search(query, limit=PAGE_SIZE, offset=offset)
+        result = self.index.search(query, limit=render.PAGE_SIZE, offset=offset)
         cursor = None
         if _has_more(result):
             key = self.store.remember_query(query)
@@ -150,7 +148,7 @@ class Answers:
     def more_like_this(self, paper_id: str, offset: int = 0) -> Message:
         if self.index.get(paper_id) is None:
             return render.not_found_message(paper_id)
-        result = self.index.similar(paper_id, limit=PAGE_SIZE, offset=offset)
+        result = self.index.similar(paper_id, limit=render.PAGE_SIZE, offset=offset)
         cursor = None
         if _has_more(result):
             cursor = PageCursor(_SIMILAR_PAGE, paper_id, offset + len(result.hits)).encode()

@@ -57,7 +57,7 @@ def _unwrap(match: re.Match[str]) -> str:
     if target.startswith("#"):
         return "#" + (label or target[1:])
     if target.startswith("!"):
-        return "@" + (label or target[1:].split("^")[0])
+        return "@" + (label or target[1:].split("^")[0]).lstrip("@")
     return target
 
 

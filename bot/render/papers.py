@@ -27,6 +27,9 @@ ACTION_SHARE = "paper_share"
 ACTION_MORE_LIKE_THIS = "paper_more_like_this"
 ACTION_NEXT_PAGE = "results_next_page"
 
+PAGE_SIZE = 5
+"""Results per ``/paper`` page; the **Next 5** button shows the following five."""
+
 RESULT_BUTTONS = (ACTION_ABSTRACT, ACTION_SHARE, ACTION_MORE_LIKE_THIS)
 """Buttons on a private result list: the clicker may share a paper with the channel."""
 PUBLIC_BUTTONS = (ACTION_ABSTRACT, ACTION_MORE_LIKE_THIS)
@@ -148,10 +151,10 @@ def _quoted(query: str) -> str:
     return f"“{escape_mrkdwn(query)}”"
 
 
-def results_heading(result: SearchResult) -> str:
+def results_heading(result: SearchResult, *, shown: int) -> str:
     """What the list is: a search (maybe corrected) or papers like another paper."""
     first = result.offset + 1
-    last = result.offset + len(result.hits)
+    last = result.offset + shown
     span = f"{first}\u2013{last} of {result.total}"
     if result.similar_to is not None:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
@@ -194,20 +197,38 @@ def results_message(
     """
     if not result.hits:
         return empty_message(result)
-    heading = results_heading(result)
+    cards = _fitting_cards(result, buttons)
+    heading = results_heading(result, shown=len(cards))
     blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
     if result.notice:
         blocks.append(bk.context(escape_mrkdwn(result.notice)))
-    for rank, hit in enumerate(result.hits, start=result.offset + 1):
+    for card in cards:
         blocks.append(bk.divider())
-        blocks.extend(_hit_blocks(hit, rank, buttons))
+        blocks.extend(card)
     if footer:
         blocks.append(bk.context(footer))
     if next_page is not None:
-        more = bk.button(f"Next {len(result.hits)}", ACTION_NEXT_PAGE, next_page, style="primary")
+        more = bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary")
         blocks.append(bk.actions([more], block_id="results:next"))
-    titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits)
+    titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits[: len(cards)])
     return bk.message(f"{_plain(heading)}: {titles}", blocks)
+
+
+_RESERVED_BLOCKS = 4
+"""Heading, notice, footer and the Next button: what a results page needs besides cards."""
+
+
+def _fitting_cards(result: SearchResult, buttons: Sequence[str]) -> list[list[dict[str, Any]]]:
+    """One card per hit, as many as fit in a message (a page is normally far smaller)."""
+    cards: list[list[dict[str, Any]]] = []
+    used = _RESERVED_BLOCKS
+    for rank, hit in enumerate(result.hits, start=result.offset + 1):
+        card = _hit_blocks(hit, rank, buttons)
+        used += len(card) + 1
+        if used > bk.MAX_BLOCKS:
+            break
+        cards.append(card)
+    return cards
 
 
 def _hit_blocks(hit: Hit, rank: int, buttons: Sequence[str]) -> list[dict]:

@@ -1,0 +1,196 @@
+"""The renderer: every message for every seed paper is valid Block Kit within Slack's limits,
+and nothing a user typed can ping anyone or break the markup."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.render import blocks as bk
+from bot.render import papers as render
+from bot.render.message import Message
+from bot.search import Hit, SearchIndex, SearchResult
+
+HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; <https://evil.example|click> *bold* `x` >"
+
+
+@pytest.fixture(scope="module")
+def index(seed_corpus) -> SearchIndex:
+    return SearchIndex.build(seed_corpus.papers)
+
+
+def _no_pings(message: Message) -> None:
+    blob = message.text + repr(message.blocks)
+    for ping in ("<!channel>", "<!here>", "<@U0VICTIM>", "<https://evil.example"):
+        assert ping not in blob
+
+
+def test_every_seed_paper_renders_valid_messages(seed_corpus):
+    for paper in seed_corpus.papers:
+        for message in (
+            render.paper_message(paper),
+            render.paper_message(paper, intro="A random paper:", buttons=render.PUBLIC_BUTTONS),
+            render.abstract_message(paper),
+            render.abstract_message(paper, buttons=render.PUBLIC_BUTTONS),
+            render.shared_message(paper, "U0SHARER"),
+        ):
+            bk.validate(message)
+            assert paper.id in repr(message.blocks)
+
+
+def test_every_seed_title_search_renders_a_valid_results_page(seed_corpus, index):
+    for paper in seed_corpus.papers:
+        result = index.search(paper.title, limit=5)
+        message = render.results_message(result, next_page="q:5:abc")
+        bk.validate(message)
+        assert len(message.blocks) <= bk.MAX_BLOCKS
+
+
+def test_result_card_shows_title_link_status_authors_tldr_and_code(index):
+    result = index.search("graph sparsification", limit=5)
+    message = render.results_message(result, next_page="q:5:key")
+    text = repr(message.blocks)
+    mog = result.hits[0].paper
+    assert f"<{mog.url}|{mog.display_title}>" in text
+    assert "ICLR 2025 Spotlight" in text
+    assert "Authors (not in paper order): " in text
+    assert "first author" not in text.lower()
+    assert "Code: <https://github.com/yanweiyue/MoG|github.com/yanweiyue/MoG>" in text
+    next_button = message.blocks[-1]["elements"][0]
+    assert (next_button["text"]["text"], next_button["value"]) == ("Next 5", "q:5:key")
+
+
+def test_matched_terms_are_bold_in_the_tldr(index):
+    hit = index.search("sparsification experts", limit=1).hits[0]
+    tldr = render.paper_blocks(hit.paper, matched_terms=hit.matched_terms)[0]["text"]["text"]
+    assert "*Mixture-of-Experts*" in tldr or "*experts*" in tldr.lower()
+
+
+def test_highlight_bolds_other_forms_of_a_matched_word():
+    assert render.highlight("Sparse graphs & more", ["graph"]) == "Sparse *graphs* &amp; more"
+    assert render.highlight("a * b", []) == "a \u2217 b"
+
+
+def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
+    result = index.search(HOSTILE, limit=5)
+    _no_pings(render.results_message(result, next_page="q:5:k"))
+    empty = SearchResult(HOSTILE, (), 0, 0, None, f"notice {HOSTILE}")
+    _no_pings(render.results_message(empty))
+    corrected = replace(result, corrected_query=HOSTILE, notice=HOSTILE)
+    _no_pings(render.results_message(corrected))
+    _no_pings(render.not_found_message(HOSTILE))
+    evil = replace(
+        seed_corpus.papers[0],
+        title=HOSTILE,
+        display_title="&lt;!channel&gt;",
+        authors=(HOSTILE,),
+        tldr=HOSTILE,
+        code_urls=("https://github.com/a/b>|<!channel>",),
+    )
+    for message in (render.paper_message(evil), render.shared_message(evil, "U1")):
+        _no_pings(message)
+        bk.validate(message)
+
+
+def test_empty_and_exhausted_results_say_so():
+    empty = render.results_message(SearchResult("zzz", (), 0, 0, None, "No paper mentions it."))
+    assert "I found no papers matching “zzz”" in empty.text
+    assert "No paper mentions it." in repr(empty.blocks)
+    assert "/paper random" in repr(empty.blocks)
+    done = render.results_message(SearchResult("graph", (), 12, 15, None, None))
+    assert done.text.startswith("No more papers matching")
+
+
+def test_results_page_of_fifty_hits_still_fits(seed_corpus):
+    hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:50])
+    message = render.results_message(SearchResult("q", hits, 76, 0, None, "note"), next_page="x")
+    bk.validate(message)
+    assert len(message.blocks) <= bk.MAX_BLOCKS
+
+
+def test_help_card_lists_the_commands():
+    message = render.help_message(description="76 papers")
+    bk.validate(message)
+    for usage in ("/paper WORDS", "/paper random", "/paper subscribe", "@paperbot more"):
+        assert usage in repr(message.blocks)
+
+
+def test_long_abstract_is_split_over_sections_without_losing_text(seed_corpus):
+    paper = seed_corpus.papers[0]
+    long_abstract = " ".join([paper.display_abstract] * 8)
+    message = render.abstract_message(replace(paper, display_abstract=long_abstract))
+    bk.validate(message)
+    shown = " ".join(
+        block["text"]["text"] for block in message.blocks[1:] if block["type"] == "section"
+    )
+    assert shown.split() == long_abstract.split()
+
+
+# --- blocks.py -----------------------------------------------------------------------------
+
+
+def test_validate_rejects_what_slack_would_reject():
+    section = bk.section("x")
+    with pytest.raises(bk.BlockLimitError, match="blocks"):
+        bk.validate(Message("t", (section,) * 51))
+    with pytest.raises(bk.BlockLimitError, match="fallback"):
+        bk.validate(Message("", (section,)))
+    too_long = {"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}
+    with pytest.raises(bk.BlockLimitError):
+        bk.validate(Message("t", (too_long,)))
+    header = {"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}
+    with pytest.raises(bk.BlockLimitError):
+        bk.validate(Message("t", (header,)))
+    label = bk.actions([bk.button("ok", "a", "v")])
+    label["elements"][0]["text"]["text"] = "L" * 76
+    with pytest.raises(bk.BlockLimitError):
+        bk.validate(Message("t", (label,)))
+    unknown = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "colour": "red"}
+    with pytest.raises(bk.BlockLimitError, match="round-trip"):
+        bk.validate(Message("t", (unknown,)))
+    with pytest.raises(bk.BlockLimitError, match="duplicate block_id"):
+        bk.validate(Message("t", (bk.section("a", block_id="b"), bk.section("c", block_id="b"))))
+
+
+def test_button_value_is_never_cut():
+    with pytest.raises(bk.BlockLimitError):
+        bk.button("Next", "next", "v" * 2001)
+    assert bk.button("Next", "next", "v" * 2000).value == "v" * 2000
+
+
+def test_builders_cut_long_text_to_the_limits():
+    assert len(bk.header("h" * 500)["text"]["text"]) == bk.MAX_HEADER_TEXT
+    assert len(bk.section("word " * 1000)["text"]["text"]) <= bk.MAX_SECTION_TEXT
+    assert len(bk.button("L" * 200, "a", "v").text.text) <= bk.MAX_BUTTON_LABEL
+
+
+def test_truncation_never_cuts_a_link_or_an_escape():
+    text = "see " + "<https://openreview.net/forum?id=abc|A very long title> &amp; " * 5
+    for limit in range(5, len(text)):
+        cut = bk.truncate_mrkdwn(text, limit)
+        assert len(cut) <= limit
+        body = cut.removesuffix(bk.ELLIPSIS)
+        assert body.count("<") == body.count(">")
+        assert not re.search(r"&[a-z]*$", body)
+
+
+_PIECES = st.sampled_from(
+    ["word", " ", "<https://x.org/a|label>", "&amp;", "&lt;", "*bold*", "<@U123>", "ü", "\n"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PIECES, max_size=80), st.integers(min_value=2, max_value=400))
+def test_truncation_keeps_markup_whole(pieces, limit):
+    text = "".join(pieces)
+    cut = bk.truncate_mrkdwn(text, limit)
+    assert len(cut) <= max(limit, 0) or cut == text
+    body = cut.removesuffix(bk.ELLIPSIS)
+    assert re.fullmatch(r"([^<>&]|<[^<>]*>|&(amp|lt|gt);)*", body)
+    for piece in bk.split_mrkdwn(text, max(limit, 30)):
+        assert len(piece) <= max(limit, 30)
+        assert re.fullmatch(r"([^<>&]|<[^<>]*>|&(amp|lt|gt);)*", piece)
