@@ -1,0 +1,128 @@
+"""Socket Mode: the app driven through Bolt's ``SocketModeHandler`` by a local WebSocket
+server that speaks Slack's envelope protocol (``hello``, envelopes, acks)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from slack_bolt.adapter.socket_mode import SocketModeHandler
+from slack_harness import ACK_LIMIT_SECONDS, BOT_TOKEN, all_text, fixed_clock
+from websockets.sync.server import ServerConnection, serve
+
+from bot import slack_payloads as payloads
+from bot.app import build_app, build_services
+from bot.settings import Settings
+from bot.slack_client import make_web_client
+from bot.slack_recorder import RESPONSE_URL, SlackRecorder
+
+APP_TOKEN = "xapp-1-A0PAPERBOT-1-test"
+
+
+class FakeSocketModeServer:
+    """Accepts one client, greets it with ``hello`` and collects the acks it sends back."""
+
+    def __init__(self) -> None:
+        self.received: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._connected = threading.Event()
+        self._connection: ServerConnection | None = None
+        self._server = serve(self._handle, "127.0.0.1", 0, close_timeout=0.2)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.socket.getsockname()[:2]
+        return f"ws://{host}:{port}/link/?ticket=local-test"
+
+    def _handle(self, connection: ServerConnection) -> None:
+        hello = {
+            "type": "hello",
+            "num_connections": 1,
+            "debug_info": {"host": "local-test", "approximate_connection_time": 18060},
+            "connection_info": {"app_id": "A0PAPERBOT"},
+        }
+        connection.send(json.dumps(hello))
+        self._connection = connection
+        self._connected.set()
+        for message in connection:
+            self.received.put(json.loads(message))
+
+    def send(self, envelope_type: str, payload: dict[str, Any]) -> str:
+        assert self._connected.wait(5), "the Socket Mode client never connected"
+        envelope_id = str(uuid.uuid4())
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": envelope_type,
+            "payload": payload,
+            "accepts_response_payload": envelope_type != "events_api",
+        }
+        if envelope_type == "events_api":
+            envelope.update(retry_attempt=0, retry_reason="")
+        self._connection.send(json.dumps(envelope))
+        return envelope_id
+
+    def ack_for(self, envelope_id: str, timeout: float = 5.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.received.get(timeout=max(deadline - time.monotonic(), 0.01))
+            if message.get("envelope_id") == envelope_id:
+                return message
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture
+def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, SlackRecorder]]:
+    server = FakeSocketModeServer()
+    recorder = SlackRecorder().start()
+    recorder.socket_mode_url = server.url
+    settings = Settings(
+        slack_bot_token=BOT_TOKEN,
+        slack_app_token=APP_TOKEN,
+        slack_api_url=recorder.base_url,
+        database_url=f"sqlite:///{tmp_path / 'paperbot.db'}",
+        scheduler_enabled=False,
+    )
+    client = make_web_client(BOT_TOKEN, recorder.base_url)
+    services = build_services(settings, client, clock=fixed_clock, corpus=seed_corpus)
+    app = build_app(settings, services.answers, client)
+    handler = SocketModeHandler(app, APP_TOKEN, web_client=client)
+    handler.connect()
+    yield server, recorder
+    handler.close()
+    server.close()
+    recorder.stop()
+    services.close()
+
+
+def test_slash_command_and_mention_over_socket_mode(socket_bot):
+    server, recorder = socket_bot
+    [opened] = recorder.calls_to("apps.connections.open")
+    assert opened.token == APP_TOKEN
+
+    workspace = payloads.Workspace()
+    command = payloads.slash_command(workspace, "graph sparsification", recorder.response_url())
+    started = time.monotonic()
+    envelope_id = server.send("slash_commands", command)
+    ack = server.ack_for(envelope_id)
+    assert time.monotonic() - started < ACK_LIMIT_SECONDS
+    assert ack["envelope_id"] == envelope_id
+    [reply] = recorder.wait_for(RESPONSE_URL)
+    assert reply.args["response_type"] == "ephemeral"
+    assert "Graph Sparsification via Mixture of Graphs" in all_text(reply.blocks)
+
+    event = payloads.app_mention(workspace, "<@UPAPERBOT> diffusion", "1700000200.000100")
+    envelope_id = server.send("events_api", payloads.event_callback(workspace, event))
+    server.ack_for(envelope_id)
+    [post] = recorder.wait_for("chat.postMessage")
+    assert post.args["thread_ts"] == event["ts"]
+    assert "(1\u20133 of" in all_text(post.blocks)
