@@ -1,0 +1,93 @@
+"""The shell: typed lines become real Slack requests into the real app, and what the app
+sent to "Slack" is printed readably, with numbered buttons."""
+
+from __future__ import annotations
+
+import builtins
+import io
+from collections.abc import Iterator
+
+import pytest
+from slack_harness import fixed_clock
+
+from bot.app import build_services
+from bot.settings import Settings
+from bot.shell import SHELL_TOKEN, Shell, main
+from bot.slack_client import make_web_client
+from bot.slack_recorder import SlackRecorder
+
+MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(database_url=f"sqlite:///{tmp_path / 'shell.db'}", scheduler_enabled=False)
+
+
+@pytest.fixture
+def shell(seed_corpus, settings) -> Iterator[Shell]:
+    with SlackRecorder() as recorder:
+        client = make_web_client(SHELL_TOKEN, recorder.base_url)
+        services = build_services(settings, client, clock=fixed_clock, corpus=seed_corpus)
+        yield Shell(services, recorder, client)
+        services.close()
+
+
+def test_once_prints_one_exchange(settings):
+    out = io.StringIO()
+    assert main(["--once", "/paper graph sparsification"], settings, out=out) == 0
+    text = out.getvalue()
+    assert text.startswith("you> /paper graph sparsification\n")
+    assert "only visible to you" in text
+    assert f"1. {MOG_TITLE}" in text
+    assert "(https://openreview.net/forum?id=7ANDviElAo)" in text
+    assert "[1] Abstract   [2] Share   [3] More like this" in text
+    assert "[16] Next 5" in text
+    assert "<https://" not in text and "&amp;" not in text
+
+
+def test_buttons_are_pressed_by_number(shell):
+    shell.handle("/paper graph sparsification")
+    abstract = shell.handle("1")
+    assert "replaces the previous answer" in abstract
+    assert "The source code is available at https://github.com/yanweiyue/MoG." in abstract
+    shared = shell.handle("1")
+    assert "paperbot, in #research" in shared
+    assert "Shared by @U0ASKER" in shared
+    assert "There is no button 42" in shell.handle("42")
+
+
+def test_mentions_answer_in_a_thread_and_more_continues_it(shell):
+    first = shell.handle("@paperbot diffusion models")
+    assert "paperbot, in the thread" in first
+    assert "(1\u20133 of" in first
+    more = shell.handle("@paperbot more")
+    assert "(4\u20136 of" in more
+    related = shell.handle("@paperbot")
+    assert "related to this thread's first message" in related
+
+
+def test_typed_markup_is_shown_back_harmlessly(shell):
+    assert "“<!channel> zzz9”" in shell.handle("/paper <!channel> zzz9")
+
+
+def test_help_and_unknown_input(shell):
+    assert "/paper WORDS" in shell.handle("help")
+    assert "I only understand" in shell.handle("hello there")
+    assert shell.handle("   ") == ""
+
+
+def test_interactive_loop_ends_cleanly_on_eof(settings, monkeypatch):
+    lines = iter(["/paper help"])
+
+    def fake_input(prompt: str) -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(builtins, "input", fake_input)
+    out = io.StringIO()
+    assert main([], settings, out=out) == 0
+    assert "Type help." in out.getvalue()
+    assert "/paper random" in out.getvalue()
