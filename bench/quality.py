@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.corpus import load_corpus
-from bot.search import SearchIndex
 from rank_bm25 import BM25Okapi
 
+from bot.corpus import load_corpus
 from bot.paper import Paper
+from bot.search import SearchIndex
 
 BENCH_DIR = Path(__file__).resolve().parent
 QUERIES_PATH = BENCH_DIR / "queries.jsonl"

@@ -1,0 +1,672 @@
+"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-300k papers.
+
+Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,300000]``.
+
+Every measurement runs in its own subprocess pinned to one core, so each engine's peak
+resident memory is its own and no measurement borrows a second core. The corpora are the
+catalogue's real abstracts topped up with synthetic ones (see ``Synthesizer``); the queries are
+the quality benchmark's hand-written ones plus short phrases cut from real abstracts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import math
+import os
+import platform
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from quality import load_queries
+from rank_bm25 import BM25Okapi
+
+from bot.analyzer import analyze
+from bot.corpus import load_corpus
+from bot.paper import Paper
+from bot.search import SearchIndex
+from bot.settings import CATALOGUE_PATH, PROJECT_ROOT
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS_PATH = BENCH_DIR / "results" / "speed.md"
+SIZES = (10_000, 100_000, 300_000)
+START_SIZE = 100_000
+QUERY_COUNT = 200
+WARMUP_QUERIES = 10
+TOP_K = 10
+SEED = 2025
+
+TARGET_P50_MS = 2.0
+TARGET_P99_MS = 10.0
+TARGET_SPEEDUP = 200.0
+TARGET_BUILD_S = 60.0
+TARGET_PEAK_RSS_MB = 1536.0
+TARGET_START_S = 20.0
+TARGET_CATALOGUE_S = 3.0
+TARGET_SEEDS_S = 1.0
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+SYLLABLES = tuple(c + v for c in "bdfgklmnprstvwz" for v in "aeiou")
+ACCEPTED = {"Oral", "Spotlight", "Poster"}
+
+
+def pin_to_one_core() -> None:
+    os.sched_setaffinity(0, {0})
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (Linux reports ``ru_maxrss`` in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def paper_id_for(text: str) -> str:
+    """An id of the same shape as the corpus gives papers without an OpenReview id."""
+    return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class SyntheticPaper:
+    title: str
+    abstract: str
+    authors: tuple[str, ...]
+
+
+class Synthesizer:
+    """Makes abstracts that look like the real ones to an index, from a fixed seed.
+
+    Each synthetic abstract takes its target length (in words) from a randomly chosen real
+    abstract, so the length distribution is the real one, and is filled with whole sentences
+    drawn at random from all the real abstracts, so word frequencies and co-occurrences are
+    real too. A corpus made only of recombined sentences would stop growing its vocabulary at
+    2,139 abstracts, whereas real ones keep adding method names and rare terms (Heaps' law).
+    So each abstract also gets, on average, ``NEW_WORDS`` brand-new pseudo-words and
+    ``REUSED_WORDS`` pseudo-words minted earlier (chosen with a bias towards older ones, so a
+    few become common and most stay rare), each replacing a word at a random position.
+    Titles are real titles whose method name (before a colon) becomes a pseudo-word; authors
+    are drawn from the real author pool with a real paper's author count.
+    """
+
+    NEW_WORDS = 1.0
+    REUSED_WORDS = 2.0
+
+    def __init__(self, real: Sequence[Paper], seed: int = SEED) -> None:
+        self._random = random.Random(seed)
+        self._sentences = [
+            (sentence, len(sentence.split()))
+            for paper in real
+            for sentence in SENTENCE_END.split(paper.plain_abstract)
+            if sentence
+        ]
+        self._lengths = [len(paper.plain_abstract.split()) for paper in real]
+        self._titles = [paper.title for paper in real]
+        self._author_counts = [len(paper.authors) for paper in real]
+        self._authors = sorted({author for paper in real for author in paper.authors})
+        self._minted: list[str] = []
+
+    def _poisson(self, mean: float) -> int:
+        threshold, count, product = math.exp(-mean), 0, self._random.random()
+        while product > threshold:
+            count += 1
+            product *= self._random.random()
+        return count
+
+    def _mint(self) -> str:
+        number = len(self._minted) + len(SYLLABLES) ** 2
+        syllables = []
+        while number:
+            number, digit = divmod(number, len(SYLLABLES))
+            syllables.append(SYLLABLES[digit])
+        word = "".join(syllables)
+        self._minted.append(word)
+        return word
+
+    def _reuse(self) -> str:
+        if not self._minted:
+            return self._mint()
+        return self._minted[int(len(self._minted) * self._random.random() ** 2)]
+
+    def _abstract(self) -> str:
+        target = self._random.choice(self._lengths)
+        sentences, length = [], 0
+        while length < target:
+            sentence, words = self._random.choice(self._sentences)
+            sentences.append(sentence)
+            length += words
+        words = " ".join(sentences).split()
+        fresh = [self._mint() for _ in range(self._poisson(self.NEW_WORDS))]
+        fresh += [self._reuse() for _ in range(self._poisson(self.REUSED_WORDS))]
+        for word in fresh:
+            words[self._random.randrange(len(words))] = word
+        return " ".join(words)
+
+    def _title(self) -> str:
+        title = self._random.choice(self._titles)
+        name, colon, rest = title.partition(":")
+        return f"{self._mint().capitalize()}:{rest}" if colon and len(name) < 30 else title
+
+    def __call__(self) -> SyntheticPaper:
+        authors = self._random.sample(self._authors, self._random.choice(self._author_counts))
+        return SyntheticPaper(self._title(), self._abstract(), tuple(authors))
+
+
+def real_papers() -> list[Paper]:
+    """The catalogue's papers that have an abstract (2,139), in catalogue order."""
+    return [paper for paper in load_corpus("catalogue").papers if paper.abstract]
+
+
+def synthetic_paper(number: int, fake: SyntheticPaper) -> Paper:
+    """A ``Paper`` built directly, skipping the text cleaner: synthetic text is already plain."""
+    first_sentence = SENTENCE_END.split(fake.abstract, maxsplit=1)[0]
+    return Paper(
+        id=paper_id_for(fake.abstract),
+        title=fake.title,
+        authors=fake.authors,
+        status="Poster",
+        url=None,
+        abstract=fake.abstract,
+        plain_abstract=fake.abstract,
+        display_abstract=fake.abstract,
+        display_title=fake.title,
+        code_urls=(),
+        links=(),
+        tldr=first_sentence[:300],
+        title_derived=False,
+        source=f"synthetic#{number}",
+    )
+
+
+def build_corpus(size: int) -> tuple[list[Paper], list[Paper]]:
+    """The first ``size`` papers of the real ones followed by synthetic ones, and the real ones.
+
+    The synthesizer's seed is fixed, so a smaller corpus is a prefix of a larger one.
+    """
+    real = real_papers()
+    synthesize = Synthesizer(real)
+    synthetic = [synthetic_paper(n, synthesize()) for n in range(max(0, size - len(real)))]
+    return (real + synthetic)[:size], real
+
+
+def benchmark_queries(real: Sequence[Paper], count: int = QUERY_COUNT) -> list[str]:
+    """The hand-written quality queries, then 1-4 word phrases cut from random real abstracts.
+
+    Phrases made only of stopwords ("in the") are skipped: the engine answers them without
+    touching the index, which would flatter its latency.
+    """
+    rng = random.Random(SEED)
+    queries = [query.query for query in load_queries()][:count]
+    while len(queries) < count:
+        words = rng.choice(real).plain_abstract.split()
+        length = rng.randint(1, 4)
+        start = rng.randrange(max(1, len(words) - length))
+        phrase = " ".join(word.strip(".,;:()[]{}\"'") for word in words[start : start + length])
+        if analyze(phrase):
+            queries.append(phrase.lower())
+    rng.shuffle(queries)
+    return queries
+
+
+Searcher = Callable[[str], object]
+
+
+@dataclass(frozen=True)
+class Built:
+    search: Searcher
+    build_seconds: float
+
+
+def build_engine(papers: Sequence[Paper]) -> Built:
+    started = time.perf_counter()
+    index = SearchIndex.build(papers)
+    seconds = time.perf_counter() - started
+    return Built(lambda query: index.search(query, limit=TOP_K), seconds)
+
+
+def build_get_scores(papers: Sequence[Paper]) -> Built:
+    """rank-bm25 over exactly the token lists the engine indexes, ranked by a full sort.
+
+    The token lists come from a throwaway ``SearchIndex`` (its analysis depends on the whole
+    corpus), freed before rank-bm25 is built; only the ``BM25Okapi`` construction is timed.
+    Queries are analysed with ``bot.analyzer.analyze`` alone, without the engine's acronym and
+    compound expansions, so rank-bm25 scores no more terms than the engine does.
+    """
+    tokenizer = SearchIndex.build(papers)
+    token_lists = [tokenizer.document_tokens(paper) for paper in papers]
+    del tokenizer
+    gc.collect()
+    started = time.perf_counter()
+    bm25 = BM25Okapi(token_lists)
+    seconds = time.perf_counter() - started
+    del token_lists
+
+    def search(query: str) -> object:
+        scores = bm25.get_scores(analyze(query))
+        return np.argsort(-scores, kind="stable")[:TOP_K]
+
+    return Built(search, seconds)
+
+
+BUILDERS: dict[str, Callable[[Sequence[Paper]], Built]] = {
+    "engine": build_engine,
+    "get_scores": build_get_scores,
+}
+
+
+def measure_search(engine: str, size: int, query_count: int) -> dict[str, object]:
+    """One engine at one size: corpus, build, then timed top-10 searches (after a warm-up)."""
+    started = time.perf_counter()
+    papers, real = build_corpus(size)
+    corpus_seconds = time.perf_counter() - started
+    corpus_rss = peak_rss_mb()
+    queries = benchmark_queries(real, query_count)
+
+    built = BUILDERS[engine](papers)
+    search = built.search
+
+    for query in queries[:WARMUP_QUERIES]:
+        search(query)
+    latencies = []
+    for query in queries:
+        started = time.perf_counter_ns()
+        search(query)
+        latencies.append((time.perf_counter_ns() - started) / 1e6)
+    p50, p99 = np.percentile(latencies, [50, 99])
+    return {
+        "engine": engine,
+        "size": size,
+        "corpus_seconds": corpus_seconds,
+        "corpus_rss_mb": corpus_rss,
+        "build_seconds": built.build_seconds,
+        "peak_rss_mb": peak_rss_mb(),
+        "p50_ms": float(p50),
+        "p99_ms": float(p99),
+        "max_ms": max(latencies),
+        "queries": len(latencies),
+    }
+
+
+def run_pinned(command: Sequence[str]) -> tuple[float, str]:
+    """Run a command in a fresh process pinned to one core; return its wall time and output."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=PROJECT_ROOT,
+        preexec_fn=pin_to_one_core,
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+    return wall, done.stdout
+
+
+def last_json_line(output: str) -> dict[str, object]:
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def worker_command(*args: str) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--worker", *args]
+
+
+def write_catalogue_jsonl(size: int, path: Path) -> None:
+    """The same corpus as ``build_corpus(size)``, as a file in the catalogue's format.
+
+    Real papers are copied from the catalogue verbatim; synthetic ones get no id, so the
+    corpus layer hashes their abstracts as it would for any paper without an OpenReview id.
+    """
+    real_records = []
+    with CATALOGUE_PATH.open(encoding="utf-8") as catalogue:
+        for line in catalogue:
+            record = json.loads(line)
+            if record["abstract"] and record["status"] in ACCEPTED:
+                real_records.append(line.rstrip("\n"))
+    synthesize = Synthesizer(real_papers())
+    with path.open("w", encoding="utf-8") as out:
+        for line in real_records[:size]:
+            out.write(line + "\n")
+        for _ in range(max(0, size - len(real_records))):
+            fake = synthesize()
+            record = {
+                "id": None,
+                "title": fake.title,
+                "authors": list(fake.authors),
+                "abstract": fake.abstract,
+                "keywords": [],
+                "status": "Poster",
+                "venue": "ICLR 2025 Poster",
+                "url": None,
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+STARTUP_SCRIPT = """
+import json, resource, sys, time
+started = time.perf_counter()
+from bot.corpus import load_corpus
+from bot.search import SearchIndex
+imported = time.perf_counter()
+papers = load_corpus(sys.argv[1]).papers
+loaded = time.perf_counter()
+SearchIndex.build(papers)
+built = time.perf_counter()
+print(json.dumps({
+    "papers": len(papers),
+    "import_seconds": imported - started,
+    "load_seconds": loaded - imported,
+    "index_seconds": built - loaded,
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+}))
+"""
+
+
+@dataclass(frozen=True)
+class StartupMeasurement:
+    label: str
+    wall_seconds: float
+    report: dict[str, object]
+
+
+def measure_startup(label: str, spec: str) -> StartupMeasurement:
+    """A fresh ``python -c`` that imports the bot, loads a corpus and indexes it, as at start-up."""
+    wall, output = run_pinned([sys.executable, "-c", STARTUP_SCRIPT, spec])
+    return StartupMeasurement(label, wall, last_json_line(output))
+
+
+def measure_startups(start_size: int) -> list[StartupMeasurement]:
+    measurements = [measure_startup("seeds", "seeds"), measure_startup("catalogue", "catalogue")]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / f"corpus-{start_size}.jsonl"
+        write_catalogue_jsonl(start_size, path)
+        measurements.append(measure_startup(f"{start_size:,} papers (.jsonl)", str(path)))
+    return measurements
+
+
+def measure_cli_seconds(query: str = "graph sparsification") -> float:
+    """Wall time of one ``python -m bot search`` on the default corpus, as a user runs it."""
+    wall, _ = run_pinned([sys.executable, "-m", "bot", "search", "--corpus", "seeds", "--", query])
+    return wall
+
+
+def format_row(cells: Sequence[object]) -> str:
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    return [format_row(header), "|" + "---|" * len(header), *(format_row(row) for row in rows)]
+
+
+def search_section(results: Sequence[dict[str, object]]) -> list[str]:
+    rows = [
+        [
+            f"{r['size']:,}",
+            r["engine"],
+            f"{r['build_seconds']:.1f}",
+            f"{r['peak_rss_mb']:.0f} ({r['corpus_rss_mb']:.0f})",
+            f"{r['p50_ms']:.2f}",
+            f"{r['p99_ms']:.2f}",
+            f"{r['max_ms']:.2f}",
+        ]
+        for r in results
+    ]
+    return table(
+        ["papers", "engine", "build s", "peak RSS MB (corpus alone)", "p50 ms", "p99 ms", "max ms"],
+        rows,
+    )
+
+
+def speedups(results: Sequence[dict[str, object]]) -> dict[int, tuple[float, float]]:
+    """Per size, how many times faster the engine is than get_scores at p50 and p99."""
+    by_key = {(r["size"], r["engine"]): r for r in results}
+    return {
+        size: (
+            baseline["p50_ms"] / by_key[size, "engine"]["p50_ms"],
+            baseline["p99_ms"] / by_key[size, "engine"]["p99_ms"],
+        )
+        for (size, engine), baseline in by_key.items()
+        if engine == "get_scores" and (size, "engine") in by_key
+    }
+
+
+@dataclass(frozen=True)
+class Target:
+    what: str
+    bar: str
+    measured: str
+    met: bool
+
+
+def bar_targets(
+    results: Sequence[dict[str, object]],
+    startups: Sequence[StartupMeasurement],
+    cli_seconds: float | None,
+) -> list[Target]:
+    """The issue's speed bar, checked against whatever this run measured."""
+    targets = []
+    engine_results = {r["size"]: r for r in results if r["engine"] == "engine"}
+    if engine_results:
+        largest = engine_results[max(engine_results)]
+        at = f"at {largest['size']:,}"
+        for what, value, limit, unit in (
+            ("p50", largest["p50_ms"], TARGET_P50_MS, "ms"),
+            ("p99", largest["p99_ms"], TARGET_P99_MS, "ms"),
+            ("build", largest["build_seconds"], TARGET_BUILD_S, "s"),
+            ("peak RSS", largest["peak_rss_mb"], TARGET_PEAK_RSS_MB, "MB"),
+        ):
+            targets.append(
+                Target(f"{what} {at}", f"≤ {limit:g} {unit}", f"{value:.2f} {unit}", value <= limit)
+            )
+    if ratios := speedups(results):
+        size = max(ratios)
+        median_ratio = ratios[size][0]
+        targets.append(
+            Target(
+                f"p50 speed-up over get_scores at {size:,}",
+                f"≥ {TARGET_SPEEDUP:g}x",
+                f"{median_ratio:.0f}x",
+                median_ratio >= TARGET_SPEEDUP,
+            )
+        )
+    for startup in startups:
+        if startup.label == "catalogue":
+            seconds = startup.report["load_seconds"] + startup.report["index_seconds"]
+            targets.append(
+                Target(
+                    "catalogue load + index",
+                    f"< {TARGET_CATALOGUE_S:g} s",
+                    f"{seconds:.2f} s",
+                    seconds < TARGET_CATALOGUE_S,
+                )
+            )
+        elif startup.label == "seeds":
+            targets.append(
+                Target(
+                    "seeds: process start + load + index",
+                    f"well under {TARGET_SEEDS_S:g} s",
+                    f"{startup.wall_seconds:.2f} s",
+                    startup.wall_seconds < TARGET_SEEDS_S,
+                )
+            )
+        else:
+            targets.append(
+                Target(
+                    f"{startup.label}: process start + load + index",
+                    f"≤ {TARGET_START_S:g} s",
+                    f"{startup.wall_seconds:.1f} s",
+                    startup.wall_seconds <= TARGET_START_S,
+                )
+            )
+    if cli_seconds is not None:
+        targets.append(
+            Target(
+                "`python -m bot search` on the seeds",
+                f"well under {TARGET_SEEDS_S:g} s",
+                f"{cli_seconds:.2f} s",
+                cli_seconds < TARGET_SEEDS_S,
+            )
+        )
+    return targets
+
+
+def machine_description() -> str:
+    cpu = "unknown CPU"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return (
+        f"{cpu}, {os.cpu_count()} logical CPUs (each measurement pinned to CPU 0),"
+        f" Python {platform.python_version()}, numpy {np.__version__}, {platform.platform()}"
+    )
+
+
+def report(
+    results: Sequence[dict[str, object]],
+    startups: Sequence[StartupMeasurement],
+    targets: Sequence[Target],
+    query_count: int,
+) -> str:
+    lines = [
+        "# Search speed",
+        "",
+        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/speed.py` on"
+        f" {machine_description()}.",
+        "",
+        f"Top-{TOP_K} search over {query_count} queries per row ({WARMUP_QUERIES} untimed"
+        " warm-up queries first). *engine* is `SearchIndex.search` (query parsing, typo"
+        " correction, analysis, BM25, ranking, matched terms); *get_scores* is rank-bm25's"
+        " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes, with"
+        " queries analysed by `bot.analyzer.analyze` (no expansions). Engine build time"
+        " includes analysing every paper; get_scores build time is the `BM25Okapi`"
+        " construction only. Peak RSS is the subprocess's `ru_maxrss`, which includes the"
+        " corpus itself (in brackets: the peak before indexing) and, for get_scores, the"
+        " throwaway index that produced its tokens.",
+        "",
+        *search_section(results),
+        "",
+    ]
+    if ratios := speedups(results):
+        lines += [
+            "Speed-up of the engine over get_scores: "
+            + "; ".join(
+                f"{size:,} papers: {p50:.0f}x at the median, {p99:.0f}x at p99"
+                for size, (p50, p99) in sorted(ratios.items())
+            )
+            + ".",
+            "",
+        ]
+    if startups:
+        lines += [
+            "Start-up, each in a fresh single-core `python -c` (wall time includes the"
+            " interpreter start and imports):",
+            "",
+            *table(
+                [
+                    "corpus",
+                    "papers",
+                    "process wall s",
+                    "imports s",
+                    "load s",
+                    "index s",
+                    "peak RSS MB",
+                ],
+                [
+                    [
+                        s.label,
+                        f"{s.report['papers']:,}",
+                        f"{s.wall_seconds:.2f}",
+                        f"{s.report['import_seconds']:.2f}",
+                        f"{s.report['load_seconds']:.2f}",
+                        f"{s.report['index_seconds']:.2f}",
+                        f"{s.report['peak_rss_mb']:.0f}",
+                    ]
+                    for s in startups
+                ],
+            ),
+            "",
+        ]
+    lines += [
+        "Targets (issue #3, speed bar):",
+        "",
+        *table(
+            ["target", "bar", "measured", "verdict"],
+            [[t.what, t.bar, t.measured, "met" if t.met else "**missed**"] for t in targets],
+        ),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run_worker(args: Sequence[str]) -> int:
+    """Entry point of a measurement subprocess: prints one JSON line with its figures."""
+    pin_to_one_core()
+    match args:
+        case ["search", engine, size, query_count]:
+            figures = measure_search(engine, int(size), int(query_count))
+        case _:
+            raise SystemExit(f"unknown worker arguments: {args}")
+    print(json.dumps(figures))
+    return 0
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    return tuple(int(part.replace("_", "")) for part in text.split(",") if part.strip())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        return run_worker(argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="e.g. 10000,100000")
+    parser.add_argument("--queries", type=int, default=QUERY_COUNT)
+    parser.add_argument(
+        "--skip-baseline-above",
+        type=int,
+        default=None,
+        metavar="N",
+        help="do not run get_scores on corpora larger than N papers",
+    )
+    parser.add_argument(
+        "--start-size", type=int, default=START_SIZE, help="papers in the start-up measurement"
+    )
+    parser.add_argument("--skip-startup", action="store_true", help="skip start-up timings")
+    parser.add_argument("--output", type=Path, default=RESULTS_PATH)
+    args = parser.parse_args(argv)
+
+    results = []
+    for size in args.sizes:
+        for engine in BUILDERS:
+            skip_above = args.skip_baseline_above
+            if engine == "get_scores" and skip_above is not None and size > skip_above:
+                continue
+            print(f"measuring {engine} at {size:,} papers…", file=sys.stderr, flush=True)
+            _, output = run_pinned(worker_command("search", engine, str(size), str(args.queries)))
+            results.append(last_json_line(output))
+    startups = [] if args.skip_startup else measure_startups(args.start_size)
+    cli_seconds = None if args.skip_startup else measure_cli_seconds()
+
+    targets = bar_targets(results, startups, cli_seconds)
+    text = report(results, startups, targets, args.queries)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    print(text)
+    return 0 if all(target.met for target in targets) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
