@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -271,3 +273,37 @@ def test_rotation_tracks_the_latest_round(store: Store) -> None:
         store.record_post("C1", day, f"{number}.0", "A")
     assert store.rotation("C1") == (1, frozenset({"p1"}))
     assert store.rotation("C2") == (0, frozenset())
+
+
+def test_simultaneous_claims_from_many_connections_have_one_winner(
+    database_url: str, clock: ManualClock
+) -> None:
+    """Threads with their own stores (own connections) released together by a barrier."""
+    workers, days = 6, 10
+    stores = [Store(database_url, clock) for _ in range(workers)]
+    barrier = threading.Barrier(workers)
+
+    def race(worker: int) -> list[date]:
+        won = []
+        for offset in range(days):
+            day = DAY + timedelta(days=offset)
+            barrier.wait()
+            attempt = stores[worker].claim_digest(
+                "C1",
+                day,
+                paper_id=f"p{worker}",
+                round=0,
+                position=1,
+                pool_size=76,
+                owner=f"w{worker}",
+                lease=LEASE,
+            )
+            if attempt.acquired:
+                won.append(day)
+        return won
+
+    with ThreadPoolExecutor(workers) as pool:
+        winners = [day for won in pool.map(race, range(workers)) for day in won]
+    assert sorted(winners) == [DAY + timedelta(days=offset) for offset in range(days)]
+    for store in stores:
+        store.close()

@@ -1,0 +1,140 @@
+"""Two real bot processes on one database post exactly once per channel per day.
+
+Each process is ``python -m bot digest`` (the scheduler's own code path: serve every due
+channel under the claim), started at the same moment against the fake Slack server, first
+on a shared SQLite file and then on PostgreSQL. Slack is made slow (a delaying proxy in front
+of the recorder) so that each process meets the other's claims while they are still being
+posted, rather than finding every channel already done.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from test_store import throwaway_postgres_database
+
+from bot.settings import PROJECT_ROOT
+from bot.slack_recorder import SlackRecorder
+from bot.store import Store, SubscriptionRecord
+
+CHANNELS = [f"CPROC{number:02d}" for number in range(8)]
+PROCESSES = 2
+SLACK_DELAY = 0.15
+
+
+@pytest.fixture
+def recorder() -> Iterator[SlackRecorder]:
+    with SlackRecorder() as running:
+        yield running
+
+
+@pytest.fixture
+def slow_slack(recorder: SlackRecorder) -> Iterator[str]:
+    """A Web API base URL that answers like the recorder, ``SLACK_DELAY`` seconds later."""
+
+    class Delaying(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(SLACK_DELAY)
+            forwarded = urllib.request.Request(
+                recorder.root_url + self.path,
+                data=body,
+                headers={
+                    name: value
+                    for name, value in self.headers.items()
+                    if name.lower() in {"content-type", "authorization"}
+                },
+            )
+            with urllib.request.urlopen(forwarded) as answer:
+                payload = answer.read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: object) -> None:
+            """Quiet: the recorder keeps the calls."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Delaying)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/api/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'shared.db'}"
+        return
+    with throwaway_postgres_database() as url:
+        yield url
+
+
+def subscribe_everywhere(database_url: str) -> None:
+    """Channels whose post is due whenever the test runs: daily at midnight UTC."""
+    store = Store(database_url)
+    for channel in CHANNELS:
+        store.save_subscription(
+            SubscriptionRecord(channel, "00:00", "UTC", "daily", None, "command")
+        )
+    store.close()
+
+
+def bot_environment(database_url: str, slack_url: str) -> dict[str, str]:
+    keep = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+    return {
+        **keep,
+        "PYTHONPATH": str(PROJECT_ROOT),
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_API_URL": slack_url,
+        "PAPERBOT_DATABASE_URL": database_url,
+        "PAPERBOT_TIMEZONE": "UTC",
+        "PAPERBOT_LOG_LEVEL": "WARNING",
+    }
+
+
+def test_two_processes_post_once_per_channel(
+    database_url: str, recorder: SlackRecorder, slow_slack: str, tmp_path: Path
+) -> None:
+    subscribe_everywhere(database_url)
+    environment = bot_environment(database_url, slow_slack)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bot", "digest"],
+            cwd=tmp_path,  # away from any developer .env in the checkout
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(PROCESSES)
+    ]
+    results = [process.communicate(timeout=60) for process in processes]
+    for process, (out, err) in zip(processes, results, strict=True):
+        assert process.returncode == 0, f"{out}\n{err}"
+    posted = Counter(
+        call.args["channel"]
+        for call in recorder.calls_to("chat.postMessage")
+        if call.response.get("ok")
+    )
+    assert posted == Counter({channel: 1 for channel in CHANNELS})
+    lines = [line for out, _ in results for line in out.splitlines()]
+    for channel in CHANNELS:
+        reports = [line for line in lines if line.startswith(f"{channel} ")]
+        assert len(reports) == PROCESSES
+        assert sum(": posted " in line for line in reports) == 1, reports
+    contended = [line for line in lines if "another process" in line]
+    assert contended, "the processes never met a claim in progress; the test proves nothing"
