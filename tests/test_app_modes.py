@@ -1,0 +1,140 @@
+"""Which mode ``python -m bot`` runs in, and the one-line errors when it cannot start."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from bot.app import HTTP, SHELL, SOCKET, ModeError, choose_mode, run
+from bot.settings import PROJECT_ROOT, Settings
+from bot.slack_recorder import SlackRecorder
+
+BOT = "xoxb-1-abc"
+APP = "xapp-1-abc"
+SECRET = "s3cr3t"
+
+
+@pytest.mark.parametrize(
+    ("settings", "forced", "mode"),
+    [
+        (Settings(slack_bot_token=BOT, slack_app_token=APP), None, SOCKET),
+        (
+            Settings(slack_bot_token=BOT, slack_app_token=APP, slack_signing_secret=SECRET),
+            None,
+            SOCKET,
+        ),
+        (Settings(slack_bot_token=BOT, slack_signing_secret=SECRET), None, HTTP),
+        (Settings(), None, SHELL),
+        (
+            Settings(slack_bot_token=BOT, slack_app_token=APP, slack_signing_secret=SECRET),
+            "http",
+            HTTP,
+        ),
+        (Settings(slack_bot_token=BOT, slack_app_token=APP), "shell", SHELL),
+    ],
+)
+def test_mode_follows_the_environment_or_the_flag(settings, forced, mode):
+    assert choose_mode(settings, forced) == mode
+
+
+@pytest.mark.parametrize(
+    ("settings", "forced", "message"),
+    [
+        (
+            Settings(slack_bot_token=BOT),
+            None,
+            "SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET",
+        ),
+        (Settings(slack_app_token=APP), None, "SLACK_BOT_TOKEN is not set"),
+        (Settings(slack_signing_secret=SECRET), None, "SLACK_BOT_TOKEN is not set"),
+        (
+            Settings(slack_bot_token=BOT, slack_signing_secret=SECRET),
+            "socket",
+            "SLACK_APP_TOKEN is not set",
+        ),
+        (
+            Settings(slack_bot_token=BOT, slack_app_token=APP),
+            "http",
+            "SLACK_SIGNING_SECRET is not set",
+        ),
+        (Settings(), "socket", "SLACK_BOT_TOKEN is not set"),
+        (
+            Settings(slack_bot_token=APP, slack_app_token=APP),
+            None,
+            "SLACK_BOT_TOKEN must be a token starting with 'xoxb-'",
+        ),
+        (
+            Settings(slack_bot_token=BOT, slack_app_token=BOT),
+            None,
+            "SLACK_APP_TOKEN must be a token starting with 'xapp-'",
+        ),
+    ],
+)
+def test_missing_or_wrong_kind_of_token_names_the_variable(settings, forced, message):
+    with pytest.raises(ModeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        choose_mode(settings, forced)
+
+
+def test_run_reports_a_one_line_error_and_exits_2(capsys):
+    assert run(Settings(slack_bot_token=BOT), "socket") == 2
+    captured = capsys.readouterr()
+    assert captured.err == "paperbot: SLACK_APP_TOKEN is not set\n"
+
+
+def test_python_dash_m_bot_prints_no_traceback(tmp_path):
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SLACK_")}
+    env.update(SLACK_BOT_TOKEN="xapp-wrong-kind", SLACK_SIGNING_SECRET=SECRET)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--http"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(PROJECT_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "paperbot: SLACK_BOT_TOKEN must be a token starting with 'xoxb-'\n"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SLACK_")}
+    with SlackRecorder() as recorder:
+        env.update(
+            SLACK_BOT_TOKEN=BOT,
+            SLACK_SIGNING_SECRET=SECRET,
+            SLACK_API_URL=recorder.base_url,
+            PORT=str(port),
+            PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
+            PAPERBOT_SCHEDULER="off",
+            PYTHONPATH=str(PROJECT_ROOT),
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bot"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            first = process.stdout.readline()
+            second = process.stdout.readline()
+            assert first.startswith("paperbot: HTTP; 76 papers")
+            assert second == f"paperbot: listening on port {port} at /slack/events\n"
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
+                assert reply.read() == b"ok\n"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
