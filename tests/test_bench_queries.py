@@ -9,13 +9,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from bot.corpus import LoadedCorpus
 
+from bot.corpus import LoadedCorpus
 from bot.settings import PROJECT_ROOT
 
 QUALITY_SCRIPT = PROJECT_ROOT / "bench" / "quality.py"
@@ -27,6 +28,7 @@ def quality() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_quality", QUALITY_SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve string annotations through it
     spec.loader.exec_module(module)
     return module
 
