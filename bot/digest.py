@@ -121,7 +121,8 @@ class DigestService:
     """Subscriptions, the choice of paper, and the claim-guarded post, for one process.
 
     ``client`` may be ``None`` only for a process that never posts (``--dry-run``).
-    ``on_change`` listeners hear the channel whose subscription changed (the scheduler).
+    Listeners added with ``add_listener`` hear each channel whose subscription changed
+    (the scheduler moves that channel's job).
     """
 
     def __init__(

@@ -215,6 +215,43 @@ def test_the_post_goes_out_at_the_local_time_with_date_progress_and_metadata(
     assert outcome.ts == post.response["ts"]
 
 
+@pytest.mark.parametrize(
+    ("args", "before", "due", "later_same_day"),
+    [
+        # Tokyo has no DST; 09:00 JST is 00:00 UTC.
+        ("9:00 Asia/Tokyo daily", (2025, 3, 27, 23, 59), (2025, 3, 28, 0, 0), (2025, 3, 28, 14, 0)),
+        # New York just sprang forward (9 March): 09:00 EDT is 13:00 UTC.
+        ("9:00 America/New_York", (2025, 3, 10, 12, 59), (2025, 3, 10, 13, 0), (2025, 3, 11, 3, 0)),
+        # Berlin's spring-forward night: 02:30 does not exist, the post comes at 03:00 CEST.
+        (
+            "2:30 Europe/Berlin daily",
+            (2025, 3, 30, 0, 59),
+            (2025, 3, 30, 1, 0),
+            (2025, 3, 30, 21, 0),
+        ),
+        # Berlin's fall-back night: 02:30 happens twice (00:30 and 01:30 UTC), one post.
+        (
+            "2:30 Europe/Berlin daily",
+            (2025, 10, 26, 0, 29),
+            (2025, 10, 26, 0, 30),
+            (2025, 10, 26, 1, 30),
+        ),
+    ],
+)
+def test_posting_instants_in_several_zones_and_across_dst(
+    make_bot, channel, recorder, traveller, args, before, due, later_same_day
+) -> None:
+    service = make_bot().service
+    service.subscribe(channel, args)
+    traveller.move_to(datetime(*before, tzinfo=UTC))
+    assert service.serve_due() == []
+    traveller.move_to(datetime(*due, tzinfo=UTC))
+    assert [outcome.status for outcome in service.serve_due()] == ["posted"]
+    traveller.move_to(datetime(*later_same_day, tzinfo=UTC))
+    assert [outcome.status for outcome in service.serve_due()] == ["already_posted"]
+    assert len(posts(recorder, channel)) == 1
+
+
 def test_the_header_uses_the_date_in_the_channel_zone(
     make_bot, channel, recorder, traveller
 ) -> None:
