@@ -156,6 +156,10 @@ class Answers:
 
     # mentions and direct messages
 
+    def first_delivery(self, event_id: str) -> bool:
+        """Whether this event is new: Slack redelivers events it thinks were lost."""
+        return self.store.claim_event(event_id)
+
     def mention(
         self, request: Request, channel_id: str, thread_ts: str, *, in_thread: bool
     ) -> Message:

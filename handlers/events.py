@@ -39,7 +39,7 @@ def register(app: App, answers: Answers) -> None:
     ) -> None:
         if _from_a_bot(event, context.bot_user_id):
             return
-        if not answers.store.claim_event(body.get("event_id") or event["ts"]):
+        if not answers.first_delivery(body.get("event_id") or event["ts"]):
             logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))
             return
         channel = event["channel"]
