@@ -13,6 +13,7 @@ with no ``$`` or ``\\`` never reaches it, which also keeps the catalogue load fa
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import re
@@ -21,18 +22,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from pylatexenc import latexwalker
 from pylatexenc.latex2text import (
     LatexNodes2Text,
     MacroTextSpec,
     get_default_latex_context_db,
 )
 
-_WHITESPACE = re.compile(r"\s+")
-
 
 def normalise_whitespace(text: str) -> str:
     """Collapse every whitespace run (newlines, tabs, NBSP) to one space and strip the ends."""
-    return _WHITESPACE.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def match_key(text: str) -> str:
@@ -139,6 +139,8 @@ def _latex_converter() -> LatexNodes2Text:
 
 
 _LATEX = _latex_converter()
+# pylatexenc rebuilds its parser's macro table on every call unless handed one.
+_WALKER_CONTEXT = latexwalker.get_default_latex_context_db()
 # pylatexenc logs a warning for every malformed fragment (``\\frac`` without arguments); the
 # text still comes out, so those warnings are noise in the bot's log.
 logging.getLogger("pylatexenc").setLevel(logging.ERROR)
@@ -152,7 +154,7 @@ def _latex_to_unicode(fragment: str) -> str:
     """
     fragment = _UNKNOWN_MACRO.sub(_unknown_macro, fragment)
     try:
-        text = _LATEX.latex_to_text(fragment)
+        text = _LATEX.latex_to_text(fragment, latex_context=_WALKER_CONTEXT)
     except Exception:
         text = _MARKUP.sub(" ", fragment)
     if "%s" in text:  # pylatexenc could not find a macro's arguments (``\\frac23``)
@@ -186,6 +188,11 @@ _SILENT_MACROS = frozenset(
 )
 
 
+@functools.cache
+def _is_known_macro(name: str) -> bool:
+    return name in _FORMAT_MACROS or _LATEX_DB.get_macro_spec(name) is not None
+
+
 def _unknown_macro(match: re.Match[str]) -> str:
     """A macro pylatexenc does not know would vanish with its name; keep what it says.
 
@@ -195,8 +202,7 @@ def _unknown_macro(match: re.Match[str]) -> str:
     name, brace = match.group(1), match.group(2)
     if name in _SHORTHANDS:
         return _SHORTHANDS[name] + (brace or "")
-    known = name in _FORMAT_MACROS or _LATEX_DB.get_macro_spec(name) is not None
-    if known or name in _SILENT_MACROS:
+    if _is_known_macro(name) or name in _SILENT_MACROS:
         return match.group(0)
     if brace:
         return "{"
@@ -294,7 +300,7 @@ def _repair_double_backslashes(text: str) -> str:
         following = match.group(1)
         if following[0] in _ESCAPED_CHARS:
             return "\\"
-        if following in _FORMAT_MACROS or _LATEX_DB.get_macro_spec(following) is not None:
+        if _is_known_macro(following):
             return "\\"
         return " "
 
@@ -305,6 +311,7 @@ def _repair_double_backslashes(text: str) -> str:
 
 _URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^$*]+"
 _BARE_URL = re.compile(_URL_BODY)
+_TOKEN_START = re.compile(r"[\[`$*_{}\\]|https?://")
 _TEXT_TOKEN = re.compile(
     r"\[(?P<label>[^\]\n]*)\]\((?P<target>" + _URL_BODY + r")\)"
     r"|(?P<url>" + _URL_BODY + r")"
@@ -431,7 +438,14 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
         return _parse_math(text)
     nodes: list[_Node] = []
     position = 0
-    while (match := _TEXT_TOKEN.search(text, position)) is not None:
+    search_from = 0
+    # Finding where a token could start first is several times faster than letting the
+    # many-branched token pattern scan the whole text itself.
+    while (start := _TOKEN_START.search(text, search_from)) is not None:
+        match = _TEXT_TOKEN.match(text, start.start())
+        if match is None:
+            search_from = start.start() + 1
+            continue
         if match.start() > position:
             nodes.append(_Text(text[position : match.start()]))
         position = match.end()
@@ -460,17 +474,19 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
             else:
                 nodes.append(_Styled("code", tuple(_parse(code))))
         elif kind == "brace":
+            # An unbalanced brace is a LaTeX leftover and is dropped; a balanced one is a TeX
+            # group, unless it holds a comma: {BoolQ, SST2} is a set.
             end = _closing_brace(text, match.start()) if match.group(kind) == "{" else -1
-            if end < 0:
-                continue  # an unbalanced brace is a LaTeX leftover: drop it
-            inner = _parse(text[match.end() : end])
-            if "," in text[match.end() : end]:  # {BoolQ, SST2} is a set, not a TeX group
-                inner = [_Text("{"), *inner, _Text("}")]
-            nodes.extend(inner)
-            position = end + 1
+            if end >= 0:
+                inner = _parse(text[match.end() : end])
+                if "," in text[match.end() : end]:
+                    inner = [_Text("{"), *inner, _Text("}")]
+                nodes.extend(inner)
+                position = end + 1
         elif kind == "backslash":
             macro_nodes, position = _parse_macro(text, match.start(), math=False)
             nodes.extend(macro_nodes)
+        search_from = position
     if position < len(text):
         nodes.append(_Text(text[position:]))
     return nodes
@@ -481,6 +497,8 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
 _TRAILING_URL_PUNCTUATION = ".,;:!?'\"*_~"
 
 
+# Characters that would end a Slack link early or read as markup, percent-encoded.
+_URL_UNSAFE = str.maketrans({char: f"%{ord(char):02X}" for char in "|<>$*\\ "})
 _SCHEMELESS_URL = re.compile(r"(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?:/\S*)?", re.IGNORECASE)
 
 
@@ -491,6 +509,7 @@ def _link(target: str, children: tuple[_Node, ...]) -> list[_Node]:
     and a trailing slash after a path, so the same repository is one link however written.
     """
     url = target.strip().rstrip(_TRAILING_URL_PUNCTUATION).removesuffix(".git")
+    url = url.translate(_URL_UNSAFE)
     if not url.startswith(("http://", "https://")):
         if not _SCHEMELESS_URL.fullmatch(url):
             return list(children) or _parse(target)
@@ -593,13 +612,9 @@ def _display_text(text: str) -> str:
     return escape_mrkdwn(text.replace("*", _ASTERISK_OPERATOR))
 
 
-# Characters that would end a Slack link early or trip the display checks, percent-encoded.
-_URL_UNSAFE = str.maketrans({char: f"%{ord(char):02X}" for char in "|<>$*\\ "})
-
-
 def _display_link(link: _Link) -> str:
     label = normalise_whitespace(_plain(link.children)).replace("|", "¦")
-    url = escape_mrkdwn(link.url.translate(_URL_UNSAFE))
+    url = escape_mrkdwn(link.url)
     return f"<{url}|{escape_mrkdwn(label)}>" if label else f"<{url}>"
 
 
@@ -668,6 +683,8 @@ def _display(nodes: list[_Node]) -> str:
 def clean_text(raw: str) -> CleanText:
     """Plain text, Slack mrkdwn and the URLs of an abstract or title written in LaTeX/Markdown."""
     text = normalise_whitespace(raw)
+    if _TOKEN_START.search(text) is None:
+        return CleanText(plain=text, display=escape_mrkdwn(text), links=())
     if "\\\\" in text:
         text = _repair_double_backslashes(text)
     nodes = _parse(text)
@@ -683,6 +700,7 @@ def clean_text(raw: str) -> CleanText:
 # --- sentences, TL;DRs and titles -----------------------------------------------------------
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
+_INITIAL = re.compile(r"\b[A-Z]\.$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9])")
 
 
@@ -692,7 +710,7 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for match in _SENTENCE_END.finditer(text):
         candidate = text[start : match.start()]
-        if candidate.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", candidate):
+        if candidate.endswith(_ABBREVIATIONS) or _INITIAL.search(candidate):
             continue
         sentences.append(candidate.strip())
         start = match.end()
@@ -722,6 +740,9 @@ TLDR_MAX_CHARS = 300
 _SECOND_SENTENCE_BELOW = 150
 
 
+_TOP_RANK = 2
+
+
 def _contribution_rank(sentence: str) -> int:
     """2 for "we propose / introduce", 1 for "we show / study", 0 for anything else.
 
@@ -749,8 +770,13 @@ def tldr(plain: str) -> str:
     sentences = [sentence for sentence in split_sentences(plain) if "://" not in sentence]
     if not sentences:
         return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
-    ranks = [_contribution_rank(sentence) for sentence in sentences]
-    chosen = ranks.index(max(ranks))
+    chosen, best = 0, 0
+    for index, sentence in enumerate(sentences):
+        rank = _contribution_rank(sentence)
+        if rank > best:
+            chosen, best = index, rank
+            if rank == _TOP_RANK:
+                break
     summary = sentences[chosen]
     if chosen + 1 < len(sentences) and len(summary) < _SECOND_SENTENCE_BELOW:
         longer = f"{summary} {sentences[chosen + 1]}"
