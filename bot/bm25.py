@@ -143,9 +143,14 @@ class BM25Index:
     def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
         """BM25Okapi score of every document, terms added in query order as rank-bm25 does."""
         scores = np.zeros(self.corpus_size, dtype=np.float64)
+        untouched = True
         for token in query_tokens:
             docs, weights = self.postings(token)
-            scores[docs] += weights
+            if untouched and len(docs):
+                scores[docs] = weights  # 0.0 + w is w: skipping the read changes no bit
+                untouched = False
+            else:
+                scores[docs] += weights
         return scores
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
@@ -156,9 +161,11 @@ class BM25Index:
         return found
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """The ``k`` best documents as (document, score), ties broken by document number."""
+        """The ``k`` best documents containing a query token, as (document, score), best
+        first, ties broken by document number."""
         scores = self.scores(query_tokens)
-        return [(int(doc), float(scores[doc])) for doc in top_k(scores, k)]
+        candidates = np.flatnonzero(self.matches(query_tokens))
+        return [(int(doc), float(scores[doc])) for doc in top_k(scores, k, candidates=candidates)]
 
 
 _NO_DOCS = np.zeros(0, dtype=np.intc)
@@ -191,15 +198,19 @@ def top_k(
     """Indices of the ``k`` highest scores, best first; equal scores ordered by ``tiebreak``
     (default: the index), so the same query always lists papers in the same order.
 
-    ``candidates`` restricts the choice (e.g. to documents that passed the filters).
+    ``candidates`` restricts the choice (e.g. to documents that passed the filters). A
+    partial sort finds the k-th best score; everything scoring at least that much is then
+    fully ordered, so ties at the cut are settled by ``tiebreak`` too, not by the partition.
     """
-    pool = np.arange(len(scores)) if candidates is None else np.asarray(candidates)
-    if k <= 0 or len(pool) == 0:
-        return pool[:0]
-    pool_scores = scores[pool]
-    if k < len(pool):
-        kth = pool_scores[np.argpartition(-pool_scores, k - 1)[k - 1]]
-        keep = pool_scores >= kth
-        pool, pool_scores = pool[keep], pool_scores[keep]
-    keys = pool if tiebreak is None else tiebreak[pool]
-    return pool[np.lexsort((keys, -pool_scores))][:k]
+    values = scores if candidates is None else scores[candidates]
+    size = len(values)
+    if k <= 0 or size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < size:
+        kth = values[np.argpartition(values, size - k)[size - k :]].min()
+        chosen = np.flatnonzero(values >= kth)
+    else:
+        chosen = np.arange(size)
+    docs = chosen if candidates is None else np.asarray(candidates)[chosen]
+    keys = docs if tiebreak is None else tiebreak[docs]
+    return docs[np.lexsort((keys, -scores[docs]))][:k]
