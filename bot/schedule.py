@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
+from apscheduler.job import Job
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.base import BaseTrigger
@@ -106,6 +107,10 @@ class DigestScheduler:
     def next_runs(self) -> dict[str, datetime]:
         """Each subscribed channel's next scheduled post."""
         return self._pending(job_id(""))
+
+    def job(self, channel: str) -> Job | None:
+        """The channel's APScheduler job, for inspecting its options."""
+        return self._scheduler.get_job(job_id(channel))
 
     def retries(self) -> dict[str, datetime]:
         """Channels with an extra attempt pending (busy claim, failed post), and when."""

@@ -13,7 +13,7 @@ import time_machine
 
 from bot.corpus import load_corpus
 from bot.digest import LEASE, DigestService
-from bot.schedule import DigestScheduler, DigestTrigger, job_id
+from bot.schedule import DigestScheduler, DigestTrigger
 from bot.search import SearchIndex
 from bot.settings import Settings
 from bot.slack_client import make_web_client
@@ -122,7 +122,7 @@ def test_jobs_follow_subscribe_unsubscribe_with_the_expected_options(
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 29, 9, 0)
         service.subscribe(channel, "11:30 Europe/Berlin daily")
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 28, 11, 30)
-        job = scheduler._scheduler.get_job(job_id(channel))
+        job = scheduler.job(channel)
         assert (job.coalesce, job.max_instances) == (True, 1)
         assert job.misfire_grace_time >= 3600
         service.unsubscribe(channel)
