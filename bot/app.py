@@ -8,7 +8,6 @@ request.
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
@@ -31,8 +30,6 @@ from bot.settings import Settings
 from bot.slack_client import make_web_client
 from bot.store import Store
 from handlers import register_all
-
-log = logging.getLogger(__name__)
 
 SOCKET, HTTP, SHELL = "socket", "http", "shell"
 MODE_NAMES = {SOCKET: "Socket Mode", HTTP: "HTTP", SHELL: "local shell"}

@@ -220,13 +220,6 @@ class SlackRecorder:
                 )
             return matching()
 
-    def wait_for_calls(self, count: int, *, timeout: float = 5.0) -> list[RecordedCall]:
-        """Block until at least ``count`` calls of any method were recorded."""
-        with self._condition:
-            if not self._condition.wait_for(lambda: len(self._calls) >= count, timeout):
-                raise TimeoutError(f"waited {timeout}s for {count} call(s), got {len(self._calls)}")
-            return list(self._calls)
-
     def clear(self) -> None:
         """Forget recorded calls (stored messages and scripted faults stay)."""
         with self._condition:
