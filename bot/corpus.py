@@ -19,9 +19,9 @@ from bot.paper import Paper
 from bot.text import (
     clean_text,
     derive_title,
-    escape_mrkdwn,
     extract_code_urls,
     match_key,
+    mrkdwn_literal,
     normalise_whitespace,
     tldr,
 )
@@ -101,7 +101,7 @@ def _paper(
         abstract=abstract,
         plain_abstract=cleaned.plain if cleaned else "",
         display_abstract=cleaned.display if cleaned else "",
-        display_title=escape_mrkdwn(clean_title.plain),
+        display_title=mrkdwn_literal(clean_title.plain),
         code_urls=extract_code_urls(links),
         links=links,
         tldr=tldr(cleaned.plain) if cleaned else "",

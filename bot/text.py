@@ -49,6 +49,16 @@ def escape_mrkdwn(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+_ASTERISK_OPERATOR = "\u2217"
+
+
+def mrkdwn_literal(text: str) -> str:
+    """Plain text to show verbatim in Slack: escaped, and with its literal stars (``Q*``,
+    ``Rodimus*``) swapped for the look-alike U+2217, since Slack has no escape for ``*`` and
+    two of them would turn the text between into bold."""
+    return escape_mrkdwn(text.replace("*", _ASTERISK_OPERATOR))
+
+
 @dataclass(frozen=True)
 class CleanText:
     """One text in its two readable forms, plus the URLs it mentions (in order, unique)."""
@@ -163,7 +173,7 @@ def _latex_to_unicode(fragment: str) -> str:
 
 
 _MARKUP = re.compile(r"\\[a-zA-Z]+\*?|[\\{}$]")
-_UNKNOWN_MACRO = re.compile(r"\\([a-zA-Z]+)(\s*\{)?")
+_UNKNOWN_MACRO = re.compile(r"\\([a-zA-Z]+)(\s*\{(?!\s*\}))?")
 # Shorthands authors define in their own preambles, and symbols pylatexenc lacks.
 _SHORTHANDS = {
     "R": "\u211d",
@@ -589,9 +599,9 @@ def _display_parts(
 ) -> None:
     for node in nodes:
         if isinstance(node, _Text):
-            parts.append(_display_text(node.text))
+            parts.append(mrkdwn_literal(node.text))
         elif isinstance(node, _Script):
-            parts.append(_display_text(_script_text(node.kind, _plain(node.children))))
+            parts.append(mrkdwn_literal(_script_text(node.kind, _plain(node.children))))
         elif isinstance(node, _Link):
             parts.append(_display_link(node))
         elif node.style in active or node.style == "" or "code" in active:
@@ -602,14 +612,6 @@ def _display_parts(
             leading, trailing = _strip_edges(inner)
             marker = _Marker(next(pairs), _SLACK_MARKERS[node.style])
             parts.extend([leading, marker, *inner, marker, trailing])
-
-
-_ASTERISK_OPERATOR = "\u2217"
-
-
-def _display_text(text: str) -> str:
-    """Escaped text whose literal stars cannot pair up into Slack bold (Slack has no escape)."""
-    return escape_mrkdwn(text.replace("*", _ASTERISK_OPERATOR))
 
 
 def _display_link(link: _Link) -> str:
