@@ -1,0 +1,96 @@
+"""The analyzer: one set of rules that makes a word typed one way meet it written another."""
+
+from __future__ import annotations
+
+from bot.analyzer import (
+    analyze,
+    analyze_phrase,
+    find_acronyms,
+    mine_acronyms,
+    words,
+)
+
+
+def shares_a_token(query: str, text: str) -> bool:
+    return bool(set(analyze(query)) & set(analyze(text)))
+
+
+def test_nfkc_lets_plain_digits_find_superscripts() -> None:
+    assert analyze("HGM3") == analyze("HGM³") == ["hgm3"]
+
+
+def test_case_and_inflection_do_not_matter() -> None:
+    assert analyze("Sparsifying Graphs") == analyze("sparsification graph")
+    assert analyze("PRUNED layers") == analyze("pruning layer")
+
+
+def test_generalization_is_not_conflated_with_general() -> None:
+    assert analyze("generalization") == analyze("generalisation") == analyze("generalizes")
+    assert not shares_a_token("generalization", "a general method")
+
+
+def test_alphanumeric_tokens_stay_whole() -> None:
+    assert analyze("GSM8K with Llama3.1 at 1024x1024") == ["gsm8k", "llama3.1", "1024x1024"]
+
+
+def test_hyphenated_words_give_parts_and_joined_form() -> None:
+    tokens = analyze("auto-regressive")
+    assert tokens == ["auto", "regress", "autoregress"]
+    assert shares_a_token("autoregressive", "auto-regressive")
+    assert shares_a_token("auto-regressive", "autoregressive")
+    assert shares_a_token("mixture of experts", "Mixture-of-Experts")
+
+
+def test_phrase_tokens_leave_out_the_joined_form() -> None:
+    assert analyze_phrase("auto-regressive models") == ["auto", "regress", "model"]
+
+
+def test_acronym_plurals_fold_to_the_singular() -> None:
+    assert analyze("MLLMs") == analyze("MLLM") == analyze("mllms") == ["mllm"]
+    assert analyze("SDEs") == analyze("SDE")
+    assert analyze("LoRAs") == analyze("LoRA")
+    assert analyze("GNNs") == analyze("gnn")
+
+
+def test_stopwords_punctuation_emoji_and_control_characters_give_nothing() -> None:
+    assert analyze("what is the of and") == []
+    assert analyze("?!... -- ()") == []
+    assert analyze("🙂🔥🚀") == []
+    assert analyze("\x00\x07\x1b[0m") == ["0m"]
+    assert analyze("") == []
+
+
+def test_latex_is_stripped_before_tokenising() -> None:
+    assert analyze(r"$\mathsf{LSI}$ measure") == ["lsi", "measur"]
+
+
+def test_words_keep_the_text_as_written_for_bolding() -> None:
+    found = {word.surface for word in words("A Mixture-of-Graphs (MoG) sparsifies GNNs.")}
+    assert found == {"A", "Mixture-of-Graphs", "MoG", "sparsifies", "GNNs"}
+
+
+def test_acronyms_defined_in_text_are_found_with_their_long_forms() -> None:
+    text = (
+        "Multimodal Large Language Models (MLLMs) fail on Out-of-distribution (OOD) data; "
+        "we use Mixed Integer Linear Programming (MILP) and a Mixture-of-Experts (MoE)."
+    )
+    pairs = {acronym.token: acronym.long_form for acronym in find_acronyms(text)}
+    assert pairs == {
+        "mllm": "Multimodal Large Language Models",
+        "ood": "Out-of-distribution",
+        "milp": "Mixed Integer Linear Programming",
+        "moe": "Mixture-of-Experts",
+    }
+
+
+def test_parenthesised_words_that_are_not_acronyms_are_ignored() -> None:
+    assert list(find_acronyms("results (see Table 2) and (P1) and (e.g., this) (CIFAR)")) == []
+
+
+def test_mining_keeps_each_acronyms_most_common_long_form() -> None:
+    texts = [
+        "Reinforcement Learning (RL) is used.",
+        "Robust Learning (RL) appears once.",
+        "We study Reinforcement Learning (RL).",
+    ]
+    assert mine_acronyms(texts)["rl"].long_form == "Reinforcement Learning"

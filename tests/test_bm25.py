@@ -1,0 +1,112 @@
+"""The fast index scores exactly what rank-bm25's BM25Okapi scores, on the same tokens."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from bot.bm25 import BM25Index, top_k
+from bot.corpus import LoadedCorpus, load_corpus
+from bot.search import SearchIndex
+
+
+def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]]) -> None:
+    reference = BM25Okapi(documents)
+    index = BM25Index(documents)
+    for query in queries:
+        expected = reference.get_scores(query)
+        actual = index.scores(query)
+        # Weights are added in query order, as rank-bm25 does, so not a bit may differ.
+        assert actual.tobytes() == expected.tobytes(), query
+        best = index.top_k(query, 10)
+        matching = [doc for doc in range(len(documents)) if set(query) & set(documents[doc])]
+        reference_top = sorted(matching, key=lambda doc: (-expected[doc], doc))[:10]
+        assert [doc for doc, _ in best] == reference_top
+        assert [score for _, score in best] == [expected[doc] for doc in reference_top]
+
+
+def random_corpus(rng: random.Random, size: int) -> list[list[str]]:
+    vocabulary = [f"w{i}" for i in range(60)]
+    return [
+        [rng.choice(vocabulary[: rng.randint(1, 60)]) for _ in range(rng.randint(0, 40))]
+        for _ in range(size)
+    ]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 50, 400])
+def test_random_corpora_score_identically(size: int) -> None:
+    rng = random.Random(size)
+    documents = random_corpus(rng, size)
+    if not any(documents):
+        documents[0] = ["w0"]
+    queries = [
+        [rng.choice([f"w{i}" for i in range(62)]) for _ in range(rng.randint(1, 8))]
+        for _ in range(60)
+    ]
+    assert_same_as_rank_bm25(documents, queries)
+
+
+def test_tiny_corpora_keep_rank_bm25s_negative_floor() -> None:
+    documents = [["graph", "graph", "node"], ["graph", "edge"]]
+    index = BM25Index(documents)
+    reference = BM25Okapi(documents)
+    assert index.average_idf < 0
+    assert index.scores(["graph"]).tobytes() == reference.get_scores(["graph"]).tobytes()
+    assert (index.scores(["graph"]) < 0).all()
+
+
+def test_terms_in_over_half_the_documents_all_weigh_the_same_floor() -> None:
+    documents = [["model", "learn", f"topic{i}"] for i in range(10)] + [["rare"]]
+    index = BM25Index(documents)
+    vocabulary = index.vocabulary
+    assert index.idf[vocabulary["model"]] == index.idf[vocabulary["learn"]]
+    assert index.idf[vocabulary["model"]] == pytest.approx(0.25 * index.average_idf)
+
+
+def test_duplicate_query_tokens_count_twice() -> None:
+    documents = [["sparse", "graph"], ["dense", "graph"], ["tree"]]
+    index = BM25Index(documents)
+    once = index.scores(["sparse"])
+    assert index.scores(["sparse", "sparse"]).tolist() == (once + once).tolist()
+
+
+def test_unknown_tokens_score_nothing_and_match_nothing() -> None:
+    index = BM25Index([["a1"], ["b2"]])
+    assert index.scores(["zzz"]).tolist() == [0.0, 0.0]
+    assert index.top_k(["zzz"], 5) == []
+
+
+def test_ties_are_broken_by_document_number_or_by_the_given_key() -> None:
+    scores = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
+    assert top_k(scores, 2).tolist() == [1, 2]
+    assert top_k(scores, 3, tiebreak=np.array([0, 9, 5, 0, 1])).tolist() == [4, 2, 1]
+    assert top_k(scores, 10, candidates=np.array([0, 3])).tolist() == [3, 0]
+    assert top_k(scores, 0).tolist() == []
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> LoadedCorpus:
+    return load_corpus("catalogue")
+
+
+def real_queries(corpus: LoadedCorpus, index: SearchIndex, count: int) -> list[list[str]]:
+    """Queries made of real paper tokens: three from each sampled paper's own text."""
+    rng = random.Random(7)
+    papers = rng.sample(corpus.papers, count)
+    return [rng.sample(index.document_tokens(paper), 3) for paper in papers]
+
+
+def test_seed_corpus_scores_identically(seed_corpus: LoadedCorpus) -> None:
+    index = SearchIndex.build(seed_corpus.papers)
+    documents = [index.document_tokens(paper) for paper in seed_corpus.papers]
+    queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
+    assert_same_as_rank_bm25(documents, queries)
+
+
+def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
+    index = SearchIndex.build(catalogue.papers)
+    documents = [index.document_tokens(paper) for paper in catalogue.papers]
+    assert_same_as_rank_bm25(documents, real_queries(catalogue, index, 25))
