@@ -1,0 +1,77 @@
+"""Taking a typed query apart, and correcting typos against corpus words."""
+
+from __future__ import annotations
+
+from bot.query import (
+    MAX_QUERY_CHARS,
+    SpellCorrector,
+    edit_distance,
+    openreview_id_from_url,
+    parse_query,
+)
+
+
+def test_plain_words_keep_their_positions_for_rewriting() -> None:
+    parsed = parse_query("spikng neural")
+    assert [(w.text, w.start, w.end) for w in parsed.words] == [
+        ("spikng", 0, 6),
+        ("neural", 7, 13),
+    ]
+
+
+def test_phrases_exclusions_authors_and_like_are_separated() -> None:
+    parsed = parse_query(
+        '"graph neural" -diffusion -"large language" author:"Yoshua Bengio" author:liu like:abc x'
+    )
+    assert parsed.phrases == ("graph neural",)
+    assert parsed.excluded == ("diffusion", "large language")
+    assert parsed.authors == ("Yoshua Bengio", "liu")
+    assert parsed.like == "abc"
+    assert [w.text for w in parsed.words] == ["x"]
+
+
+def test_hyphenated_words_and_lone_dashes_are_not_exclusions() -> None:
+    parsed = parse_query("state-of-the-art - --flag")
+    assert parsed.excluded == ()
+    assert [w.text for w in parsed.words] == ["state-of-the-art", "-", "--flag"]
+
+
+def test_smart_and_unclosed_quotes_still_make_phrases() -> None:
+    assert parse_query("\u201cattention sink\u201d").phrases == ("attention sink",)
+    assert parse_query('"attention sink').phrases == ("attention sink",)
+
+
+def test_openreview_urls_are_references() -> None:
+    url = "https://openreview.net/forum?id=7ANDviElAo"
+    assert parse_query(url).reference == url
+    assert openreview_id_from_url(url) == "7ANDviElAo"
+    assert openreview_id_from_url("<https://openreview.net/pdf?id=abc-12>") == "abc-12"
+    assert openreview_id_from_url("https://example.org/?id=7ANDviElAo") is None
+
+
+def test_control_characters_are_dropped_and_long_queries_cut() -> None:
+    assert parse_query("graph\x00\x1b sparsification").words[1].text == "sparsification"
+    parsed = parse_query("word " * 5000)
+    assert parsed.truncated
+    assert len(parsed.text) <= MAX_QUERY_CHARS
+
+
+def test_empty_queries_are_empty() -> None:
+    assert parse_query("").is_empty
+    assert parse_query("   ").is_empty
+    assert parse_query("-diffusion").is_empty
+
+
+def test_edit_distance_counts_a_swap_of_neighbours_as_one() -> None:
+    assert edit_distance("grpah", "graph", 2) == 1
+    assert edit_distance("spikng", "spiking", 2) == 1
+    assert edit_distance("kitten", "sitting", 2) == 3  # beyond the limit: limit + 1
+    assert edit_distance("same", "same", 2) == 0
+
+
+def test_corrector_prefers_the_closest_then_the_most_frequent_word() -> None:
+    corrector = SpellCorrector({"graph": 50, "grasp": 2, "neural": 40, "natural": 3})
+    assert corrector.correct("grpah") == "graph"
+    assert corrector.correct("Nueral") == "neural"
+    assert corrector.correct("grap") == "graph"  # graph and grasp are both 1 away
+    assert corrector.correct("xylophone") is None
