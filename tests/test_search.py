@@ -1,0 +1,206 @@
+"""What a researcher sees when searching: the right papers, matched words, clear notices."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rank_bm25 import BM25Okapi
+
+from bot.analyzer import analyze
+from bot.corpus import LoadedCorpus, load_corpus
+from bot.paper import Paper
+from bot.search import SearchIndex, SearchResult
+
+GRAPH_SPARSIFICATION = "7ANDviElAo"
+ATTENTION_SINK = "78Nn4QJTEN"  # writes "auto-regressive"
+HART = "q5sOv4xQe4"  # writes "autoregressive"
+SNN = "qLh6Ufvnuc"
+
+
+@pytest.fixture(scope="module")
+def index(seed_corpus: LoadedCorpus) -> SearchIndex:
+    return SearchIndex.build(seed_corpus.papers)
+
+
+def ids(result: SearchResult) -> list[str]:
+    return [hit.paper.id for hit in result.hits]
+
+
+def text_of(paper: Paper) -> str:
+    return " ".join([paper.title, paper.plain_abstract, *paper.authors]).lower()
+
+
+def test_inflected_words_find_the_paper_and_report_words_as_written(index: SearchIndex) -> None:
+    result = index.search("sparsifying graphs")
+    assert ids(result)[0] == GRAPH_SPARSIFICATION
+    matched = result.hits[0].matched_terms
+    assert {"sparsification", "Mixture-of-Graphs", "Graph"} <= set(matched)
+    assert result.corrected_query is None and result.notice is None
+
+
+def test_hyphenated_and_joined_spellings_find_each_other(index: SearchIndex) -> None:
+    hyphenated = ids(index.search("auto-regressive", limit=10))
+    joined = ids(index.search("autoregressive", limit=10))
+    assert {ATTENTION_SINK, HART} <= set(hyphenated)
+    assert hyphenated == joined
+
+
+def test_acronyms_and_defined_long_forms_find_each_other(index: SearchIndex) -> None:
+    by_acronym = index.search("OOD", limit=10)
+    assert any("out-of-distribution" in text_of(hit.paper) for hit in by_acronym.hits)
+    assert any("Out-of-distribution" in hit.matched_terms for hit in by_acronym.hits)
+    by_plural = ids(index.search("MLLMs", limit=5))
+    assert by_plural == ids(index.search("MLLM", limit=5))
+
+
+def test_a_typo_is_corrected_and_said_so(index: SearchIndex) -> None:
+    result = index.search("spikng nueral networks")
+    assert result.corrected_query == "spiking neural networks"
+    assert ids(result)[0] == SNN
+
+
+def test_a_quoted_word_is_searched_as_typed(index: SearchIndex) -> None:
+    result = index.search('"spikng"')
+    assert result.corrected_query is None
+    assert result.hits == () and result.total == 0
+    assert result.notice
+
+
+def test_quoted_phrases_must_occur_as_phrases(index: SearchIndex) -> None:
+    result = index.search('"mixture of experts"', limit=20)
+    assert result.total >= 2
+    for hit in result.hits:
+        assert re.search(r"mixture[- ]of[- ]experts", text_of(hit.paper))
+    scrambled = index.search('"experts of mixture"')
+    assert scrambled.total == 0
+    assert "phrase" in (scrambled.notice or "")
+
+
+def test_a_phrase_matches_hyphenated_text(index: SearchIndex) -> None:
+    assert GRAPH_SPARSIFICATION in ids(index.search('"mixture of graphs"'))
+    assert GRAPH_SPARSIFICATION in ids(index.search('"mixture-of-graphs"'))
+
+
+def test_minus_word_excludes_papers_containing_it(index: SearchIndex) -> None:
+    everything = index.search("images", limit=100)
+    without = index.search("images -diffusion", limit=100)
+    assert 0 < without.total < everything.total
+    assert all("diffusion" not in text_of(hit.paper) for hit in without.hits)
+
+
+def test_excluding_everything_says_so(index: SearchIndex) -> None:
+    result = index.search("sparsification -graph")
+    assert result.total == 0
+    assert "-graph" in (result.notice or "")
+
+
+def test_author_filter(index: SearchIndex, seed_corpus: LoadedCorpus) -> None:
+    result = index.search('author:"Tianlong Chen"', limit=10)
+    assert result.total == 2
+    assert all("Tianlong Chen" in hit.paper.authors for hit in result.hits)
+    narrowed = index.search("author:chen graph", limit=20)
+    assert narrowed.total >= 1
+    assert all(
+        any("chen" in name.lower().split() for name in hit.paper.authors) for hit in narrowed.hits
+    )
+    nobody = index.search("author:zzyzx graph")
+    assert nobody.total == 0 and "author" in (nobody.notice or "")
+
+
+def test_ids_and_openreview_urls_return_that_paper(index: SearchIndex) -> None:
+    for ref in (GRAPH_SPARSIFICATION, f"https://openreview.net/forum?id={GRAPH_SPARSIFICATION}"):
+        result = index.search(ref)
+        assert ids(result) == [GRAPH_SPARSIFICATION]
+        assert result.hits[0].score is None
+    assert index.get(GRAPH_SPARSIFICATION.lower()).id == GRAPH_SPARSIFICATION
+    unknown = index.search("https://openreview.net/forum?id=doesNotExist")
+    assert unknown.hits == () and "doesNotExist" in (unknown.notice or "")
+
+
+def test_more_like_this_excludes_the_paper_itself(index: SearchIndex) -> None:
+    result = index.search(f"like:{GRAPH_SPARSIFICATION}", limit=5)
+    assert result.similar_to is not None and result.similar_to.id == GRAPH_SPARSIFICATION
+    assert GRAPH_SPARSIFICATION not in ids(result)
+    assert result.hits and result.hits[0].score > 0
+    graph_papers = sum("graph" in text_of(hit.paper) for hit in result.hits)
+    assert graph_papers >= 4
+    assert index.similar(GRAPH_SPARSIFICATION) == result
+    missing = index.similar("nope")
+    assert missing.hits == () and missing.notice
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "   ", "the of and what", "?!?! ...", "🙂🚀", "\x00\x01\x02", "-diffusion"],
+)
+def test_queries_with_nothing_to_search_explain_why(index: SearchIndex, query: str) -> None:
+    result = index.search(query)
+    assert result.hits == () and result.total == 0
+    assert result.notice
+
+
+def test_a_ten_thousand_character_query_is_cut_and_answered(index: SearchIndex) -> None:
+    result = index.search("graph sparsification " * 500)
+    assert ids(result)[0] == GRAPH_SPARSIFICATION
+    assert "1,000 characters" in (result.notice or "")
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(max_size=200))
+def test_any_text_gives_an_answer_not_an_exception(index: SearchIndex, query: str) -> None:
+    result = index.search(query, limit=3)
+    assert len(result.hits) <= 3
+    assert result.hits or result.notice
+
+
+def test_pages_follow_each_other(index: SearchIndex) -> None:
+    first = index.search("graph neural networks", limit=3)
+    second = index.search("graph neural networks", limit=3, offset=3)
+    both = index.search("graph neural networks", limit=6)
+    assert ids(first) + ids(second) == ids(both)
+    assert second.offset == 3 and second.total == both.total
+    beyond = index.search("graph neural networks", offset=10_000)
+    assert beyond.hits == () and beyond.notice
+
+
+def test_equal_scores_are_ordered_by_paper_id(seed_corpus: LoadedCorpus) -> None:
+    original = seed_corpus.papers[0]
+    copies = [replace(original, id=paper_id) for paper_id in ("zz9", "aa1", "mm5")]
+    index = SearchIndex.build([*copies, *seed_corpus.papers[1:]])
+    top = ids(index.search("regretful decisions label noise", limit=3))
+    assert top == ["aa1", "mm5", "zz9"]
+
+
+def test_scores_are_bm25okapi_over_the_indexed_tokens(
+    index: SearchIndex, seed_corpus: LoadedCorpus
+) -> None:
+    query = "regret noisy labels"
+    reference = BM25Okapi([index.document_tokens(p) for p in seed_corpus.papers])
+    expected = reference.get_scores(analyze(query))
+    for hit in index.search(query, limit=10).hits:
+        assert hit.score == expected[seed_corpus.papers.index(hit.paper)]
+
+
+def test_matching_lists_every_positive_score_best_first(index: SearchIndex) -> None:
+    matches = index.matching("graph sparsification")
+    scores = [score for _, score in matches]
+    assert matches[0][0].id == GRAPH_SPARSIFICATION
+    assert all(score > 0 for score in scores)
+    assert scores == sorted(scores, reverse=True)
+    assert len(matches) == index.search("graph sparsification").total
+    assert index.matching("") == []
+
+
+def test_catalogue_author_search_finds_papers_without_abstracts() -> None:
+    catalogue = load_corpus("catalogue")
+    index = SearchIndex.build(catalogue.papers)
+    author = next(p for p in catalogue.papers if not p.abstract).authors[0]
+    result = index.search(f'author:"{author}"', limit=50)
+    assert result.total >= 1
+    assert all(author in hit.paper.authors for hit in result.hits)
