@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
@@ -149,9 +149,7 @@ def test_a_ten_thousand_character_query_is_cut_and_answered(index: SearchIndex) 
     assert "1,000 characters" in (result.notice or "")
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=150, deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_gives_an_answer_not_an_exception(index: SearchIndex, query: str) -> None:
     result = index.search(query, limit=3)
