@@ -237,6 +237,19 @@ def _quick_key(text: str) -> str:
     return " ".join(text[:200].split())[:80].casefold()
 
 
+def _unmatched_seed_paper(seed: _SeedAbstract) -> Paper:
+    """A seed the catalogue does not know: its title is derived from its abstract."""
+    return _paper(
+        paper_id=None,
+        title=None,
+        authors=(),
+        status=None,
+        url=None,
+        abstract=seed.text,
+        source=seed.source,
+    )
+
+
 def _join_seeds(
     seed_abstracts: list[_SeedAbstract], catalogue: Iterable[_Record], problems: list[str]
 ) -> tuple[list[Paper], int]:
@@ -262,17 +275,7 @@ def _join_seeds(
         seen[key] = seed.source
         record = by_abstract.get(key)
         if record is None:
-            papers.append(
-                _paper(
-                    paper_id=None,
-                    title=None,
-                    authors=(),
-                    status=None,
-                    url=None,
-                    abstract=seed.text,
-                    source=seed.source,
-                )
-            )
+            papers.append(_unmatched_seed_paper(seed))
             continue
         matched += 1
         papers.append(_paper_from_record(record, seed.source, abstract=seed.text))
@@ -331,6 +334,8 @@ def _load_catalogue() -> LoadedCorpus:
         else:
             with_seed += 1
             papers.append(_paper_from_record(record, seed.source, abstract=seed.text))
+    # A seed paper the catalogue lacks is still one the team asked for.
+    papers.extend(_unmatched_seed_paper(seed) for seed in seed_by_key.values())
     if not papers:
         raise CorpusError(f"{settings.CATALOGUE_PATH}: no accepted papers in the catalogue")
     statuses = Counter(paper.status for paper in papers)
