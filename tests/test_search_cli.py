@@ -1,0 +1,140 @@
+"""``python -m bot search``: readable output, JSON hits, and the stdin batch mode."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bot.search_cli import main
+from bot.settings import PROJECT_ROOT, Settings
+
+SETTINGS = Settings(corpus="seeds")
+HIT_KEYS = {"rank", "id", "title", "score", "abstract", "url", "code_urls", "matched_terms"}
+
+
+def run(argv: list[str], stdin: str | None = None) -> tuple[int, str]:
+    out = io.StringIO()
+    if stdin is None:
+        return main(argv, SETTINGS, out=out), out.getvalue()
+    original = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        return main(argv, SETTINGS, out=out), out.getvalue()
+    finally:
+        sys.stdin = original
+
+
+def test_readable_output_shows_title_status_score_tldr_link_and_correction() -> None:
+    code, out = run(["-k", "1", "spikng", "nueral", "networks"])
+    assert code == 0
+    assert "Showing results for: spiking neural networks" in out
+    assert "1. Improving Generalization and Robustness in SNNs" in out
+    assert "[Poster]" in out and "score " in out
+    assert "TL;DR: " in out
+    assert "https://openreview.net/forum?id=qLh6Ufvnuc" in out
+    assert "2." not in out
+
+
+def test_k_defaults_to_five() -> None:
+    _, out = run(["--json", "graph", "neural", "networks"])
+    assert [hit["rank"] for hit in json.loads(out)] == [1, 2, 3, 4, 5]
+
+
+def test_json_hits_have_the_documented_fields() -> None:
+    code, out = run(["--json", "-k", "2", "graph", "sparsification"])
+    hits = json.loads(out)
+    assert code == 0 and len(hits) == 2
+    first = hits[0]
+    assert set(first) == HIT_KEYS
+    assert first["rank"] == 1 and first["id"] == "7ANDviElAo"
+    assert first["title"] == "Graph Sparsification via Mixture of Graphs"
+    assert isinstance(first["score"], float) and first["score"] > hits[1]["score"]
+    assert first["abstract"].startswith("Graph Neural Networks (GNNs) have demonstrated")
+    assert "\n" not in first["abstract"]
+    assert first["url"] == "https://openreview.net/forum?id=7ANDviElAo"
+    assert first["code_urls"] == ["https://github.com/yanweiyue/MoG"]
+    assert "sparsification" in first["matched_terms"]
+
+
+def test_a_lookup_by_id_has_a_null_score() -> None:
+    _, out = run(["--json", "7ANDviElAo"])
+    (hit,) = json.loads(out)
+    assert hit["id"] == "7ANDviElAo" and hit["score"] is None and hit["matched_terms"] == []
+
+
+def test_json_prints_only_hits_and_readable_mode_prints_the_notice() -> None:
+    _, as_json = run(["--json", "the", "of"])
+    assert json.loads(as_json) == []
+    _, readable = run(["the", "of"])
+    assert "common words" in readable
+
+
+def test_double_dash_lets_a_query_start_with_a_minus() -> None:
+    _, out = run(["--json", "-k", "50", "--", "-diffusion", "images"])
+    hits = json.loads(out)
+    assert hits
+    assert all("diffusion" not in (hit["abstract"] or "").lower() for hit in hits)
+
+
+def test_words_after_the_first_query_word_are_all_query() -> None:
+    _, out = run(["--json", "images", "-diffusion", "-k", "3"])
+    assert len(json.loads(out)) == 5  # "-k 3" is part of the query here, not the option
+
+
+def test_stdin_batch_prints_one_json_array_per_line_in_order() -> None:
+    code, out = run(["--json", "-k", "1", "-"], stdin="graph sparsification\n\nattention sink\n")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3
+    assert json.loads(lines[0])[0]["id"] == "7ANDviElAo"
+    assert json.loads(lines[1]) == []
+    assert json.loads(lines[2])[0]["id"] == "78Nn4QJTEN"
+
+
+def test_corpus_option_overrides_the_setting(tmp_path) -> None:
+    corpus = tmp_path / "mine.jsonl"
+    record = {
+        "id": "abc123",
+        "title": "Quokka Populations on Rottnest Island",
+        "authors": ["Ann Example"],
+        "abstract": "We count quokkas on an island and study their populations over years.",
+        "status": "Poster",
+        "url": "https://openreview.net/forum?id=abc123",
+    }
+    corpus.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    _, out = run(["--corpus", str(corpus), "--json", "quokka"])
+    assert [hit["id"] for hit in json.loads(out)] == ["abc123"]
+
+
+def test_an_unusable_corpus_is_an_error_not_a_traceback(tmp_path, capsys) -> None:
+    code, _ = run(["--corpus", str(tmp_path / "missing.jsonl"), "graph"])
+    assert code == 2
+    assert "paperbot search:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["-k", "-1", "graph"], ["--offset", "-2", "graph"]])
+def test_negative_counts_are_rejected(argv: list[str]) -> None:
+    assert run(argv)[0] == 2
+
+
+def test_the_module_entry_point_streams_json_lines() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "search", "--json", "-k", "1", "-"],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("graph sparsification\n")
+    process.stdin.flush()
+    first = json.loads(process.stdout.readline())  # answered before stdin is closed
+    process.stdin.write("\n")
+    process.stdin.close()
+    rest = process.stdout.read().splitlines()
+    assert process.wait(timeout=30) == 0
+    assert first[0]["id"] == "7ANDviElAo"
+    assert rest == ["[]"]
