@@ -178,8 +178,11 @@ def run(settings: Settings, mode: str | None) -> int:
 
         return shell_main([], settings)
     client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
+    digest_client = make_web_client(
+        settings.slack_bot_token, settings.slack_api_url, retry_maybe_delivered=False
+    )
     try:
-        services = build_services(settings, client)
+        services = build_services(settings, digest_client)
     except CorpusError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return 2

@@ -70,7 +70,9 @@ def main(argv: Sequence[str], settings: Settings) -> int:
     try:
         client = None
         if settings.slack_bot_token:
-            client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
+            client = make_web_client(
+                settings.slack_bot_token, settings.slack_api_url, retry_maybe_delivered=False
+            )
         service = DigestService(store, SearchIndex.build(corpus.papers), client, settings)
         if args.channel:
             outcomes = [service.serve(args.channel, force=True, dry_run=args.dry_run)]

@@ -20,12 +20,21 @@ SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
 
 
-def make_web_client(token: str | None, base_url: str | None = None) -> WebClient:
-    """A ``WebClient`` that retries rate limits, server errors and connection resets."""
+def make_web_client(
+    token: str | None, base_url: str | None = None, *, retry_maybe_delivered: bool = True
+) -> WebClient:
+    """A ``WebClient`` that retries rate limits, and also server errors and connection resets
+    unless ``retry_maybe_delivered`` is off.
+
+    A 429 means Slack did nothing, so retrying is always safe. A 5xx or a dropped connection
+    may come after Slack already posted the message: the daily paper turns those retries off
+    and checks the channel's history itself before posting again, so it never posts twice.
+    """
     client = WebClient(token=token, base_url=base_url or WebClient.BASE_URL)
-    client.retry_handlers = [
-        ConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES),
-        RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
-        ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
-    ]
+    client.retry_handlers = [RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES)]
+    if retry_maybe_delivered:
+        client.retry_handlers += [
+            ConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES),
+            ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
+        ]
     return client
