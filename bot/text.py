@@ -127,6 +127,10 @@ _FORMAT_MACROS = {
     "uline": "",
     "mbox": "",
     "hbox": "",
+    "title": "",
+    "section": "",
+    "subsection": "",
+    "paragraph": "",
 }
 
 
@@ -162,7 +166,7 @@ def _latex_to_unicode(fragment: str) -> str:
 
     Losing the symbols is acceptable, losing the words is not.
     """
-    fragment = _UNKNOWN_MACRO.sub(_unknown_macro, fragment)
+    fragment = _UNKNOWN_MACRO.sub(_unknown_macro, _FRACTION_VARIANTS.sub(r"\\frac", fragment))
     try:
         text = _LATEX.latex_to_text(fragment, latex_context=_WALKER_CONTEXT)
     except Exception:
@@ -172,6 +176,7 @@ def _latex_to_unicode(fragment: str) -> str:
     return text.replace("\\", "")
 
 
+_FRACTION_VARIANTS = re.compile(r"\\[td]frac(?![a-zA-Z])")
 _MARKUP = re.compile(r"\\[a-zA-Z]+\*?|[\\{}$]")
 _UNKNOWN_MACRO = re.compile(r"\\([a-zA-Z]+)(\s*\{(?!\s*\}))?")
 # Shorthands authors define in their own preambles, and symbols pylatexenc lacks.
@@ -331,6 +336,7 @@ _TEXT_TOKEN = re.compile(
     r"|\*\*(?P<bold>[^*\s](?:[^*]*?[^*\s])?)\*\*"
     r"|(?<![*\w])\*(?P<italic>[^*\s](?:[^*]*?[^*\s])?)\*(?![*\w])"
     r"|(?<![\w_])_(?P<underscored>[^_\s](?:[^_]*?[^_\s])?)_(?![\w_])"
+    r"|`(?P<single_quoted>[^`'\n]+)'(?!\w)"
     r"|`(?P<code>[^`\n]+)`"
     r"|(?P<brace>[{}])"
     r"|(?P<backslash>\\)"
@@ -470,7 +476,9 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
             nodes.extend(_link(url, ()))
             position = match.start() + len(url)
         elif kind == "quoted":
-            nodes.extend([_Text("“"), *_parse(match.group("quoted")), _Text("”")])
+            nodes.extend([_Text("“"), *_parse(match.group(kind)), _Text("”")])
+        elif kind == "single_quoted":
+            nodes.extend([_Text("\u2018"), *_parse(match.group(kind)), _Text("\u2019")])
         elif kind in ("math", "display_math"):
             nodes.append(_Styled("", tuple(_parse_math(match.group(kind)))))
         elif kind == "bold":
