@@ -134,6 +134,10 @@ _FORMAT_MACROS = {
 }
 
 
+# A citation key ("arvind2024hierarchy") means nothing to a reader; pylatexenc's "<cit.>" less.
+_CITATIONS = ("cite", "citet", "citep", "citealp", "citealt", "citeauthor", "citeyear", "ref")
+
+
 def _latex_converter() -> LatexNodes2Text:
     """pylatexenc with the macros it would otherwise lose or render unreadably.
 
@@ -145,6 +149,7 @@ def _latex_converter() -> LatexNodes2Text:
         "paperbot",
         prepend=True,
         macros=[MacroTextSpec(name, simplify_repl="%s") for name in _FORMAT_MACROS]
+        + [MacroTextSpec(name, simplify_repl="") for name in _CITATIONS]
         + [MacroTextSpec("|", simplify_repl="‖"), MacroTextSpec("\\", simplify_repl=" ")],
     )
     return LatexNodes2Text(
@@ -326,7 +331,7 @@ def _repair_double_backslashes(text: str) -> str:
 
 _URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^$*]+"
 _BARE_URL = re.compile(_URL_BODY)
-_TOKEN_START = re.compile(r"[\[`$*_{}\\]|https?://")
+_TOKEN_START = re.compile(r"[\[`$*_{}~\\]|https?://")
 _TEXT_TOKEN = re.compile(
     r"\[(?P<label>[^\]\n]*)\]\((?P<target>" + _URL_BODY + r")\)"
     r"|(?P<url>" + _URL_BODY + r")"
@@ -339,6 +344,7 @@ _TEXT_TOKEN = re.compile(
     r"|`(?P<single_quoted>[^`'\n]+)'(?!\w)"
     r"|`(?P<code>[^`\n]+)`"
     r"|(?P<brace>[{}])"
+    r"|(?P<tie>~)(?=\\)"
     r"|(?P<backslash>\\)"
     r"|(?P<stray>\*\*+|\$)",
     re.DOTALL,
@@ -501,6 +507,8 @@ def _parse(text: str, math: bool = False) -> list[_Node]:
                     inner = [_Text("{"), *inner, _Text("}")]
                 nodes.extend(inner)
                 position = end + 1
+        elif kind == "tie":
+            nodes.append(_Text(" "))
         elif kind == "backslash":
             macro_nodes, position = _parse_macro(text, match.start(), math=False)
             nodes.extend(macro_nodes)
@@ -687,7 +695,7 @@ def _display(nodes: list[_Node]) -> str:
                 continue
             tokens.append((part.char, closing))
     output = [token if isinstance(token, str) else token[0] for token in tokens]
-    return normalise_whitespace("".join(output))
+    return "".join(output)
 
 
 def clean_text(raw: str) -> CleanText:
@@ -701,10 +709,18 @@ def clean_text(raw: str) -> CleanText:
     found: dict[str, None] = {}
     _links(nodes, found)
     return CleanText(
-        plain=normalise_whitespace(_plain(nodes)),
-        display=_display(nodes),
+        plain=_tidy(_plain(nodes)),
+        display=_tidy(_display(nodes)),
         links=tuple(found),
     )
+
+
+_SPACE_BEFORE_PUNCTUATION = re.compile(r" (?=[.,;:](?: |$))")
+
+
+def _tidy(text: str) -> str:
+    """Collapse whitespace and close the gap a dropped citation leaves ("by \\cite{x}.")."""
+    return _SPACE_BEFORE_PUNCTUATION.sub("", normalise_whitespace(text))
 
 
 # --- sentences, TL;DRs and titles -----------------------------------------------------------

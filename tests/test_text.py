@@ -119,6 +119,11 @@ CLEANED = [
     ),
     ("a _Fidelity_ criterion", "a Fidelity criterion", "a _Fidelity_ criterion"),
     ("plain_snake_case stays", "plain_snake_case stays", "plain_snake_case stays"),
+    (r"by `\emph{Pairwise Rank-Breaking}', which", "by ‘Pairwise Rank-Breaking’, which", None),
+    (r"as shown by~\citet{arvind2024hierarchy}. Next", "as shown by. Next", None),
+    (r"\title{The Logical Reasoning Dilemma}", "The Logical Reasoning Dilemma", None),
+    (r"when $\rho > -\tfrac{1}{2L}$ holds", "when ρ > -1/2L holds", "when ρ &gt; -1/2L holds"),
+    ("about ~5% better", "about ~5% better", "about ~5% better"),
 ]
 
 
