@@ -85,23 +85,23 @@ def _paper(
 ) -> Paper:
     abstract = normalise_whitespace(abstract) if abstract else None
     cleaned = clean_text(abstract) if abstract else None
-    title_derived = not (title and title.strip())
-    if title_derived:
-        raw_title = derive_title(cleaned.plain if cleaned else "")
-        clean_title = clean_text(raw_title)
+    title = normalise_whitespace(title) if title else None
+    title_derived = title is None
+    if title is None:
+        shown_title = derive_title(cleaned.plain if cleaned else "")
     else:
-        clean_title = clean_text(title or "")
+        shown_title = clean_text(title).plain
     links = cleaned.links if cleaned else ()
     return Paper(
-        id=paper_id or hash_id(abstract, clean_title.plain),
-        title=clean_title.plain,
+        id=paper_id or hash_id(abstract, title or shown_title),
+        title=shown_title,
         authors=tuple(normalise_whitespace(name) for name in authors if name and name.strip()),
         status=status,
         url=url,
         abstract=abstract,
         plain_abstract=cleaned.plain if cleaned else "",
         display_abstract=cleaned.display if cleaned else "",
-        display_title=mrkdwn_literal(clean_title.plain),
+        display_title=mrkdwn_literal(shown_title),
         code_urls=extract_code_urls(links),
         links=links,
         tldr=tldr(cleaned.plain) if cleaned else "",
@@ -226,7 +226,23 @@ def read_catalogue(
         if not isinstance(data, dict) or not (data.get("title") or data.get("abstract")):
             problems.append(f"{name}: line {number}: no title or abstract, skipped")
             continue
+        if wrong := _badly_typed_field(data):
+            problems.append(f"{name}: line {number}: {wrong}, skipped")
+            continue
         yield _Record(data, number)
+
+
+def _badly_typed_field(data: dict) -> str | None:
+    """What is wrong with a record's field types, if anything (operators write these files)."""
+    for field in ("id", "title", "abstract", "status", "url"):
+        if data.get(field) is not None and not isinstance(data[field], str):
+            return f"{field!r} must be text"
+    authors = data.get("authors")
+    if authors is not None and not (
+        isinstance(authors, list) and all(isinstance(name, str) for name in authors)
+    ):
+        return "'authors' must be a list of names"
+    return None
 
 
 # --- assembling corpora ---------------------------------------------------------------------

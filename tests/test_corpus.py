@@ -245,8 +245,7 @@ def test_accepted_papers_missing_an_openreview_id_get_hash_ids(
     assert len(without_id) == 2
     ids = {p.id for p in catalogue_corpus.papers}
     for record in without_id:
-        basis = record["abstract"] or clean_text(record["title"]).plain
-        assert _hash_id(basis) in ids
+        assert _hash_id(record["abstract"] or record["title"]) in ids
 
 
 def test_catalogue_titles_are_clean_and_escaped(catalogue_corpus: LoadedCorpus) -> None:
@@ -267,14 +266,16 @@ def _jsonl(path: Path, records: list[dict | str]) -> None:
 def test_a_jsonl_corpus_keeps_every_record_whatever_its_status(tmp_path: Path) -> None:
     reject = next(r for r in CATALOGUE if r["status"] == "Reject")
     poster = next(r for r in CATALOGUE if r["status"] == "Poster" and r["abstract"])
-    _jsonl(tmp_path / "mine.jsonl", [reject, "{not json", poster, poster])
+    odd = {"title": "Odd", "authors": "Ada Lovelace"}
+    _jsonl(tmp_path / "mine.jsonl", [reject, "{not json", poster, poster, odd])
     corpus = load_corpus(str(tmp_path / "mine.jsonl"))
     assert [p.status for p in corpus.papers] == ["Reject", "Poster"]
     assert corpus.papers[1].id == poster["id"]
-    assert corpus.papers[0].id == _hash_id(clean_text(reject["title"]).plain)
-    assert len(corpus.problems) == 2
+    assert corpus.papers[0].id == _hash_id(reject["title"])
+    assert len(corpus.problems) == 3
     assert "line 2: not JSON" in corpus.problems[0]
     assert "line 4: same paper as line 3" in corpus.problems[1]
+    assert "line 5: 'authors' must be a list of names, skipped" in corpus.problems[2]
     assert corpus.papers[1].source.endswith("mine.jsonl#3")
 
 
