@@ -292,3 +292,16 @@ def test_relative_paths_resolve_against_the_working_directory(
 def test_an_unusable_spec_is_an_error_naming_it(spec: str, tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="expected 'seeds', 'catalogue'"):
         load_corpus(str(tmp_path / spec))
+
+
+def test_catalogue_corpus_adds_a_seed_the_catalogue_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_seed_file(tmp_path / "seeds.txt", [ONE, INVENTED])
+    monkeypatch.setattr("bot.settings.SEEDS_DIR", tmp_path)
+    corpus = load_corpus("catalogue")
+    assert len(corpus.papers) == 3707
+    assert corpus.description.endswith("1 with seed abstracts)")
+    [derived] = [p for p in corpus.papers if p.title_derived]
+    assert derived.id == _hash_id(INVENTED)
+    assert derived.source == f"{tmp_path}/seeds.txt#2"
