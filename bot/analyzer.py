@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, count
+from operator import attrgetter, methodcaller
+from typing import NamedTuple
 
 import Stemmer
 
@@ -59,11 +62,13 @@ _STEMMER = Stemmer.Stemmer("english")
 _GENERALIZ = ("generaliz", "generalis")
 
 
-@dataclass(frozen=True, slots=True)
-class WordTokens:
+class WordTokens(NamedTuple):
     """What one written word contributes: ``parts`` in reading order (used for phrases) and,
     for hyphenated words, ``joined`` (indexed as well, so either spelling matches);
-    ``tokens`` is both, stored because indexing reads it for every word of the corpus."""
+    ``tokens`` is both, stored because indexing reads it for every word of the corpus.
+
+    A named tuple rather than a dataclass: indexing gathers these with C-level ``map`` and
+    ``attrgetter``, which a Python-level ``__eq__`` or property would slow down."""
 
     parts: tuple[str, ...]
     joined: str | None
@@ -245,8 +250,130 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, Acronym]:
             first.setdefault(key, acronym)
     best: dict[str, Acronym] = {}
     best_count: dict[str, int] = {}
-    for key, count in counts.items():
-        if count > best_count.get(key[0], 0):
+    for key, times in counts.items():
+        if times > best_count.get(key[0], 0):
             best[key[0]] = first[key]
-            best_count[key[0]] = count
+            best_count[key[0]] = times
     return best
+
+
+# --- the analyzer bound to a corpus ---------------------------------------------------------
+
+_SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
+_HAS_HYPHEN = methodcaller("__contains__", "-")
+_TOKENS = attrgetter("tokens")
+_PARTS = attrgetter("parts")
+_TOKEN_IDS = attrgetter("token_ids")
+_PART_IDS = attrgetter("part_ids")
+
+
+class ChunkTokens(NamedTuple):
+    """Tokens of one whitespace-delimited chunk of text (``(Mixture-of-Experts),``), and
+    their ids in ``CorpusAnalyzer.vocabulary``."""
+
+    tokens: tuple[str, ...]
+    parts: tuple[str, ...]
+    token_ids: tuple[int, ...]
+    part_ids: tuple[int, ...]
+
+
+def chunk_tokens(chunks: Iterable[ChunkTokens]) -> Iterator[str]:
+    """Index tokens of analysed chunks, in order."""
+    return chain.from_iterable(map(_TOKENS, chunks))
+
+
+def chunk_token_ids(chunks: Iterable[ChunkTokens]) -> Iterator[int]:
+    return chain.from_iterable(map(_TOKEN_IDS, chunks))
+
+
+def chunk_part_ids(chunks: Iterable[ChunkTokens]) -> Iterator[int]:
+    """Ids of the phrase tokens (no joined forms) of analysed chunks, in order."""
+    return chain.from_iterable(map(_PART_IDS, chunks))
+
+
+class CorpusAnalyzer:
+    """The analyzer with what one corpus teaches it: which compounds it hyphenates.
+
+    ``word_tokens`` gives ``auto-regressive`` the tokens auto, regress and autoregress, but
+    ``autoregressive`` only autoregress, so a paper writing the hyphen would outweigh one that
+    does not. Once any paper of the corpus hyphenates a compound, every spelling of it gets
+    all three tokens, in papers and in queries.
+
+    Indexing caches whole whitespace-delimited chunks: a corpus repeats its chunks, so a large
+    one costs a ``str.split`` and a dict lookup per word, with no regex or Python per word.
+    Each token gets an id in ``vocabulary`` the first time a chunk containing it is analysed,
+    so texts analysed in reading order number their tokens in order of first occurrence.
+    """
+
+    def __init__(self, splits: Mapping[str, tuple[str, ...]]) -> None:
+        self.splits = dict(splits)
+        self.vocabulary: defaultdict[str, int] = defaultdict(count().__next__)
+        self._words: dict[str, WordTokens] = {}
+        self._chunks: dict[str, ChunkTokens] = {}
+
+    @classmethod
+    def for_texts(cls, texts: Iterable[str]) -> CorpusAnalyzer:
+        hyphenated: set[str] = set()
+        for text in texts:
+            if "-" in text:
+                hyphenated.update(filter(_HAS_HYPHEN, text.split()))
+            if "\u2010" in text or "\u2011" in text:
+                hyphenated.update(text.split())
+        splits: dict[str, tuple[str, ...]] = {}
+        for chunk in sorted(hyphenated):
+            for word in WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk)):
+                tokens = word_tokens(word)
+                if tokens.joined and len(tokens.parts) > 1:
+                    splits.setdefault(tokens.joined, tokens.parts)
+        return cls(splits)
+
+    def word(self, word: str) -> WordTokens:
+        """Tokens of one written word (as found by ``written_words``)."""
+        found = self._words.get(word)
+        if found is None:
+            found = word_tokens(word)
+            if not found.joined and len(found.parts) == 1 and found.parts[0] in self.splits:
+                found = WordTokens.of(self.splits[found.parts[0]], found.parts[0])
+            self._words[word] = found
+        return found
+
+    def query_word(self, word: str) -> WordTokens:
+        """A query word scores a known compound once: papers hold the joined token in every
+        spelling, so adding the parts too would count one concept three times."""
+        tokens = self.word(word)
+        if tokens.joined and tokens.joined in self.splits:
+            return WordTokens.of((tokens.joined,), None)
+        return tokens
+
+    def words(self, text: str) -> list[WordTokens]:
+        return [self.word(word) for word in written_words(text)]
+
+    def _analyze_chunk(self, chunk: str) -> ChunkTokens:
+        nfkc = unicodedata.normalize("NFKC", chunk)
+        words = [self.word(word) for word in WORD_PATTERN.findall(nfkc)]
+        tokens = tuple(chain.from_iterable(map(_TOKENS, words)))
+        parts = tuple(chain.from_iterable(map(_PARTS, words)))
+        ids = self.vocabulary.__getitem__
+        analysed = ChunkTokens(tokens, parts, tuple(map(ids, tokens)), tuple(map(ids, parts)))
+        self._chunks[chunk] = analysed
+        return analysed
+
+    def chunks(self, text: str) -> list[ChunkTokens]:
+        """A document text, analysed chunk by chunk (same tokens as word by word)."""
+        if "$" in text or "\\" in text:
+            text = clean_text(text).plain
+        chunks = text.split()
+        found = list(map(self._chunks.get, chunks))
+        if None in found:
+            found = [
+                analysed if analysed is not None else self._analyze_chunk(chunk)
+                for analysed, chunk in zip(found, chunks, strict=True)
+            ]
+        return found
+
+    def spelling_words(self) -> set[str]:
+        """Every alphabetic word (case-folded, 3+ letters) of the texts analysed so far."""
+        found: set[str] = set()
+        for chunk in self._chunks:
+            found.update(_SPELLING_WORD.findall(chunk.casefold()))
+        return found - STOPWORDS

@@ -19,7 +19,7 @@ import math
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import count, repeat
+from itertools import count
 
 import numpy as np
 
@@ -32,10 +32,15 @@ _WEIGHT_BLOCK = 1 << 22  # postings per vectorised step: bounds the build's peak
 
 class BM25Builder:
     """Accumulates documents one at a time, so a caller can stream a large corpus without
-    holding every token list, and can share the term ids (``encode``) for its own arrays."""
+    holding every token list. Term ids follow first occurrence, like rank-bm25's ``nd`` dict,
+    whose order its average idf is summed in; a caller that assigns ids itself while reading
+    documents in order (``vocabulary``, then ``add_ids``) keeps that order and skips a lookup
+    per token."""
 
-    def __init__(self) -> None:
-        self._ids: defaultdict[str, int] = defaultdict(count().__next__)
+    def __init__(self, vocabulary: defaultdict[str, int] | None = None) -> None:
+        self._ids: defaultdict[str, int] = (
+            defaultdict(count().__next__) if vocabulary is None else vocabulary
+        )
         self._terms = array("i")
         self._tfs = array("i")
         self._docs = array("i")
@@ -45,25 +50,24 @@ class BM25Builder:
     def vocabulary(self) -> Mapping[str, int]:
         return self._ids
 
-    def encode(self, tokens: Iterable[str]) -> list[int]:
-        """Term ids of tokens, adding unseen ones (ids follow first occurrence, like rank-bm25's
-        ``nd`` dict, whose order its average idf is summed in)."""
-        return list(map(self._ids.__getitem__, tokens))
-
     def add(self, tokens: Sequence[str]) -> int:
         """Index one document; returns its number."""
+        return self.add_ids(list(map(self._ids.__getitem__, tokens)))
+
+    def add_ids(self, term_ids: Sequence[int]) -> int:
+        """Index one document given as term ids from ``vocabulary``; returns its number."""
         doc = len(self._lengths)
-        frequencies = Counter(tokens)
-        self._terms.extend(map(self._ids.__getitem__, frequencies))
-        self._tfs.extend(frequencies.values())
-        self._docs.extend(repeat(doc, len(frequencies)))
-        self._lengths.append(len(tokens))
+        frequencies = Counter(term_ids)
+        self._terms.fromlist(list(frequencies))
+        self._tfs.fromlist(list(frequencies.values()))
+        self._docs.fromlist([doc] * len(frequencies))
+        self._lengths.append(len(term_ids))
         return doc
 
     def build(self, *, k1: float = K1, b: float = B, epsilon: float = EPSILON) -> BM25Index:
         index = BM25Index.__new__(BM25Index)
         index._init_from(self, k1=k1, b=b, epsilon=epsilon)
-        self.__init__()  # the arrays now belong to the index
+        self.__init__(self._ids)  # the arrays now belong to the index
         return index
 
 

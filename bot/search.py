@@ -19,11 +19,14 @@ from itertools import islice, product
 import numpy as np
 
 from bot.analyzer import (
-    STOPWORDS,
     WORD_PATTERN,
     Acronym,
-    WordTokens,
+    ChunkTokens,
+    CorpusAnalyzer,
     analyze,
+    chunk_part_ids,
+    chunk_token_ids,
+    chunk_tokens,
     mine_acronyms,
     word_tokens,
     written_words,
@@ -42,8 +45,6 @@ TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
 _SEPARATOR = -1
-_SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
-_HYPHENATED = re.compile(r"\b[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -65,61 +66,27 @@ class SearchResult:
     similar_to: Paper | None = None  # set for like:ID results
 
 
-def _bm25_tokens(fields: list[list[WordTokens]]) -> list[str]:
-    title = [token for word in fields[0] for token in word.tokens]
-    rest = [token for text in fields[1:] for word in text for token in word.tokens]
-    return title * TITLE_WEIGHT + rest
+def _fields(analyzer: CorpusAnalyzer, paper: Paper) -> list[list[ChunkTokens]]:
+    """Title, abstract, authors: phrases never run from one field into the next."""
+    authors = " , ".join(paper.authors)
+    return [analyzer.chunks(text) for text in (paper.title, paper.plain_abstract, authors)]
 
 
-class _Compounds:
-    """Word analysis that also splits compounds the corpus hyphenates somewhere.
+def _bm25_tokens(fields: list[list[ChunkTokens]]) -> list[str]:
+    title, abstract, authors = fields
+    tokens = list(chunk_tokens(title)) * TITLE_WEIGHT
+    tokens.extend(chunk_tokens(abstract))
+    tokens.extend(chunk_tokens(authors))
+    return tokens
 
-    The analyzer gives ``auto-regressive`` the tokens auto, regress and autoregress, but
-    ``autoregressive`` only autoregress; a paper writing the hyphen would then outweigh one
-    that does not. Once any paper hyphenates a compound, every spelling of it, in papers and
-    in queries, gets all three tokens.
-    """
 
-    def __init__(self, splits: dict[str, tuple[str, ...]]) -> None:
-        self._splits = splits
-        self._cache: dict[str, WordTokens] = {}
-
-    @classmethod
-    def from_texts(cls, texts: Iterable[str]) -> _Compounds:
-        hyphenated: set[str] = set()
-        for text in texts:
-            if "-" in text or "\u2010" in text or "\u2011" in text:
-                hyphenated.update(_HYPHENATED.findall(text))
-        splits: dict[str, tuple[str, ...]] = {}
-        for word in sorted(hyphenated):
-            tokens = word_tokens(word)
-            if tokens.joined and len(tokens.parts) > 1:
-                splits.setdefault(tokens.joined, tokens.parts)
-        return cls(splits)
-
-    def word(self, word: str) -> WordTokens:
-        found = self._cache.get(word)
-        if found is None:
-            found = word_tokens(word)
-            if not found.joined and len(found.parts) == 1 and found.parts[0] in self._splits:
-                found = WordTokens.of(self._splits[found.parts[0]], found.parts[0])
-            self._cache[word] = found
-        return found
-
-    def query_word(self, word: str) -> WordTokens:
-        """A query word scores its compound once: papers hold the joined token in every
-        spelling, so adding the parts too would count one concept three times."""
-        tokens = self.word(word)
-        if tokens.joined and tokens.joined in self._splits:
-            return WordTokens.of((tokens.joined,), None)
-        return tokens
-
-    def words(self, text: str) -> list[WordTokens]:
-        return [self.word(word) for word in written_words(text)]
-
-    def fields(self, paper: Paper) -> list[list[WordTokens]]:
-        """Title, abstract, then each author: phrases never run from one into the next."""
-        return [self.words(text) for text in (paper.title, paper.plain_abstract, *paper.authors)]
+def _bm25_token_ids(fields: list[list[ChunkTokens]]) -> list[int]:
+    """``_bm25_tokens`` as vocabulary ids (what indexing counts)."""
+    title, abstract, authors = fields
+    ids = list(chunk_token_ids(title)) * TITLE_WEIGHT
+    ids.extend(chunk_token_ids(abstract))
+    ids.extend(chunk_token_ids(authors))
+    return ids
 
 
 def _name_tokens(name: str) -> list[str]:
@@ -155,8 +122,7 @@ class SearchIndex:
         sequence: np.ndarray,
         starts: np.ndarray,
         acronyms: dict[str, Acronym],
-        compounds: _Compounds,
-        spelling: Counter[str],
+        analyzer: CorpusAnalyzer,
     ) -> None:
         self.papers = papers
         self._bm25 = bm25
@@ -169,8 +135,8 @@ class SearchIndex:
         for acronym in acronyms.values():
             if len(acronym.long_phrase) > 1:
                 self._long_forms.setdefault(acronym.long_phrase[0], []).append(acronym)
-        self._compounds = compounds
-        self._speller = SpellCorrector(spelling)
+        self._analyzer = analyzer
+        self._speller = SpellCorrector(self._spelling_frequencies())
         order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
         self._tiebreak[order] = np.arange(len(papers))
@@ -185,24 +151,18 @@ class SearchIndex:
     @classmethod
     def build(cls, papers: Sequence[Paper]) -> SearchIndex:
         papers = tuple(papers)
-        compounds = _Compounds.from_texts(f"{p.title} {p.plain_abstract}" for p in papers)
-        builder = BM25Builder()
+        analyzer = CorpusAnalyzer.for_texts(f"{p.title} {p.plain_abstract}" for p in papers)
+        builder = BM25Builder(analyzer.vocabulary)
         sequence = array("i")
         starts = array("q")
-        spelling: Counter[str] = Counter()
         for paper in papers:
-            fields = compounds.fields(paper)
-            builder.add(_bm25_tokens(fields))
+            fields = _fields(analyzer, paper)
+            builder.add_ids(_bm25_token_ids(fields))
             starts.append(len(sequence))
             for text in fields:
-                sequence.extend(builder.encode(t for word in text for t in word.parts))
+                sequence.fromlist(list(chunk_part_ids(text)))
                 sequence.append(_SEPARATOR)
-            spelling.update(
-                _SPELLING_WORD.findall(f"{paper.title} {paper.plain_abstract}".casefold())
-            )
         starts.append(len(sequence))
-        for stopword in STOPWORDS.intersection(spelling):
-            del spelling[stopword]
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         return cls(
             papers,
@@ -210,15 +170,23 @@ class SearchIndex:
             np.frombuffer(sequence, dtype=np.intc),
             np.frombuffer(starts, dtype=np.int64),
             acronyms,
-            compounds,
-            spelling,
+            analyzer,
         )
 
-    # --- lookups ----------------------------------------------------------------------------
+    def _spelling_frequencies(self) -> dict[str, int]:
+        """Corpus words a typo may be corrected to, with how many papers use their stem."""
+        frequencies = {}
+        for word in self._analyzer.spelling_words():
+            tokens = word_tokens(word).tokens
+            if tokens:
+                frequency = self._bm25.document_frequency(tokens[0])
+                if frequency:
+                    frequencies[word] = frequency
+        return frequencies
 
     def document_tokens(self, paper: Paper) -> list[str]:
         """Exactly the token list the index holds for ``paper`` (to compare with rank-bm25)."""
-        return _bm25_tokens(self._compounds.fields(paper))
+        return _bm25_tokens(_fields(self._analyzer, paper))
 
     def get(self, ref: str) -> Paper | None:
         """A paper by id, OpenReview id or OpenReview URL."""
@@ -326,11 +294,11 @@ class SearchIndex:
                             unit = fix
                     units.append(unit)
             for unit in units:
-                plan.tokens.extend(self._compounds.query_word(unit).tokens)
+                plan.tokens.extend(self._analyzer.query_word(unit).tokens)
                 reading_order.extend(word_tokens(unit).parts)
         plan.tokens.extend(self._expansions(plan.tokens, reading_order))
         for phrase in parsed.phrases:
-            plan.tokens.extend(t for word in self._compounds.words(phrase) for t in word.tokens)
+            plan.tokens.extend(t for word in self._analyzer.words(phrase) for t in word.tokens)
             plan.phrases.append((phrase, self._phrase_variants(phrase)))
         for phrase in parsed.excluded:
             plan.excluded.append((phrase, self._phrase_variants(phrase)))
@@ -373,7 +341,7 @@ class SearchIndex:
         every compound some paper hyphenates) or, for a hyphenated word no paper hyphenates,
         joined (``self-play`` finds ``selfplay``)."""
         options: list[list[tuple[str, ...]]] = []
-        for tokens in self._compounds.words(phrase):
+        for tokens in self._analyzer.words(phrase):
             choices = [tokens.parts] if tokens.parts else []
             if tokens.joined:
                 choices.append((tokens.joined,))
@@ -386,9 +354,9 @@ class SearchIndex:
 
     def _distinctive_terms(self, doc: int) -> list[str]:
         """A paper's title and abstract terms with the highest BM25 weight in it."""
-        fields = self._compounds.fields(self.papers[doc])
+        fields = _fields(self._analyzer, self.papers[doc])
         frequencies = Counter(_bm25_tokens(fields))
-        content = {token for text in fields[:2] for word in text for token in word.tokens}
+        content = {*chunk_tokens(fields[0]), *chunk_tokens(fields[1])}
         weights = {t: self._bm25.weight(t, frequencies[t], doc) for t in content}
         ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
         return ranked[:LIKE_TERMS]
@@ -461,7 +429,7 @@ class SearchIndex:
         found: dict[str, None] = {}
         for text in (paper.title, paper.plain_abstract, *paper.authors):
             for word in written_words(text):
-                if not highlight.isdisjoint(self._compounds.word(word).tokens):
+                if not highlight.isdisjoint(self._analyzer.word(word).tokens):
                     found.setdefault(word, None)
         return tuple(found)
 
