@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, count
-from operator import attrgetter, methodcaller
+from operator import attrgetter
 from typing import NamedTuple
 
 import Stemmer
@@ -260,7 +260,6 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, Acronym]:
 # --- the analyzer bound to a corpus ---------------------------------------------------------
 
 _SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
-_HAS_HYPHEN = methodcaller("__contains__", "-")
 _TOKENS = attrgetter("tokens")
 _PARTS = attrgetter("parts")
 _TOKEN_IDS = attrgetter("token_ids")
@@ -313,12 +312,10 @@ class CorpusAnalyzer:
 
     @classmethod
     def for_texts(cls, texts: Iterable[str]) -> CorpusAnalyzer:
-        hyphenated: set[str] = set()
+        chunks: set[str] = set()
         for text in texts:
-            if "-" in text:
-                hyphenated.update(filter(_HAS_HYPHEN, text.split()))
-            if "\u2010" in text or "\u2011" in text:
-                hyphenated.update(text.split())
+            chunks.update(text.split())
+        hyphenated = [c for c in chunks if "-" in c or "\u2010" in c or "\u2011" in c]
         splits: dict[str, tuple[str, ...]] = {}
         for chunk in sorted(hyphenated):
             for word in WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk)):
@@ -363,13 +360,11 @@ class CorpusAnalyzer:
         if "$" in text or "\\" in text:
             text = clean_text(text).plain
         chunks = text.split()
-        found = list(map(self._chunks.get, chunks))
-        if None in found:
-            found = [
-                analysed if analysed is not None else self._analyze_chunk(chunk)
-                for analysed, chunk in zip(found, chunks, strict=True)
-            ]
-        return found
+        try:
+            return list(map(self._chunks.__getitem__, chunks))
+        except KeyError:  # a chunk never seen before: analyse the new ones
+            known = self._chunks.get
+            return [known(chunk) or self._analyze_chunk(chunk) for chunk in chunks]
 
     def spelling_words(self) -> set[str]:
         """Every alphabetic word (case-folded, 3+ letters) of the texts analysed so far."""
