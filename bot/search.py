@@ -13,7 +13,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, reduce
 from itertools import islice, product
 
 import numpy as np
@@ -45,6 +45,7 @@ TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
 _SEPARATOR = -1
+_NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -394,12 +395,13 @@ class SearchIndex:
         return mask
 
     @cached_property
-    def _authors_by_token(self) -> dict[str, list[int]]:
-        index: dict[str, list[int]] = {}
+    def _authors_by_token(self) -> dict[str, np.ndarray]:
+        """Name word → papers with an author of that name word (built on first use)."""
+        lists: dict[str, list[int]] = {}
         for doc, paper in enumerate(self.papers):
             for token in {t for name in paper.authors for t in _name_tokens(name)}:
-                index.setdefault(token, []).append(doc)
-        return index
+                lists.setdefault(token, []).append(doc)
+        return {token: np.array(docs, dtype=np.int64) for token, docs in lists.items()}
 
     def _author_mask(self, names: Iterable[str]) -> np.ndarray:
         """Papers with, for each name asked for, one author carrying all of its words."""
@@ -408,14 +410,14 @@ class SearchIndex:
             wanted = set(_name_tokens(name))
             if not wanted:
                 continue
-            candidates = set.intersection(
-                *(set(self._authors_by_token.get(token, ())) for token in wanted)
-            )
-            docs = [
-                doc
-                for doc in candidates
-                if any(wanted <= set(_name_tokens(a)) for a in self.papers[doc].authors)
-            ]
+            postings = [self._authors_by_token.get(token, _NO_PAPERS) for token in wanted]
+            docs = reduce(np.intersect1d, postings)
+            if len(wanted) > 1:  # the words must belong to the same author
+                docs = [
+                    doc
+                    for doc in docs.tolist()
+                    if any(wanted <= set(_name_tokens(a)) for a in self.papers[doc].authors)
+                ]
             allowed = np.zeros(len(self.papers), dtype=bool)
             allowed[docs] = True
             mask &= allowed
