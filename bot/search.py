@@ -242,7 +242,7 @@ class SearchIndex:
         )
         if not len(candidates):
             notes.append(self._why_nothing(plan, parsed))
-        elif not hits:
+        elif not hits and offset:
             notes.append(f"No more results: {len(candidates)} papers matched in all.")
         return self._result(
             query, hits, len(candidates), offset, plan.corrected_text, notes, similar_to

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from bot.analyzer import (
+    CorpusAnalyzer,
     analyze,
     analyze_phrase,
+    chunk_tokens,
     find_acronyms,
     mine_acronyms,
     words,
 )
+from bot.corpus import LoadedCorpus
 
 
 def shares_a_token(query: str, text: str) -> bool:
@@ -94,3 +97,22 @@ def test_mining_keeps_each_acronyms_most_common_long_form() -> None:
         "We study Reinforcement Learning (RL).",
     ]
     assert mine_acronyms(texts)["rl"].long_form == "Reinforcement Learning"
+
+
+def test_indexing_chunk_by_chunk_gives_the_same_tokens_as_analyze(
+    seed_corpus: LoadedCorpus,
+) -> None:
+    analyzer = CorpusAnalyzer({})
+    for paper in seed_corpus.papers:
+        for text in (paper.title, paper.plain_abstract, "HGM³ (MLLMs) $\\alpha$-entmax"):
+            assert list(chunk_tokens(analyzer.chunks(text))) == analyze(text)
+
+
+def test_a_compound_hyphenated_anywhere_is_split_in_every_spelling() -> None:
+    analyzer = CorpusAnalyzer.for_texts(["an auto-regressive model", "an autoregressive model"])
+    assert analyzer.splits == {"autoregress": ("auto", "regress")}
+    hyphenated = list(chunk_tokens(analyzer.chunks("auto-regressive")))
+    joined = list(chunk_tokens(analyzer.chunks("autoregressive")))
+    assert sorted(hyphenated) == sorted(joined) == ["auto", "autoregress", "regress"]
+    assert analyzer.query_word("auto-regressive").tokens == ("autoregress",)
+    assert analyzer.query_word("autoregressive").tokens == ("autoregress",)
