@@ -106,7 +106,6 @@ class _Plan:
     """A parsed query resolved against this corpus: what to score, require and exclude."""
 
     tokens: list[str] = field(default_factory=list)
-    highlight: set[str] = field(default_factory=set)
     phrases: list[tuple[str, list[tuple[str, ...]]]] = field(default_factory=list)
     excluded: list[tuple[str, list[tuple[str, ...]]]] = field(default_factory=list)
     corrected_text: str | None = None
@@ -236,8 +235,9 @@ class SearchIndex:
         scores, matched = self._score(plan, parsed)
         candidates = np.flatnonzero(matched)
         page = top_k(scores, offset + limit, candidates=candidates, tiebreak=self._tiebreak)
+        wanted = set(plan.tokens)
         hits = tuple(
-            Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, plan.highlight))
+            Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, wanted))
             for doc in page[offset:]
         )
         if not len(candidates):
@@ -299,7 +299,8 @@ class SearchIndex:
                 reading_order.extend(word_tokens(unit).parts)
         plan.tokens.extend(self._expansions(plan.tokens, reading_order))
         for phrase in parsed.phrases:
-            plan.tokens.extend(t for word in self._analyzer.words(phrase) for t in word.tokens)
+            for word in written_words(phrase):
+                plan.tokens.extend(self._analyzer.query_word(word).tokens)
             plan.phrases.append((phrase, self._phrase_variants(phrase)))
         for phrase in parsed.excluded:
             plan.excluded.append((phrase, self._phrase_variants(phrase)))
@@ -309,7 +310,6 @@ class SearchIndex:
         if not plan.tokens:
             for name in parsed.authors:
                 plan.tokens.extend(analyze(name))
-        plan.highlight = set(plan.tokens)
         if replacements:
             text = parsed.text
             for start, end, fix in reversed(replacements):
@@ -436,15 +436,15 @@ class SearchIndex:
         return tuple(found)
 
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
+        if parsed.authors and not self._author_mask(parsed.authors).any():
+            names = ", ".join(_quote(name) for name in parsed.authors)
+            return f"No paper has an author named {names} (author lists are in the catalogue)."
         vocabulary = self._bm25.vocabulary
         if not any(token in vocabulary for token in plan.tokens):
             return "No paper mentions these words; check the spelling or try other words."
         for phrase, variants in plan.phrases:
             if not self._phrase_mask(variants).any():
                 return f"No paper contains the phrase {_quote(phrase)}; try it without quotes."
-        if parsed.authors and not self._author_mask(parsed.authors).any():
-            names = ", ".join(_quote(name) for name in parsed.authors)
-            return f"No paper has an author named {names} (author lists are in the catalogue)."
         if parsed.excluded:
             words = " ".join(f"-{phrase}" for phrase in parsed.excluded)
             return f"Every paper that matched was excluded by {words}."
