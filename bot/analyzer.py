@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, count
+from itertools import chain, compress, count, filterfalse
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -89,11 +89,14 @@ class Word:
     tokens: WordTokens
 
 
+def _plain(text: str) -> str:
+    """Strip LaTeX/Markdown, only when the text has any (most has none, and stays as is)."""
+    return clean_text(text).plain if "$" in text or "\\" in text else text
+
+
 def normalize(text: str) -> str:
-    """Strip LaTeX/Markdown (only when the text has any) and NFKC-normalise."""
-    if "$" in text or "\\" in text:
-        text = clean_text(text).plain
-    return unicodedata.normalize("NFKC", text)
+    """Strip LaTeX/Markdown and NFKC-normalise."""
+    return unicodedata.normalize("NFKC", _plain(text))
 
 
 def _fold_acronym_plural(piece: str) -> str:
@@ -193,12 +196,9 @@ class Acronym:
     long_phrase: tuple[str, ...]
 
 
-def _long_form(letters: str, before: str) -> str | None:
+def _long_form(letters: str, candidate: str) -> str | None:
     """Schwartz & Hearst's match: every acronym letter appears, right to left, in the words
     before the parenthesis, the first letter at the start of a word."""
-    words_before = before.split()
-    window = words_before[-min(len(letters) + 5, 2 * len(letters)) :]
-    candidate = " ".join(window)
     position = len(candidate) - 1
     for index in range(len(letters) - 1, -1, -1):
         letter = letters[index]
@@ -217,24 +217,35 @@ def _long_form(letters: str, before: str) -> str | None:
     return long_form
 
 
+@lru_cache(maxsize=1 << 16)
+def _definition(written: str, words_before: tuple[str, ...]) -> Acronym | None:
+    """The pair defined by ``written`` in parentheses after ``words_before``, if any (cached:
+    abstracts repeat their definitions, synthetic ones even more)."""
+    if sum(c.isupper() for c in written) < 2:
+        return None
+    token = word_tokens(written)
+    if len(token.tokens) != 1 or token.joined:
+        return None
+    letters = "".join(c.lower() for c in _fold_acronym_plural(written) if c.isalnum())
+    window = words_before[-min(len(letters) + 5, 2 * len(letters)) :]
+    long_form = _long_form(letters, " ".join(window))
+    if long_form is None:
+        return None
+    long_tokens = tuple(analyze(long_form))
+    if not long_tokens or token.tokens[0] in long_tokens:
+        return None
+    return Acronym(token.tokens[0], long_form, long_tokens, tuple(analyze_phrase(long_form)))
+
+
 def find_acronyms(text: str) -> Iterator[Acronym]:
     """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one text."""
     text = normalize(text)
     for match in _DEFINITION.finditer(text):
-        written = match.group(1)
-        if sum(c.isupper() for c in written) < 2:
-            continue
-        token = word_tokens(written)
-        if len(token.tokens) != 1 or token.joined:
-            continue
-        letters = "".join(c.lower() for c in _fold_acronym_plural(written) if c.isalnum())
-        long_form = _long_form(letters, text[: match.start()])
-        if long_form is None:
-            continue
-        long_tokens = tuple(analyze(long_form))
-        long_phrase = tuple(analyze_phrase(long_form))
-        if long_tokens and token.tokens[0] not in long_tokens:
-            yield Acronym(token.tokens[0], long_form, long_tokens, long_phrase)
+        # 15 letters at most, so 20 words at most: a bounded look back, not the whole text.
+        words_before = tuple(text[max(0, match.start() - 400) : match.start()].split()[-20:])
+        acronym = _definition(match.group(1), words_before)
+        if acronym is not None:
+            yield acronym
 
 
 def mine_acronyms(texts: Iterable[str]) -> dict[str, Acronym]:
@@ -309,6 +320,7 @@ class CorpusAnalyzer:
         self.vocabulary: defaultdict[str, int] = defaultdict(count().__next__)
         self._words: dict[str, WordTokens] = {}
         self._chunks: dict[str, ChunkTokens] = {}
+        self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
 
     @classmethod
     def for_texts(cls, texts: Iterable[str]) -> CorpusAnalyzer:
@@ -353,18 +365,30 @@ class CorpusAnalyzer:
         ids = self.vocabulary.__getitem__
         analysed = ChunkTokens(tokens, parts, tuple(map(ids, tokens)), tuple(map(ids, parts)))
         self._chunks[chunk] = analysed
+        for token in set(tokens):
+            self._chunks_by_token.setdefault(token, []).append(chunk)
         return analysed
 
     def chunks(self, text: str) -> list[ChunkTokens]:
         """A document text, analysed chunk by chunk (same tokens as word by word)."""
-        if "$" in text or "\\" in text:
-            text = clean_text(text).plain
-        chunks = text.split()
+        return self._analysed(_plain(text).split())
+
+    def _analysed(self, chunks: list[str]) -> list[ChunkTokens]:
         try:
             return list(map(self._chunks.__getitem__, chunks))
-        except KeyError:  # a chunk never seen before: analyse the new ones
-            known = self._chunks.get
-            return [known(chunk) or self._analyze_chunk(chunk) for chunk in chunks]
+        except KeyError:  # chunks never seen before: analyse them in reading order
+            for chunk in filterfalse(self._chunks.__contains__, chunks):
+                if chunk not in self._chunks:
+                    self._analyze_chunk(chunk)
+            return list(map(self._chunks.__getitem__, chunks))
+
+    def highlighter(self, wanted: Iterable[str]) -> Highlighter:
+        """Finds, in analysed texts, the words written with any of the ``wanted`` tokens."""
+        wanted = set(wanted)
+        chunks: set[str] = set()
+        for token in wanted:
+            chunks.update(self._chunks_by_token.get(token, ()))
+        return Highlighter(self, wanted, chunks)
 
     def spelling_words(self) -> set[str]:
         """Every alphabetic word (case-folded, 3+ letters) of the texts analysed so far."""
@@ -372,3 +396,27 @@ class CorpusAnalyzer:
         for chunk in self._chunks:
             found.update(_SPELLING_WORD.findall(chunk.casefold()))
         return found - STOPWORDS
+
+
+class Highlighter:
+    """The words of a text that a query matched, as written (for bolding).
+
+    Made once per query: it knows every chunk of the corpus holding a wanted token, so a text
+    is marked up with a split and a set lookup per chunk, and only those chunks are read word
+    by word.
+    """
+
+    def __init__(self, analyzer: CorpusAnalyzer, wanted: set[str], chunks: set[str]) -> None:
+        self._analyzer = analyzer
+        self._wanted = wanted
+        self._chunks = chunks
+
+    def words(self, text: str) -> list[str]:
+        chunks = _plain(text).split()
+        word = self._analyzer.word
+        return [
+            written
+            for chunk in compress(chunks, map(self._chunks.__contains__, chunks))
+            for written in WORD_PATTERN.findall(chunk)
+            if not self._wanted.isdisjoint(word(unicodedata.normalize("NFKC", written)).tokens)
+        ]

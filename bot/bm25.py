@@ -106,6 +106,8 @@ class BM25Index:
         self.idf, self.average_idf = _okapi_idf(
             document_frequency.tolist(), self.corpus_size, epsilon
         )
+        # Every weight positive (any corpus but the tiniest): scores > 0 marks the matches.
+        self.idf_positive = bool((self.idf > 0).all())
 
         order = np.argsort(terms, kind="stable")
         self._indptr = np.zeros(len(self.vocabulary) + 1, dtype=np.int64)

@@ -23,6 +23,7 @@ from bot.analyzer import (
     Acronym,
     ChunkTokens,
     CorpusAnalyzer,
+    Highlighter,
     analyze,
     chunk_part_ids,
     chunk_token_ids,
@@ -235,9 +236,9 @@ class SearchIndex:
         scores, matched = self._score(plan, parsed)
         candidates = np.flatnonzero(matched)
         page = top_k(scores, offset + limit, candidates=candidates, tiebreak=self._tiebreak)
-        wanted = set(plan.tokens)
+        highlighter = self._analyzer.highlighter(plan.tokens)
         hits = tuple(
-            Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, wanted))
+            Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, highlighter))
             for doc in page[offset:]
         )
         if not len(candidates):
@@ -366,7 +367,12 @@ class SearchIndex:
 
     def _score(self, plan: _Plan, parsed: ParsedQuery) -> tuple[np.ndarray, np.ndarray]:
         scores = self._bm25.scores(plan.tokens)
-        matched = self._bm25.matches(plan.tokens) if plan.tokens else np.ones(len(scores), bool)
+        if not plan.tokens:
+            matched = np.ones(len(scores), dtype=bool)
+        elif self._bm25.idf_positive:  # then containing a query token means scoring above 0
+            matched = scores > 0
+        else:
+            matched = self._bm25.matches(plan.tokens)
         for _, variants in plan.phrases:
             matched &= self._phrase_mask(variants)
         for _, variants in plan.excluded:
@@ -425,14 +431,12 @@ class SearchIndex:
 
     # --- presenting -------------------------------------------------------------------------
 
-    def _matched_terms(self, doc: int, highlight: set[str]) -> tuple[str, ...]:
+    def _matched_terms(self, doc: int, highlighter: Highlighter) -> tuple[str, ...]:
         """Words of the paper, as written, whose tokens the query asked for (for bolding)."""
         paper = self.papers[doc]
         found: dict[str, None] = {}
-        for text in (paper.title, paper.plain_abstract, *paper.authors):
-            for word in written_words(text):
-                if not highlight.isdisjoint(self._analyzer.word(word).tokens):
-                    found.setdefault(word, None)
+        for text in (paper.title, paper.plain_abstract, " , ".join(paper.authors)):
+            found.update(dict.fromkeys(highlighter.words(text)))
         return tuple(found)
 
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
