@@ -68,3 +68,8 @@ def test_mentions(text, expected):
 
 def test_mention_without_a_known_bot_id_strips_the_leading_mention():
     assert parse_mention("<@U999> graphs <@U0OTHER>", None) == Request(Intent.SEARCH, "graphs")
+
+
+def test_control_and_bidi_characters_never_reach_the_query():
+    typed = "\x00graph\x07 sparsi\u200bfication \u202eevil\u202c\ttext"
+    assert parse_command(typed) == Request(Intent.SEARCH, "graph sparsification evil text")
