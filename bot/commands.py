@@ -82,3 +82,35 @@ def _without_control_characters(text: str) -> str:
     could reorder or hide the surrounding text."""
     categories = {"Cc": " ", "Cf": ""}
     return "".join(categories.get(unicodedata.category(char), char) for char in text)
+
+
+def parse_command(text: str) -> Request:
+    """Parse the text after ``/paper`` (in Slack's wire form)."""
+    plain = slack_to_plain(text)
+    if not plain:
+        return Request(Intent.HELP)
+    word = plain.lower()
+    if word in _WHOLE_TEXT_COMMANDS:
+        return Request(_WHOLE_TEXT_COMMANDS[word])
+    first, _, rest = plain.partition(" ")
+    if first.lower() == Intent.SUBSCRIBE.value:
+        return Request(Intent.SUBSCRIBE, rest.strip())
+    return Request(Intent.SEARCH, plain)
+
+
+def parse_mention(text: str, bot_user_id: str | None) -> Request:
+    """Parse a mention or a direct message: the bot's own mention is removed first.
+
+    Without a known bot user id, a leading mention is taken to be the bot's.
+    """
+    if bot_user_id:
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
+    else:
+        text = re.sub(r"^\s*<@[A-Z0-9]+(?:\|[^>]*)?>", " ", text)
+    plain = slack_to_plain(text)
+    if not plain:
+        return Request(Intent.THREAD)
+    intent = _MENTION_COMMANDS.get(plain.lower())
+    if intent is not None:
+        return Request(intent)
+    return Request(Intent.SEARCH, plain)
