@@ -289,11 +289,18 @@ def apology_message() -> Message:
 
 
 HELP_LINES = (
-    ("/paper WORDS", "search ICLR 2025 papers (quote words to search them literally)"),
+    ("/paper WORDS", "search ICLR 2025 papers; typos are corrected"),
+    ('/paper "a phrase" -word', "a quoted phrase must appear; a word after - must not"),
+    ("/paper author:NAME", "papers by an author"),
+    ("/paper like:ID", "papers like the one with that id"),
     ("/paper random", "a random paper"),
     ("/paper ID", "a paper by its id, OpenReview id or OpenReview link"),
     ("/paper today", "today's paper of the day"),
-    ("/paper subscribe [HH:MM]", "a daily paper in this channel"),
+    (
+        "/paper subscribe [TIME] [ZONE] [weekdays|daily] [TOPIC]",
+        "a paper of the day in this channel, e.g. `/paper subscribe 9:30 Europe/Berlin daily "
+        "graph neural networks`",
+    ),
     ("/paper unsubscribe", "stop the daily paper here"),
     ("/paper subscriptions", "what this channel is subscribed to"),
     ("@paperbot WORDS", "search, answered in a thread"),
