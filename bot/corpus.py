@@ -16,14 +16,13 @@ from pathlib import Path
 
 from bot import settings
 from bot.paper import Paper
+from bot.summary import derive_title, tldr
 from bot.text import (
     clean_text,
-    derive_title,
     extract_code_urls,
     match_key,
     mrkdwn_literal,
     normalise_whitespace,
-    tldr,
 )
 
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})

@@ -11,15 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.settings import SEEDS_DIR
+from bot.summary import derive_title, split_sentences, tldr
 from bot.text import (
     clean_text,
-    derive_title,
     escape_mrkdwn,
     extract_code_urls,
     match_key,
     normalise_whitespace,
-    split_sentences,
-    tldr,
 )
 
 

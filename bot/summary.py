@@ -1,0 +1,196 @@
+"""What a reader sees before the abstract: a TL;DR and, when a paper has no catalogue title, a
+title derived from its text.
+
+Both are chosen from the cleaned plain abstract (``bot.text``), sentence by sentence, with rules
+tuned on how ICLR abstracts are written: background first, then "we propose …".
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.text import normalise_whitespace
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
+_INITIAL = re.compile(r"\b[A-Z]\.$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a plain abstract, not cut after ``e.g.``, ``et al.`` or an initial."""
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        candidate = text[start : match.start()]
+        if candidate.endswith(_ABBREVIATIONS) or _INITIAL.search(candidate):
+            continue
+        sentences.append(candidate.strip())
+        start = match.end()
+    if text[start:].strip():
+        sentences.append(text[start:].strip())
+    return sentences
+
+
+_SUBJECT = (
+    r"\b(?:we|this (?:paper|work|study|article)|our (?:paper|work))"
+    r"(?P<filler>(?:\s+(?:\w+ly|also|further|first|then|here|now|thus|therefore|hence|instead"
+    r"|have|has|can|will|aim to|seek to|take a step further to))*)\s+"
+)
+_CONTRIBUTION = re.compile(
+    _SUBJECT + r"(?:propos|introduc|present|develop|design|devis|build|creat|construct"
+    r"|formulat|offer|put forward)\w*"
+    r"|\bby (?:introducing|proposing|developing|designing)|\bthe design of",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(
+    _SUBJECT + r"(?:show|demonstrat|find|prove|reveal|establish|identif|stud|investigat"
+    r"|explor|examin|analy[sz]|extend|characteri[sz]|provid|deriv)\w*",
+    re.IGNORECASE,
+)
+_SECONDARY = re.compile(r"\b(?:also|further)\b", re.IGNORECASE)
+TLDR_MAX_CHARS = 300
+_SECOND_SENTENCE_BELOW = 150
+
+
+_TOP_RANK = 2
+
+
+def _contribution_rank(sentence: str) -> int:
+    """2 for "we propose / introduce", 1 for "we show / study", 0 for anything else.
+
+    "We also introduce" is a side contribution, so it ranks with the findings.
+    """
+    if match := _CONTRIBUTION.search(sentence):
+        return 1 if _SECONDARY.search(match.group("filler") or "") else 2
+    return 1 if _FINDING.search(sentence) else 0
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—- ")
+    return cut + "…"
+
+
+def tldr(plain: str) -> str:
+    """One or two sentences saying what the paper contributes, at most 300 characters.
+
+    The opening sentence of an abstract is usually background ("LLMs are increasingly…"); the
+    sentence that says "we propose / introduce" is what a reader skimming a list wants, then
+    "we show / find". A short choice gets its following sentence when both fit.
+    """
+    sentences = [sentence for sentence in split_sentences(plain) if "://" not in sentence]
+    if not sentences:
+        return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
+    chosen, best = 0, 0
+    for index, sentence in enumerate(sentences):
+        rank = _contribution_rank(sentence)
+        if rank > best:
+            chosen, best = index, rank
+            if rank == _TOP_RANK:
+                break
+    summary = sentences[chosen]
+    if chosen + 1 < len(sentences) and len(summary) < _SECOND_SENTENCE_BELOW:
+        longer = f"{summary} {sentences[chosen + 1]}"
+        if len(longer) <= TLDR_MAX_CHARS:
+            summary = longer
+    return _shorten(summary, TLDR_MAX_CHARS)
+
+
+_ACRONYM = re.compile(r"\(([A-Za-z][\w+\-]*[A-Z][\w+\-]*)\)")
+_NAMED_OBJECT = re.compile(
+    r"\s*:?\s*(?:(?:a|an|the)\s+)?(?:(?:new|novel|simple|first)\s+)?"
+    r"(?P<name>[A-Za-z0-9]*[A-Z][A-Za-z0-9]*(?:[+\-][A-Za-z0-9]+)*\+?)"
+    r"(?:\s*\((?P<long>[^()]+)\))?"
+    r"(?:\s*(?:,|:|-|—|--)\s*(?P<what>(?:a|an|the)\s.+))?",
+)
+_MAX_WORDS_BEFORE_NAME = 8
+# An acronym right after one of these words names the field or a part, not the contribution:
+# "an approach for Text-to-Image (T2I)", "imitation learning and reinforcement learning (RL)".
+_NOT_INTRODUCING = frozenset(
+    {"for", "of", "in", "on", "with", "to", "from", "by", "via", "and", "or"}
+)
+_HEADLINE_WORDS = 12
+
+
+def _spells(phrase: str, acronym: str) -> bool:
+    """Whether ``phrase`` can be what ``acronym`` abbreviates.
+
+    Either its letters appear in order (``Mixture-of-Graphs`` → MoG) or its capitals are
+    initials of the phrase's words in any order (``Multi-Perspective Data Augmentation`` →
+    MPAD).
+    """
+    letters = [char.lower() for char in acronym if char.isalnum()]
+    if not letters or phrase[:1].lower() != letters[0]:
+        return False
+    position = 0
+    for char in phrase.lower():
+        if position < len(letters) and char == letters[position]:
+            position += 1
+    if position == len(letters):
+        return True
+    initials = {word[0].upper() for word in re.split(r"[\s\-]+", phrase) if word}
+    capitals = {char for char in acronym if char.isupper()}
+    return bool(capitals) and capitals <= initials
+
+
+def _expansion(words: list[str], acronym: str) -> str | None:
+    """The shortest run of words ending ``words`` that ``acronym`` abbreviates."""
+    for size in range(1, min(len(words), 8) + 1):
+        phrase = " ".join(words[-size:])
+        if _spells(phrase, acronym):
+            return phrase
+    return None
+
+
+def _headline(sentence: str) -> str:
+    words = sentence.rstrip(".!?").split()
+    headline = " ".join(words[:_HEADLINE_WORDS]).rstrip(",;:")
+    return headline + ("…" if len(words) > _HEADLINE_WORDS else "")
+
+
+def _is_method_name(name: str) -> bool:
+    """``TabWak``, ``STRATEGIST``, ``X-DRIVE``: capitals past the first letter or a hyphen."""
+    return len(name) > 1 and (any(char.isupper() for char in name[1:]) or "-" in name)
+
+
+def _introduced_name(after_verb: str) -> str | None:
+    """The title for the thing a "we propose …" clause introduces, if it names one."""
+    for match in _ACRONYM.finditer(after_verb):
+        words = after_verb[: match.start()].split()
+        phrase = _expansion(words, match.group(1))
+        if phrase is None or phrase.casefold() == match.group(1).casefold():
+            continue
+        before = words[: len(words) - len(phrase.split())]
+        if before and before[-1].lower() in _NOT_INTRODUCING:
+            continue
+        if len(before) <= _MAX_WORDS_BEFORE_NAME:
+            return f"{match.group(1)}: {phrase}"
+        break
+    named = _NAMED_OBJECT.match(after_verb)
+    if named is None or not _is_method_name(named.group("name")):
+        return None
+    long_form, what = named.group("long"), named.group("what")
+    if long_form and len(long_form.split()) > 1:
+        return f"{named.group('name')}: {long_form.strip()}"
+    if what:
+        description = _headline(what)
+        return f"{named.group('name')}: {description[:1].upper()}{description[1:]}"
+    return None
+
+
+def derive_title(plain: str) -> str:
+    """A title for a paper that came without one, made from its abstract.
+
+    The method's name when the abstract introduces one ("we introduce Mixture-of-Graphs (MoG)"
+    → "MoG: Mixture-of-Graphs"; "we introduce STRATEGIST, a new approach that…" →
+    "STRATEGIST: A new approach that…"), else a headline cut from the first sentence.
+    """
+    sentences = split_sentences(plain)
+    if not sentences:
+        return "Untitled paper"
+    for sentence in sentences:
+        verb = _CONTRIBUTION.search(sentence)
+        if verb and (title := _introduced_name(sentence[verb.end() :])):
+            return title
+    return _headline(sentences[0])
