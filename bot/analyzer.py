@@ -139,6 +139,9 @@ def _pieces(chunk: str) -> list[str]:
 @lru_cache(maxsize=1 << 20)
 def word_tokens(word: str) -> WordTokens:
     """Tokens of one written word (cached: a corpus repeats its words)."""
+    if word.isalpha():  # the common case, without splitting on hyphens, dots, apostrophes
+        term = _term(word)
+        return WordTokens.of(() if term is None else (term,), None)
     chunks = [c for c in _HYPHENS.split(word) if c]
     parts: list[str] = []
     for chunk in chunks:
