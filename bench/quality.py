@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import platform
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -264,6 +265,20 @@ def describe_misses(
     return "\n".join(lines) if lines else "(none)"
 
 
+def code_version() -> str:
+    """Which code was measured: the commit, and whether ``bot/`` had uncommitted changes."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=BENCH_DIR, capture_output=True, text=True, check=False
+        )
+        return done.stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    dirty = git("status", "--porcelain", "--", "../bot")
+    return f"commit {commit}" + (" with uncommitted changes in bot/" if dirty else "")
+
+
 def report(
     engine: Summary, baseline: Summary, counts: dict[str, int], failures: Sequence[str]
 ) -> str:
@@ -277,7 +292,7 @@ def report(
             "# Search quality on the seed corpus",
             "",
             f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with Python"
-            f" {platform.python_version()} by `python bench/quality.py`:"
+            f" {platform.python_version()} by `python bench/quality.py` ({code_version()}):"
             f" {counts['overall']} queries from `bench/queries.jsonl`, binary relevance."
             " *Engine* is `bot.search.SearchIndex`; *plain BM25* is rank-bm25's BM25Okapi over"
             " lowercased whitespace tokens of title, abstract and authors.",

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from quality import load_queries
+from quality import code_version, load_queries
 from rank_bm25 import BM25Okapi
 
 from bot.analyzer import analyze
@@ -564,8 +564,8 @@ def report(
     lines = [
         "# Search speed",
         "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/speed.py` on"
-        f" {machine_description()}.",
+        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/speed.py`"
+        f" ({code_version()}) on {machine_description()}.",
         "",
         f"Top-{TOP_K} search over {query_count} queries per row ({WARMUP_QUERIES} untimed"
         " warm-up queries first). *engine* is `SearchIndex.search` (query parsing, typo"
