@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, compress, count, filterfalse
+from itertools import chain, compress, filterfalse
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -275,33 +275,6 @@ def mine_acronyms(texts: Iterable[str]) -> dict[str, Acronym]:
 
 _SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
 _TOKENS = attrgetter("tokens")
-_PARTS = attrgetter("parts")
-_TOKEN_IDS = attrgetter("token_ids")
-_PART_IDS = attrgetter("part_ids")
-
-
-class ChunkTokens(NamedTuple):
-    """Tokens of one whitespace-delimited chunk of text (``(Mixture-of-Experts),``), and
-    their ids in ``CorpusAnalyzer.vocabulary``."""
-
-    tokens: tuple[str, ...]
-    parts: tuple[str, ...]
-    token_ids: tuple[int, ...]
-    part_ids: tuple[int, ...]
-
-
-def chunk_tokens(chunks: Iterable[ChunkTokens]) -> Iterator[str]:
-    """Index tokens of analysed chunks, in order."""
-    return chain.from_iterable(map(_TOKENS, chunks))
-
-
-def chunk_token_ids(chunks: Iterable[ChunkTokens]) -> Iterator[int]:
-    return chain.from_iterable(map(_TOKEN_IDS, chunks))
-
-
-def chunk_part_ids(chunks: Iterable[ChunkTokens]) -> Iterator[int]:
-    """Ids of the phrase tokens (no joined forms) of analysed chunks, in order."""
-    return chain.from_iterable(map(_PART_IDS, chunks))
 
 
 class CorpusAnalyzer:
@@ -312,17 +285,15 @@ class CorpusAnalyzer:
     does not. Once any paper of the corpus hyphenates a compound, every spelling of it gets
     all three tokens, in papers and in queries.
 
-    Indexing caches whole whitespace-delimited chunks: a corpus repeats its chunks, so a large
-    one costs a ``str.split`` and a dict lookup per word, with no regex or Python per word.
-    Each token gets an id in ``vocabulary`` the first time a chunk containing it is analysed,
-    so texts analysed in reading order number their tokens in order of first occurrence.
+    Indexing caches whole whitespace-delimited chunks (``(Mixture-of-Experts),``): a corpus
+    repeats its chunks, so a large one costs a ``str.split`` and a dict lookup per word, with
+    no regex or Python per word.
     """
 
     def __init__(self, splits: Mapping[str, tuple[str, ...]]) -> None:
         self.splits = dict(splits)
-        self.vocabulary: defaultdict[str, int] = defaultdict(count().__next__)
         self._words: dict[str, WordTokens] = {}
-        self._chunks: dict[str, ChunkTokens] = {}
+        self._chunks: dict[str, tuple[str, ...]] = {}
         self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
 
     @classmethod
@@ -360,30 +331,37 @@ class CorpusAnalyzer:
     def words(self, text: str) -> list[WordTokens]:
         return [self.word(word) for word in written_words(text)]
 
-    def _analyze_chunk(self, chunk: str) -> ChunkTokens:
+    def phrase_tokens(self, text: str) -> str:
+        """A text's tokens in reading order without joined forms, space-separated and
+        space-framed, so a phrase is found with a substring test."""
+        return " " + " ".join(t for word in self.words(text) for t in word.parts) + " "
+
+    def _analyze_chunk(self, chunk: str) -> tuple[str, ...]:
         nfkc = unicodedata.normalize("NFKC", chunk)
         words = [self.word(word) for word in WORD_PATTERN.findall(nfkc)]
         tokens = tuple(chain.from_iterable(map(_TOKENS, words)))
-        parts = tuple(chain.from_iterable(map(_PARTS, words)))
-        ids = self.vocabulary.__getitem__
-        analysed = ChunkTokens(tokens, parts, tuple(map(ids, tokens)), tuple(map(ids, parts)))
-        self._chunks[chunk] = analysed
+        self._chunks[chunk] = tokens
         for token in set(tokens):
             self._chunks_by_token.setdefault(token, []).append(chunk)
-        return analysed
+        return tokens
 
-    def chunks(self, text: str) -> list[ChunkTokens]:
-        """A document text, analysed chunk by chunk (same tokens as word by word)."""
-        return self._analysed(_plain(text).split())
-
-    def _analysed(self, chunks: list[str]) -> list[ChunkTokens]:
+    def tokens(self, text: str) -> list[str]:
+        """Index tokens of a text, analysed chunk by chunk (the same as ``analyze`` gives,
+        plus the corpus's compound splits)."""
+        chunks = _plain(text).split()
         try:
-            return list(map(self._chunks.__getitem__, chunks))
+            analysed = list(map(self._chunks.__getitem__, chunks))
         except KeyError:  # chunks never seen before: analyse them in reading order
             for chunk in filterfalse(self._chunks.__contains__, chunks):
                 if chunk not in self._chunks:
                     self._analyze_chunk(chunk)
-            return list(map(self._chunks.__getitem__, chunks))
+            analysed = list(map(self._chunks.__getitem__, chunks))
+        return list(chain.from_iterable(analysed))
+
+    def forget_chunks(self) -> None:
+        """Drop the indexing caches (they refill on demand); highlighting data stays."""
+        self._chunks = {}
+        self._words = {}
 
     def highlighter(self, wanted: Iterable[str]) -> Highlighter:
         """Finds, in analysed texts, the words written with any of the ``wanted`` tokens."""
@@ -396,7 +374,7 @@ class CorpusAnalyzer:
     def spelling_words(self) -> set[str]:
         """Every alphabetic word (case-folded, 3+ letters) of the texts analysed so far."""
         found: set[str] = set()
-        for chunk in self._chunks:
+        for chunk in set(chain.from_iterable(self._chunks_by_token.values())):
             found.update(_SPELLING_WORD.findall(chunk.casefold()))
         return found - STOPWORDS
 

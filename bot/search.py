@@ -1,15 +1,14 @@
 """The search facade the bot calls: papers in, ranked hits with matched words out.
 
-It joins the analyzer, the BM25Okapi index and the query language. Besides the BM25 index it
-keeps one int32 array of every paper's tokens in reading order (fields separated), so quoted
-phrases are checked with a few vectorised comparisons instead of re-reading papers.
+It joins the analyzer, the BM25Okapi index and the query language. It keeps no token
+positions: a quoted phrase is checked by re-reading the few papers that hold all of its words,
+which keeps the index small enough for hundreds of thousands of abstracts.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,13 +20,9 @@ import numpy as np
 from bot.analyzer import (
     WORD_PATTERN,
     Acronym,
-    ChunkTokens,
     CorpusAnalyzer,
     Highlighter,
     analyze,
-    chunk_part_ids,
-    chunk_token_ids,
-    chunk_tokens,
     mine_acronyms,
     word_tokens,
     written_words,
@@ -45,7 +40,6 @@ from bot.query import (
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
-_SEPARATOR = -1
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
@@ -68,27 +62,18 @@ class SearchResult:
     similar_to: Paper | None = None  # set for like:ID results
 
 
-def _fields(analyzer: CorpusAnalyzer, paper: Paper) -> list[list[ChunkTokens]]:
-    """Title, abstract, authors: phrases never run from one field into the next."""
-    authors = " , ".join(paper.authors)
-    return [analyzer.chunks(text) for text in (paper.title, paper.plain_abstract, authors)]
+def _fields(analyzer: CorpusAnalyzer, paper: Paper) -> tuple[list[str], list[str], list[str]]:
+    """Index tokens of the title, the abstract and the authors."""
+    return (
+        analyzer.tokens(paper.title),
+        analyzer.tokens(paper.plain_abstract),
+        analyzer.tokens(" , ".join(paper.authors)),
+    )
 
 
-def _bm25_tokens(fields: list[list[ChunkTokens]]) -> list[str]:
+def _bm25_tokens(fields: tuple[list[str], list[str], list[str]]) -> list[str]:
     title, abstract, authors = fields
-    tokens = list(chunk_tokens(title)) * TITLE_WEIGHT
-    tokens.extend(chunk_tokens(abstract))
-    tokens.extend(chunk_tokens(authors))
-    return tokens
-
-
-def _bm25_token_ids(fields: list[list[ChunkTokens]]) -> list[int]:
-    """``_bm25_tokens`` as vocabulary ids (what indexing counts)."""
-    title, abstract, authors = fields
-    ids = list(chunk_token_ids(title)) * TITLE_WEIGHT
-    ids.extend(chunk_token_ids(abstract))
-    ids.extend(chunk_token_ids(authors))
-    return ids
+    return title * TITLE_WEIGHT + abstract + authors
 
 
 def _name_tokens(name: str) -> list[str]:
@@ -120,15 +105,11 @@ class SearchIndex:
         self,
         papers: tuple[Paper, ...],
         bm25: BM25Index,
-        sequence: np.ndarray,
-        starts: np.ndarray,
         acronyms: dict[str, Acronym],
         analyzer: CorpusAnalyzer,
     ) -> None:
         self.papers = papers
         self._bm25 = bm25
-        self._sequence = sequence
-        self._starts = starts
         self._acronyms = acronyms
         # Long forms recognised in queries; one word ("out of distribution" is one word once
         # stopwords go) would turn every mention of it into the acronym.
@@ -153,26 +134,12 @@ class SearchIndex:
     def build(cls, papers: Sequence[Paper]) -> SearchIndex:
         papers = tuple(papers)
         analyzer = CorpusAnalyzer.for_texts(f"{p.title} {p.plain_abstract}" for p in papers)
-        builder = BM25Builder(analyzer.vocabulary)
-        sequence = array("i")
-        starts = array("q")
+        builder = BM25Builder()
         for paper in papers:
-            fields = _fields(analyzer, paper)
-            builder.add_ids(_bm25_token_ids(fields))
-            starts.append(len(sequence))
-            for text in fields:
-                sequence.fromlist(list(chunk_part_ids(text)))
-                sequence.append(_SEPARATOR)
-        starts.append(len(sequence))
+            builder.add(_bm25_tokens(_fields(analyzer, paper)))
+        analyzer.forget_chunks()
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
-        return cls(
-            papers,
-            builder.build(),
-            np.frombuffer(sequence, dtype=np.intc),
-            np.frombuffer(starts, dtype=np.int64),
-            acronyms,
-            analyzer,
-        )
+        return cls(papers, builder.build(), acronyms, analyzer)
 
     def _spelling_frequencies(self) -> dict[str, int]:
         """Corpus words a typo may be corrected to, with how many papers use their stem."""
@@ -358,7 +325,7 @@ class SearchIndex:
         """A paper's title and abstract terms with the highest BM25 weight in it."""
         fields = _fields(self._analyzer, self.papers[doc])
         frequencies = Counter(_bm25_tokens(fields))
-        content = {*chunk_tokens(fields[0]), *chunk_tokens(fields[1])}
+        content = {*fields[0], *fields[1]}
         weights = {t: self._bm25.weight(t, frequencies[t], doc) for t in content}
         ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
         return ranked[:LIKE_TERMS]
@@ -384,21 +351,27 @@ class SearchIndex:
         return scores, matched
 
     def _phrase_mask(self, variants: Iterable[tuple[str, ...]]) -> np.ndarray:
+        """Papers containing one of the token sequences: the papers holding all its tokens
+        are re-read, so no positions need to be kept for the rare quoted query."""
         mask = np.zeros(len(self.papers), dtype=bool)
-        vocabulary = self._bm25.vocabulary
         for variant in variants:
+            postings = [self._bm25.postings(token)[0] for token in set(variant)]
+            candidates = reduce(np.intersect1d, postings)
             if len(variant) == 1:
-                mask[self._bm25.postings(variant[0])[0]] = True
+                mask[candidates] = True
                 continue
-            if any(token not in vocabulary for token in variant):
-                continue
-            ids = [vocabulary[token] for token in variant]
-            positions = np.flatnonzero(self._sequence == ids[0])
-            for step, term in enumerate(ids[1:], start=1):
-                positions = positions[positions + step < len(self._sequence)]
-                positions = positions[self._sequence[positions + step] == term]
-            mask[np.searchsorted(self._starts, positions, side="right") - 1] = True
+            wanted = " " + " ".join(variant) + " "
+            for doc in candidates.tolist():
+                if not mask[doc] and any(
+                    wanted in self._analyzer.phrase_tokens(text)
+                    for text in self._texts(self.papers[doc])
+                ):
+                    mask[doc] = True
         return mask
+
+    @staticmethod
+    def _texts(paper: Paper) -> tuple[str, ...]:
+        return (paper.title, paper.plain_abstract, *paper.authors)
 
     @cached_property
     def _authors_by_token(self) -> dict[str, np.ndarray]:
@@ -433,9 +406,8 @@ class SearchIndex:
 
     def _matched_terms(self, doc: int, highlighter: Highlighter) -> tuple[str, ...]:
         """Words of the paper, as written, whose tokens the query asked for (for bolding)."""
-        paper = self.papers[doc]
         found: dict[str, None] = {}
-        for text in (paper.title, paper.plain_abstract, " , ".join(paper.authors)):
+        for text in self._texts(self.papers[doc]):
             found.update(dict.fromkeys(highlighter.words(text)))
         return tuple(found)
 

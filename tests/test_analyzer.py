@@ -6,7 +6,6 @@ from bot.analyzer import (
     CorpusAnalyzer,
     analyze,
     analyze_phrase,
-    chunk_tokens,
     find_acronyms,
     mine_acronyms,
     words,
@@ -105,14 +104,14 @@ def test_indexing_chunk_by_chunk_gives_the_same_tokens_as_analyze(
     analyzer = CorpusAnalyzer({})
     for paper in seed_corpus.papers:
         for text in (paper.title, paper.plain_abstract, "HGM³ (MLLMs) $\\alpha$-entmax"):
-            assert list(chunk_tokens(analyzer.chunks(text))) == analyze(text)
+            assert analyzer.tokens(text) == analyze(text)
 
 
 def test_a_compound_hyphenated_anywhere_is_split_in_every_spelling() -> None:
     analyzer = CorpusAnalyzer.for_texts(["an auto-regressive model", "an autoregressive model"])
     assert analyzer.splits == {"autoregress": ("auto", "regress")}
-    hyphenated = list(chunk_tokens(analyzer.chunks("auto-regressive")))
-    joined = list(chunk_tokens(analyzer.chunks("autoregressive")))
+    hyphenated = analyzer.tokens("auto-regressive")
+    joined = analyzer.tokens("autoregressive")
     assert sorted(hyphenated) == sorted(joined) == ["auto", "autoregress", "regress"]
     assert analyzer.query_word("auto-regressive").tokens == ("autoregress",)
     assert analyzer.query_word("autoregressive").tokens == ("autoregress",)
