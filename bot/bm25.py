@@ -1,12 +1,15 @@
 """BM25Okapi scores, exactly as rank-bm25 computes them, without its per-query corpus walk.
 
 rank-bm25's ``get_scores`` rebuilds, for every query term, a Python list over all documents;
-at 300k abstracts that is hundreds of milliseconds. Here each term's posting list (document
-ids + the term's precomputed BM25Okapi weight in each) is a slice of two numpy arrays, and a
-query adds its terms' weights into a float64 score vector in query order. Every weight is
-computed with the same floating-point operations, in the same order, as rank-bm25's
-expression, and the idf (including its average-idf floor, summed in the same first-seen term
-order) likewise, so the scores are bit-identical to ``BM25Okapi(...).get_scores``.
+at 300k abstracts that is hundreds of milliseconds. Here each term's posting list is a slice
+of numpy arrays, and a query adds its terms' weights into a float64 score vector in query
+order. A weight is ``idf * ratio`` where the ratio, ``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``,
+depends only on the term frequency and the document length; the few thousand distinct
+(tf, length) pairs of a corpus each get their ratio computed once, and a posting stores a
+2-byte code for its pair instead of an 8-byte weight. Ratios, weights and the idf (with its
+average-idf floor, summed in the same first-seen term order) are computed with the same
+floating-point operations, in the same order, as rank-bm25's expression, so the scores are
+bit-identical to ``BM25Okapi(...).get_scores``.
 
 rank-bm25's quirks are kept on purpose because the scores must equal its own: only negative
 idfs are floored (to ``epsilon`` times the mean idf, which can itself be negative in corpora of
@@ -18,7 +21,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import count
 
 import numpy as np
@@ -27,47 +30,39 @@ K1 = 1.5
 B = 0.75
 EPSILON = 0.25
 
-_WEIGHT_BLOCK = 1 << 22  # postings per vectorised step: bounds the build's peak memory
+_BLOCK = 1 << 20  # postings per vectorised step while building: bounds the peak memory
+_MAX_PAIR_GRID = 1 << 24  # (tf, length) cells marked directly; beyond, pairs are sorted
 
 
 class BM25Builder:
     """Accumulates documents one at a time, so a caller can stream a large corpus without
     holding every token list. Term ids follow first occurrence, like rank-bm25's ``nd`` dict,
-    whose order its average idf is summed in; a caller that assigns ids itself while reading
-    documents in order (``vocabulary``, then ``add_ids``) keeps that order and skips a lookup
-    per token."""
+    whose order its average idf is summed in."""
 
-    def __init__(self, vocabulary: defaultdict[str, int] | None = None) -> None:
-        self._ids: defaultdict[str, int] = (
-            defaultdict(count().__next__) if vocabulary is None else vocabulary
-        )
+    def __init__(self) -> None:
+        self._ids: defaultdict[str, int] = defaultdict(count().__next__)
         self._terms = array("i")
-        self._tfs = array("i")
-        self._docs = array("i")
+        self._tfs = array("H")  # widened to "I" if a term ever occurs 65,536 times in one
+        self._unique = array("i")  # distinct terms per document
         self._lengths = array("q")
-
-    @property
-    def vocabulary(self) -> Mapping[str, int]:
-        return self._ids
 
     def add(self, tokens: Sequence[str]) -> int:
         """Index one document; returns its number."""
-        return self.add_ids(list(map(self._ids.__getitem__, tokens)))
-
-    def add_ids(self, term_ids: Sequence[int]) -> int:
-        """Index one document given as term ids from ``vocabulary``; returns its number."""
-        doc = len(self._lengths)
-        frequencies = Counter(term_ids)
-        self._terms.fromlist(list(frequencies))
-        self._tfs.fromlist(list(frequencies.values()))
-        self._docs.fromlist([doc] * len(frequencies))
-        self._lengths.append(len(term_ids))
-        return doc
+        frequencies = Counter(tokens)
+        self._terms.fromlist(list(map(self._ids.__getitem__, frequencies)))
+        try:
+            self._tfs.fromlist(list(frequencies.values()))
+        except OverflowError:
+            self._tfs = array("I", self._tfs)
+            self._tfs.fromlist(list(frequencies.values()))
+        self._unique.append(len(frequencies))
+        self._lengths.append(len(tokens))
+        return len(self._lengths) - 1
 
     def build(self, *, k1: float = K1, b: float = B, epsilon: float = EPSILON) -> BM25Index:
         index = BM25Index.__new__(BM25Index)
         index._init_from(self, k1=k1, b=b, epsilon=epsilon)
-        self.__init__(self._ids)  # the arrays now belong to the index
+        self.__init__()  # the arrays now belong to the index
         return index
 
 
@@ -95,56 +90,80 @@ class BM25Index:
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.vocabulary: Mapping[str, int] = dict(builder._ids)
         terms = np.frombuffer(builder._terms, dtype=np.intc)
-        docs = np.frombuffer(builder._docs, dtype=np.intc)
-        tfs = np.frombuffer(builder._tfs, dtype=np.intc)
-        self.doc_len = np.frombuffer(builder._lengths, dtype=np.int64)
+        tfs = np.frombuffer(
+            builder._tfs, dtype=np.uint16 if builder._tfs.itemsize == 2 else np.uint32
+        )
+        self.doc_len = np.frombuffer(builder._lengths, dtype=np.int64).copy()
         self.corpus_size = len(self.doc_len)
-        total_length = int(self.doc_len.sum())
-        self.avgdl = total_length / self.corpus_size if self.corpus_size else 0.0
-
+        self.avgdl = int(self.doc_len.sum()) / self.corpus_size if self.corpus_size else 0.0
         document_frequency = np.bincount(terms, minlength=len(self.vocabulary))
         self.idf, self.average_idf = _okapi_idf(
             document_frequency.tolist(), self.corpus_size, epsilon
         )
         # Every weight positive (any corpus but the tiniest): scores > 0 marks the matches.
         self.idf_positive = bool((self.idf > 0).all())
-
-        order = np.argsort(terms, kind="stable")
         self._indptr = np.zeros(len(self.vocabulary) + 1, dtype=np.int64)
         np.cumsum(document_frequency, out=self._indptr[1:])
-        self._docs = docs[order]
-        self._weights = np.empty(len(order), dtype=np.float64)
-        if self.avgdl:
-            # Same expression, same operation order as rank-bm25's get_scores.
-            length_norm = k1 * (1 - b + b * self.doc_len / self.avgdl)
-            for start in range(0, len(order), _WEIGHT_BLOCK):
-                block = order[start : start + _WEIGHT_BLOCK]
-                tf = tfs[block].astype(np.int64)
-                ratio = tf * (k1 + 1) / (tf + length_norm[docs[block]])
-                self._weights[start : start + len(block)] = self.idf[terms[block]] * ratio
+        first_posting = np.zeros(self.corpus_size + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(builder._unique, dtype=np.intc), out=first_posting[1:])
+        # The document of every posting, which the builder did not store (4 bytes each).
+        posting_docs = _BlockDocs(first_posting)
+        pair_codes = _PairCodes(tfs, self.doc_len, posting_docs, self._ratio_of)
+        self._ratio = pair_codes.ratios
+        self._docs = np.empty(len(terms), dtype=np.intc)
+        self._codes = np.empty(len(terms), dtype=pair_codes.dtype)
+        next_slot = self._indptr[:-1].copy()
+        for start in range(0, len(terms), _BLOCK):  # a counting sort by term, block by block
+            end = min(start + _BLOCK, len(terms))
+            order = np.argsort(terms[start:end], kind="stable")
+            block_terms = terms[start:end][order]
+            rank = np.arange(end - start) - np.searchsorted(block_terms, block_terms)
+            slots = next_slot[block_terms] + rank
+            self._docs[slots] = posting_docs(start, end)[order]
+            self._codes[slots] = pair_codes(start, end)[order]
+            next_slot += np.bincount(block_terms, minlength=len(next_slot))
+
+    def _ratio_of(self, tf: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """rank-bm25's ``q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len / avgdl))``,
+        operation for operation."""
+        k1, b = self.k1, self.b
+        if not self.avgdl:
+            return np.zeros(len(tf), dtype=np.float64)
+        return tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / self.avgdl))
 
     def __len__(self) -> int:
         return self.corpus_size
 
-    def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
-        """Documents containing ``token`` (ascending) and the token's BM25 weight in each."""
+    def _slice(self, token: str) -> tuple[int, int, int] | None:
         term = self.vocabulary.get(token)
         if term is None:
+            return None
+        return term, int(self._indptr[term]), int(self._indptr[term + 1])
+
+    def documents(self, token: str) -> np.ndarray:
+        """Documents containing ``token``, ascending."""
+        found = self._slice(token)
+        return _NO_DOCS if found is None else self._docs[found[1] : found[2]]
+
+    def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
+        """Documents containing ``token`` (ascending) and the token's BM25 weight in each."""
+        found = self._slice(token)
+        if found is None:
             return _NO_DOCS, _NO_WEIGHTS
-        start, end = self._indptr[term], self._indptr[term + 1]
-        return self._docs[start:end], self._weights[start:end]
+        term, start, end = found
+        return self._docs[start:end], self.idf[term] * self._ratio[self._codes[start:end]]
 
     def document_frequency(self, token: str) -> int:
-        term = self.vocabulary.get(token)
-        return 0 if term is None else int(self._indptr[term + 1] - self._indptr[term])
+        found = self._slice(token)
+        return 0 if found is None else found[2] - found[1]
 
     def weight(self, token: str, tf: int, doc: int) -> float:
         """The BM25Okapi contribution of ``token`` occurring ``tf`` times in document ``doc``."""
         term = self.vocabulary.get(token)
-        if term is None or not self.avgdl:
+        if term is None:
             return 0.0
-        length_norm = self.k1 * (1 - self.b + self.b * self.doc_len[doc] / self.avgdl)
-        return float(self.idf[term] * (tf * (self.k1 + 1) / (tf + length_norm)))
+        ratio = self._ratio_of(np.array([tf]), self.doc_len[doc : doc + 1])
+        return float(self.idf[term] * ratio[0])
 
     def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
         """BM25Okapi score of every document, terms added in query order as rank-bm25 does."""
@@ -163,7 +182,7 @@ class BM25Index:
         """Which documents contain at least one query token (a score can be 0 or negative)."""
         found = np.zeros(self.corpus_size, dtype=bool)
         for token in set(query_tokens):
-            found[self.postings(token)[0]] = True
+            found[self.documents(token)] = True
         return found
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
@@ -172,6 +191,61 @@ class BM25Index:
         scores = self.scores(query_tokens)
         candidates = np.flatnonzero(self.matches(query_tokens))
         return [(int(doc), float(scores[doc])) for doc in top_k(scores, k, candidates=candidates)]
+
+
+class _BlockDocs:
+    """The document number of postings ``start..end``, from where each document's begin."""
+
+    def __init__(self, first_posting: np.ndarray) -> None:
+        self._first = first_posting
+
+    def __call__(self, start: int, end: int) -> np.ndarray:
+        positions = np.arange(start, end)
+        return np.searchsorted(self._first, positions, side="right") - 1
+
+
+class _PairCodes:
+    """Numbers the distinct (tf, document length) pairs of the postings and holds each pair's
+    ratio; a posting's code is a small integer (2 bytes for up to 65,536 pairs)."""
+
+    def __init__(
+        self,
+        tfs: np.ndarray,
+        lengths: np.ndarray,
+        docs: _BlockDocs,
+        ratio_of: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    ) -> None:
+        self._tfs, self._lengths, self._docs = tfs, lengths, docs
+        self._width = int(lengths.max()) + 1 if len(lengths) else 1
+        size = len(tfs)
+        key_range = (int(tfs.max()) + 1) * self._width if size else 1
+        blocks = range(0, size, _BLOCK)
+        self._dense: np.ndarray | None = None
+        if key_range <= _MAX_PAIR_GRID:
+            seen = np.zeros(key_range, dtype=bool)
+            for start in blocks:
+                seen[self._keys(start, min(start + _BLOCK, size))] = True
+            self._sorted_keys = np.flatnonzero(seen)
+        else:  # a term repeated very often in a very long document: sort the pairs instead
+            found = [np.unique(self._keys(s, min(s + _BLOCK, size))) for s in blocks]
+            self._sorted_keys = np.unique(np.concatenate(found))
+        self.dtype = np.uint16 if len(self._sorted_keys) <= 1 << 16 else np.uint32
+        if key_range <= _MAX_PAIR_GRID:
+            self._dense = np.zeros(key_range, dtype=self.dtype)
+            self._dense[self._sorted_keys] = np.arange(len(self._sorted_keys), dtype=self.dtype)
+        width = self._width
+        self.ratios = ratio_of(self._sorted_keys // width, self._sorted_keys % width)
+
+    def _keys(self, start: int, end: int) -> np.ndarray:
+        tf = self._tfs[start:end].astype(np.int64)
+        return tf * self._width + self._lengths[self._docs(start, end)]
+
+    def __call__(self, start: int, end: int) -> np.ndarray:
+        """Codes of postings ``start..end``."""
+        keys = self._keys(start, end)
+        if self._dense is not None:
+            return self._dense[keys]
+        return np.searchsorted(self._sorted_keys, keys).astype(self.dtype)
 
 
 _NO_DOCS = np.zeros(0, dtype=np.intc)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from bot.bm25 import BM25Index, top_k
+from bot.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.corpus import LoadedCorpus, load_corpus
 from bot.search import SearchIndex
 
@@ -110,3 +110,19 @@ def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
     index = SearchIndex.build(catalogue.papers)
     documents = [index.document_tokens(paper) for paper in catalogue.papers]
     assert_same_as_rank_bm25(documents, real_queries(catalogue, index, 25))
+
+
+def test_a_term_repeated_beyond_two_bytes_of_tf_still_scores_identically() -> None:
+    documents = [["echo"] * 70_000 + ["rare"], ["echo", "other"], ["other"], ["rare", "x"]]
+    assert_same_as_rank_bm25(documents, [["echo"], ["rare", "echo"], ["other", "x"]])
+
+
+def test_more_distinct_tf_and_length_pairs_than_two_byte_codes_hold() -> None:
+    tfs = np.arange(1, 70_001, dtype=np.uint32)  # one posting per document, every pair new
+    lengths = tfs.astype(np.int64) + 5
+    docs = _BlockDocs(np.arange(len(tfs) + 1, dtype=np.int64))
+    index = BM25Index([["a"]])
+    codes = _PairCodes(tfs, lengths, docs, index._ratio_of)
+    assert codes.dtype == np.uint32
+    expected = index._ratio_of(tfs.astype(np.int64), lengths)
+    assert codes.ratios[codes(0, len(tfs))].tobytes() == expected.tobytes()
