@@ -224,8 +224,6 @@ def _long_form(letters: str, candidate: str) -> str | None:
 def _definition(written: str, words_before: tuple[str, ...]) -> Acronym | None:
     """The pair defined by ``written`` in parentheses after ``words_before``, if any (cached:
     abstracts repeat their definitions, synthetic ones even more)."""
-    if sum(c.isupper() for c in written) < 2:
-        return None
     token = word_tokens(written)
     if len(token.tokens) != 1 or token.joined:
         return None
@@ -242,11 +240,15 @@ def _definition(written: str, words_before: tuple[str, ...]) -> Acronym | None:
 
 def find_acronyms(text: str) -> Iterator[Acronym]:
     """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one text."""
-    text = normalize(text)
+    text = _plain(text)
     for match in _DEFINITION.finditer(text):
+        written = match.group(1)
+        if sum(c.isupper() for c in written) < 2:
+            continue
         # 15 letters at most, so 20 words at most: a bounded look back, not the whole text.
-        words_before = tuple(text[max(0, match.start() - 400) : match.start()].split()[-20:])
-        acronym = _definition(match.group(1), words_before)
+        before = text[max(0, match.start() - 400) : match.start()]
+        words_before = tuple(unicodedata.normalize("NFKC", before).split()[-20:])
+        acronym = _definition(unicodedata.normalize("NFKC", written), words_before)
         if acronym is not None:
             yield acronym
 
