@@ -17,6 +17,7 @@ from bot.render import papers as render
 from bot.render.message import Message
 
 if TYPE_CHECKING:
+    from bot.paper import Paper
     from bot.search import SearchIndex, SearchResult
     from bot.store import Store
 
@@ -29,6 +30,7 @@ DM_THREAD = "im"
 
 _QUERY_PAGE = "q"
 _SIMILAR_PAGE = "s"
+_PAPER_PAGE = "p"
 
 
 class DigestCommands(Protocol):
@@ -42,7 +44,8 @@ class DigestCommands(Protocol):
 
 @dataclass(frozen=True)
 class PageCursor:
-    """Where a **Next** button leads: a remembered query or a paper's neighbours, and an offset."""
+    """A private page a button leads to (**Next**, **Previous**, **Back to results**): a
+    remembered query, a paper's neighbours, or a single paper; and an offset."""
 
     kind: str
     key: str
@@ -55,7 +58,7 @@ class PageCursor:
     def decode(cls, value: str) -> PageCursor | None:
         kind, _, rest = value.partition(":")
         offset, _, key = rest.partition(":")
-        if kind not in {_QUERY_PAGE, _SIMILAR_PAGE} or not offset.isdigit() or not key:
+        if kind not in {_QUERY_PAGE, _SIMILAR_PAGE, _PAPER_PAGE} or not offset.isdigit() or not key:
             return None
         return cls(kind, key, int(offset))
 
@@ -89,7 +92,7 @@ class Answers:
         if request.intent is Intent.SEARCH:
             paper = self.index.get(request.argument) if " " not in request.argument else None
             if paper is not None:
-                return render.paper_message(paper)
+                return self._paper_page(paper)
             return self.search(request.argument)
         return self._digest_command(request, channel_id)
 
@@ -109,23 +112,48 @@ class Answers:
 
     def random_paper(self) -> Message:
         paper = self._rng.choice(self.index.papers)
-        return render.paper_message(paper, intro="A random paper:")
+        return self._paper_page(paper, intro="A random paper:")
+
+    def _paper_page(self, paper: Paper, *, intro: str | None = None) -> Message:
+        this_page = PageCursor(_PAPER_PAGE, paper.id, 0).encode()
+        return render.paper_message(paper, intro=intro, this_page=this_page)
 
     def search(self, query: str, offset: int = 0) -> Message:
-        """A page of ``/paper`` results with a **Next 5** button when more remain."""
+        """A page of ``/paper`` results, with **Previous 5**/**Next 5** where there are more.
+
+        The query is remembered under a short key even on a single page, so an abstract
+        opened from the list can lead back to it.
+        """
         result = self.index.search(query, limit=render.PAGE_SIZE, offset=offset)
-        cursor = None
+        if not result.hits:
+            return render.results_message(result)
+        key = self.store.remember_query(query)
+        return self._page(result, _QUERY_PAGE, key)
+
+    def _page(self, result: SearchResult, kind: str, key: str) -> Message:
+        offset = result.offset
+        next_page = previous_page = None
         if _has_more(result):
-            key = self.store.remember_query(query)
-            cursor = PageCursor(_QUERY_PAGE, key, offset + len(result.hits)).encode()
-        return render.results_message(result, next_page=cursor)
+            next_page = PageCursor(kind, key, offset + len(result.hits)).encode()
+        if offset > 0:
+            previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0)).encode()
+        return render.results_message(
+            result,
+            next_page=next_page,
+            previous_page=previous_page,
+            this_page=PageCursor(kind, key, offset).encode(),
+        )
 
     # buttons
 
-    def next_page(self, value: str) -> Message:
+    def page(self, value: str) -> Message:
+        """The private page a **Next**, **Previous** or **Back to results** button leads to."""
         cursor = PageCursor.decode(value)
         if cursor is not None and cursor.kind == _SIMILAR_PAGE:
             return self.more_like_this(cursor.key, cursor.offset)
+        if cursor is not None and cursor.kind == _PAPER_PAGE:
+            paper = self.index.get(cursor.key)
+            return self._paper_page(paper) if paper else render.not_found_message(cursor.key)
         query = self.store.recall_query(cursor.key) if cursor is not None else None
         if cursor is None or query is None:
             return render.notice_message(
@@ -133,12 +161,15 @@ class Answers:
             )
         return self.search(query, cursor.offset)
 
-    def abstract(self, paper_id: str, *, public: bool = False) -> Message:
+    def abstract(self, value: str, *, public: bool = False) -> Message:
+        """The abstract for an **Abstract** click; a private one leads back to its list."""
+        paper_id, back = render.split_abstract_value(value)
         paper = self.index.get(paper_id)
         if paper is None:
             return render.not_found_message(paper_id)
-        buttons = render.PUBLIC_BUTTONS if public else render.RESULT_BUTTONS
-        return render.abstract_message(paper, buttons=buttons)
+        if public:
+            return render.abstract_message(paper, buttons=render.PUBLIC_BUTTONS)
+        return render.abstract_message(paper, buttons=render.RESULT_BUTTONS, back=back)
 
     def share(self, paper_id: str, user_id: str) -> Message | None:
         """The public message for a shared paper, or ``None`` when the id is unknown."""
@@ -149,10 +180,9 @@ class Answers:
         if self.index.get(paper_id) is None:
             return render.not_found_message(paper_id)
         result = self.index.similar(paper_id, limit=render.PAGE_SIZE, offset=offset)
-        cursor = None
-        if _has_more(result):
-            cursor = PageCursor(_SIMILAR_PAGE, paper_id, offset + len(result.hits)).encode()
-        return render.results_message(result, next_page=cursor)
+        if not result.hits:
+            return render.results_message(result)
+        return self._page(result, _SIMILAR_PAGE, paper_id)
 
     # mentions and direct messages
 

@@ -50,6 +50,10 @@ log = logging.getLogger(__name__)
 EVENT_TYPE = "paperbot_digest"
 """Slack message metadata type marking a daily post, so a post can be found again."""
 
+DIRECT_MESSAGE_PREFIX = "D"
+"""Conversation ids of direct messages: ``/paper`` works there, but between two people the
+bot cannot post at all, so a daily paper could never arrive."""
+
 PAUSING_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
 """Slack errors that will not go away by retrying: the bot is no longer in the channel."""
 
@@ -198,6 +202,8 @@ class DigestService:
     # Commands (each answers with an ephemeral message) ------------------------------------
 
     def subscribe(self, channel_id: str, args: str) -> Message:
+        if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
+            return render.direct_message_subscription_message()
         try:
             request = parse_subscribe_args(args, self._default_zone)
         except SubscriptionError as error:

@@ -148,8 +148,14 @@ def block_actions(
     channel_id: str | None = None,
     message: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``block_actions`` payload of a click on ``button`` (a button element dict)."""
+    """The ``block_actions`` payload of a click on ``button`` (a button element dict).
+
+    As in Slack's payloads, a click on an ephemeral message has no ``message`` (the app must
+    not rely on reading the clicked message back), while a click on a normal message carries
+    it; a click in a direct message names the channel ``directmessage``.
+    """
     channel = channel_id or workspace.channel_id
+    channel_name = "directmessage" if channel.startswith("D") else workspace.channel_name
     payload: dict[str, Any] = {
         "type": "block_actions",
         "user": {
@@ -170,7 +176,7 @@ def block_actions(
         "team": {"id": workspace.team_id, "domain": workspace.team_domain},
         "enterprise": None,
         "is_enterprise_install": False,
-        "channel": {"id": channel, "name": workspace.channel_name},
+        "channel": {"id": channel, "name": channel_name},
         "state": {"values": {}},
         "response_url": response_url,
         "actions": [
@@ -184,7 +190,7 @@ def block_actions(
             }
         ],
     }
-    if message is not None:
+    if message is not None and not is_ephemeral:
         payload["message"] = message
     return payload
 

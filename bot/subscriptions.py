@@ -22,6 +22,9 @@ CADENCES: tuple[Cadence, ...] = ("weekdays", "daily")
 DEFAULT_TIME = time(9, 0)
 DEFAULT_CADENCE: Cadence = "weekdays"
 
+MAX_TOPIC_CHARS = 200
+"""A topic is a few words; a pasted page would be quoted back in every daily post."""
+
 EXAMPLE = "/paper subscribe 9:30am Europe/Berlin weekdays graph neural networks"
 USAGE = "/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]"
 
@@ -181,4 +184,9 @@ def parse_subscribe_args(args: str, default_zone: str) -> SubscribeRequest:
             "`weekdays` or `daily`, then the topic."
         )
     topic = " ".join(tokens) or None
+    if topic is not None and len(topic) > MAX_TOPIC_CHARS:
+        raise SubscriptionError(
+            f"The topic has {len(topic):,} characters; keep it to {MAX_TOPIC_CHARS}, "
+            "a few words that describe the papers you want."
+        )
     return SubscribeRequest(Schedule(at, zone, cadence), topic)

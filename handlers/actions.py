@@ -1,8 +1,10 @@
 """Button clicks on paper cards and result lists.
 
-On a private (ephemeral) result list, **Abstract** and **Next** replace the list in place. On
-a message everyone sees (a thread reply, a shared paper, the daily post), no click may
-rewrite it for everyone, so the clicker gets a private answer instead.
+On a private (ephemeral) result list, **Abstract**, **Next**, **Previous** and **Back to
+results** replace the list in place. On a message everyone sees (a thread reply, a shared
+paper, the daily post), no click may rewrite it for everyone, so the clicker gets a private
+answer instead. A click on an ephemeral message carries no ``message`` (Slack does not send
+it), so everything a click needs travels in the button's value.
 """
 
 from __future__ import annotations
@@ -59,8 +61,7 @@ def register(app: App, answers: Answers) -> None:
         with answering_failures(tell, logger):
             tell(answers.abstract(action["value"], public=not _is_ephemeral(body)))
 
-    @app.action(render.ACTION_NEXT_PAGE)
-    def next_page(
+    def show_page(
         ack: Ack,
         body: dict[str, Any],
         action: dict[str, Any],
@@ -70,7 +71,10 @@ def register(app: App, answers: Answers) -> None:
         ack()
         tell = _in_place_reply(respond, body)
         with answering_failures(tell, logger):
-            tell(answers.next_page(action["value"]))
+            tell(answers.page(action["value"]))
+
+    for action_id in render.PAGE_ACTIONS:
+        app.action(action_id)(show_page)
 
     @app.action(render.ACTION_MORE_LIKE_THIS)
     def more_like_this(
@@ -92,9 +96,10 @@ def register(app: App, answers: Answers) -> None:
     ) -> None:
         ack()
         tell = _private_reply(respond)
-        with answering_failures(tell, logger):
+        channel = _channel_id(body)
+        with answering_failures(tell, logger, channel_id=channel):
             message = answers.share(action["value"], body["user"]["id"])
             if message is None:
                 tell(render.not_found_message(action["value"]))
                 return
-            client.chat_postMessage(channel=_channel_id(body), **message.as_kwargs())
+            client.chat_postMessage(channel=channel, **message.as_kwargs())

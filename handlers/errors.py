@@ -29,15 +29,20 @@ def _tell_safely(tell: Tell, message: Message, logger: logging.Logger) -> None:
 
 
 @contextmanager
-def answering_failures(tell: Tell, logger: logging.Logger) -> Iterator[None]:
-    """Run a listener's slow path; turn any exception into a message sent with ``tell``."""
+def answering_failures(
+    tell: Tell, logger: logging.Logger, *, channel_id: str | None = None
+) -> Iterator[None]:
+    """Run a listener's slow path; turn any exception into a message sent with ``tell``.
+
+    ``channel_id`` is where the bot tried to post, which decides the advice it gives.
+    """
     try:
         yield
     except SlackApiError as error:
         code = error.response.get("error") if error.response is not None else None
         if code in CHANNEL_ERRORS:
             logger.info("cannot post in the conversation: %s", code)
-            _tell_safely(tell, render.not_in_channel_message(), logger)
+            _tell_safely(tell, render.not_in_channel_message(channel_id), logger)
         else:
             logger.exception("Slack API call failed: %s", code)
             _tell_safely(tell, render.apology_message(), logger)

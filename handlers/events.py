@@ -18,11 +18,17 @@ from bot.commands import Intent, parse_mention
 from bot.render.message import Message
 from handlers.errors import answering_failures
 
+_HUMAN_SUBTYPES = frozenset({"thread_broadcast"})
+"""Subtypes of a message a person wrote (a thread reply also sent to the channel); every
+other subtype is an edit, a deletion, a join notice or a bot's post, never a question."""
 
-def _from_a_bot(event: dict[str, Any], bot_user_id: str | None) -> bool:
+
+def _not_from_a_person(event: dict[str, Any], bot_user_id: str | None) -> bool:
+    subtype = event.get("subtype")
     return bool(
         event.get("bot_id")
-        or event.get("subtype")
+        or (subtype is not None and subtype not in _HUMAN_SUBTYPES)
+        or not event.get("user")
         or (bot_user_id and event.get("user") == bot_user_id)
     )
 
@@ -37,7 +43,7 @@ def register(app: App, answers: Answers) -> None:
         *,
         direct: bool,
     ) -> None:
-        if _from_a_bot(event, context.bot_user_id):
+        if _not_from_a_person(event, context.bot_user_id):
             return
         if not answers.first_delivery(body.get("event_id") or event["ts"]):
             logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))

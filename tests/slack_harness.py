@@ -13,7 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -164,8 +164,13 @@ class LiveBot:
 
     # what a person does in Slack
 
-    def slash(self, text: str) -> Reply:
-        fields = payloads.slash_command(self.workspace, text, self.recorder.response_url())
+    def slash(self, text: str, *, channel_id: str | None = None) -> Reply:
+        """``/paper text`` typed in #research, or in ``channel_id`` (a ``D…`` id is a DM)."""
+        workspace = self.workspace
+        if channel_id is not None:
+            name = "directmessage" if channel_id.startswith("D") else "elsewhere"
+            workspace = replace(workspace, channel_id=channel_id, channel_name=name)
+        fields = payloads.slash_command(workspace, text, self.recorder.response_url())
         return self.signed_post(*payloads.form_body(fields))
 
     def event(
@@ -191,8 +196,19 @@ class LiveBot:
         index: int = 0,
         is_ephemeral: bool = True,
         message_ts: str = "1700000000.000001",
+        channel_id: str | None = None,
     ) -> Reply:
+        """Click a button on a message showing ``blocks``; a public message is sent along,
+        as Slack does, an ephemeral one is not."""
         button, block_id = find_button(blocks, action_id, index)
+        message = {
+            "type": "message",
+            "user": self.workspace.bot_user_id,
+            "bot_id": self.recorder.bot_id,
+            "text": "",
+            "ts": message_ts,
+            "blocks": blocks,
+        }
         payload = payloads.block_actions(
             self.workspace,
             button,
@@ -200,5 +216,7 @@ class LiveBot:
             self.recorder.response_url(),
             message_ts=message_ts,
             is_ephemeral=is_ephemeral,
+            channel_id=channel_id,
+            message=message,
         )
         return self.signed_post(*payloads.interactive_body(payload))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
 
 import pytest
 from slack_harness import (
@@ -27,13 +26,6 @@ MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 MOG_ID = "7ANDviElAo"
 
 log = logging.getLogger(__name__)
-
-
-@pytest.fixture
-def bot(seed_corpus, tmp_path) -> Iterator[LiveBot]:
-    live = LiveBot(seed_corpus, tmp_path)
-    yield live
-    live.close()
 
 
 def acked(reply: Reply) -> None:

@@ -51,7 +51,11 @@ def test_buttons_are_pressed_by_number(shell):
     abstract = shell.handle("1")
     assert "replaces the previous answer" in abstract
     assert "The source code is available at https://github.com/yanweiyue/MoG." in abstract
-    shared = shell.handle("1")
+    assert "[1] Back to results   [2] Share   [3] More like this" in abstract
+    back = shell.handle("1")
+    assert "replaces the previous answer" in back
+    assert f"1. {MOG_TITLE}" in back
+    shared = shell.handle("2")
     assert "paperbot, in #research" in shared
     assert "Shared by @U0ASKER" in shared
     assert "There is no button 42" in shell.handle("42")

@@ -28,8 +28,16 @@ def local_moment(instant: datetime, zone: ZoneInfo) -> str:
     return f"{long_date(local.date())} at {local:%H:%M} ({zone.key})"
 
 
+TOPIC_ECHO_CHARS = 120
+"""How much of a topic is quoted back, so long ones never crowd out the rest of a message."""
+
+
+def quoted_topic(topic: str) -> str:
+    return f"“{escape_mrkdwn(bk.truncate_plain(topic, TOPIC_ECHO_CHARS))}”"
+
+
 def _topic_words(topic: str | None) -> str:
-    return f" on “{escape_mrkdwn(topic)}”" if topic else ""
+    return f" on {quoted_topic(topic)}" if topic else ""
 
 
 def progress_line(position: int, pool_size: int, topic: str | None) -> str:
@@ -79,7 +87,17 @@ def subscribed_message(
     return notice(
         f"{verb}: this channel gets one of the {what} at {description}.\n"
         f"Next paper: {next_post}. Change it with `/paper subscribe …`, "
-        "stop it with `/paper unsubscribe`."
+        "stop it with `/paper unsubscribe`.\n"
+        "I can only post where I'm a member: if I'm not in this channel yet, "
+        "`/invite @paperbot`."
+    )
+
+
+def direct_message_subscription_message() -> Message:
+    return notice(
+        ":warning: The paper of the day goes to channels, not direct messages. Run "
+        "`/paper subscribe` in the channel that should get it, e.g. "
+        "`/paper subscribe 9:30am Europe/Berlin`, and `/invite @paperbot` there."
     )
 
 
@@ -89,7 +107,7 @@ def subscription_error_message(error: str) -> Message:
 
 def no_papers_for_topic_message(topic: str) -> Message:
     return notice(
-        f":warning: No paper matches “{escape_mrkdwn(topic)}”, so there is nothing to send.\n"
+        f":warning: No paper matches {quoted_topic(topic)}, so there is nothing to send.\n"
         "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
     )
 
@@ -116,7 +134,7 @@ def subscriptions_message(
             "e.g. `/paper subscribe 9:30am Europe/Berlin`."
         )
     lines = [f"*Paper of the day:* {description}"]
-    lines.append(f"*Topic:* “{escape_mrkdwn(topic)}”" if topic else "*Topic:* all papers")
+    lines.append(f"*Topic:* {quoted_topic(topic)}" if topic else "*Topic:* all papers")
     if source == "env":
         lines.append("_Set by the bot's configuration; `/paper subscribe` overrides it._")
     if paused_reason:

@@ -20,12 +20,16 @@ from bot.render.message import Message
 from bot.text import escape_mrkdwn
 
 if TYPE_CHECKING:
-    from bot.search import Hit, SearchResult
+    from bot.search import SearchResult
 
 ACTION_ABSTRACT = "paper_abstract"
 ACTION_SHARE = "paper_share"
 ACTION_MORE_LIKE_THIS = "paper_more_like_this"
 ACTION_NEXT_PAGE = "results_next_page"
+ACTION_PREVIOUS_PAGE = "results_previous_page"
+ACTION_BACK = "results_back"
+PAGE_ACTIONS = (ACTION_NEXT_PAGE, ACTION_PREVIOUS_PAGE, ACTION_BACK)
+"""Buttons whose value is a page cursor: each replaces the private message with that page."""
 
 PAGE_SIZE = 5
 """Results per ``/paper`` page; the **Next 5** button shows the following five."""
@@ -42,6 +46,22 @@ _BUTTON_LABELS = {
 }
 _ACCEPTED = {"Oral", "Spotlight", "Poster"}
 _AUTHORS_SHOWN = 4
+_ECHO_CHARS = 120
+"""How much of a query or topic is quoted back: enough to recognise it, never so much that
+a 10,000-character paste pushes the advice after it out of the message."""
+_BACK_SEPARATOR = " "
+"""Joins a paper id and the page to return to in an **Abstract** value (ids have no spaces)."""
+
+
+def abstract_value(paper_id: str, back: str | None) -> str:
+    """The **Abstract** button's value: the paper, and the list page it was clicked on."""
+    return f"{paper_id}{_BACK_SEPARATOR}{back}" if back else paper_id
+
+
+def split_abstract_value(value: str) -> tuple[str, str | None]:
+    """``(paper id, page cursor or None)`` from an **Abstract** button's value."""
+    paper_id, _, back = value.partition(_BACK_SEPARATOR)
+    return paper_id, back or None
 
 
 def _link(url: str, label: str) -> str:
@@ -113,10 +133,20 @@ def title_mrkdwn(paper: Paper) -> str:
     return f"*{paper.display_title}*"
 
 
-def paper_buttons(paper: Paper, buttons: Sequence[str]) -> dict[str, Any] | None:
+def paper_buttons(
+    paper: Paper, buttons: Sequence[str], *, back: str | None = None
+) -> dict[str, Any] | None:
+    """The card's buttons; ``back`` (the page shown) rides along in **Abstract**'s value."""
     if not buttons:
         return None
-    elements = [bk.button(_BUTTON_LABELS[action], action, paper.id) for action in buttons]
+    elements = [
+        bk.button(
+            _BUTTON_LABELS[action],
+            action,
+            abstract_value(paper.id, back) if action == ACTION_ABSTRACT else paper.id,
+        )
+        for action in buttons
+    ]
     return bk.actions(elements, block_id=f"paper:{paper.id}")
 
 
@@ -126,10 +156,12 @@ def paper_blocks(
     matched_terms: Iterable[str] = (),
     buttons: Sequence[str] = RESULT_BUTTONS,
     rank: int | None = None,
+    back: str | None = None,
 ) -> list[dict[str, Any]]:
     """One paper as a card: title, TL;DR (matched terms bold), then status, authors, code.
 
-    Reused by the daily post, which passes ``PUBLIC_BUTTONS``.
+    Reused by the daily post, which passes ``PUBLIC_BUTTONS``. ``back`` is the cursor of the
+    private page showing the card, so its abstract can offer a way back to it.
     """
     prefix = f"{rank}. " if rank is not None else ""
     tldr = highlight(paper.tldr, matched_terms) if paper.tldr else ""
@@ -141,14 +173,14 @@ def paper_blocks(
     facts = [item for item in (" · ".join(details), code_line(paper)) if item]
     if facts:
         blocks.append(bk.context(*facts))
-    action_block = paper_buttons(paper, buttons)
+    action_block = paper_buttons(paper, buttons, back=back)
     if action_block:
         blocks.append(action_block)
     return blocks
 
 
 def _quoted(query: str) -> str:
-    return f"“{escape_mrkdwn(query)}”"
+    return f"“{escape_mrkdwn(bk.truncate_plain(query, _ECHO_CHARS))}”"
 
 
 def results_heading(result: SearchResult, *, shown: int) -> str:
@@ -187,17 +219,20 @@ def results_message(
     result: SearchResult,
     *,
     next_page: str | None = None,
+    previous_page: str | None = None,
+    this_page: str | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
     intro: str | None = None,
     footer: str | None = None,
 ) -> Message:
-    """A page of search results; ``next_page`` is the value of the **Next 5** button.
+    """A page of search results; ``next_page``/``previous_page`` are the values of the
+    **Next 5**/**Previous 5** buttons, ``this_page`` the cursor an abstract returns to.
 
     ``intro`` and ``footer`` are trusted mrkdwn from the caller (never user text).
     """
     if not result.hits:
         return empty_message(result)
-    cards = _fitting_cards(result, buttons)
+    cards = _fitting_cards(result, buttons, this_page)
     heading = results_heading(result, shown=len(cards))
     blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
     if result.notice:
@@ -207,23 +242,31 @@ def results_message(
         blocks.extend(card)
     if footer:
         blocks.append(bk.context(footer))
+    paging = []
+    if previous_page is not None:
+        paging.append(bk.button(f"Previous {PAGE_SIZE}", ACTION_PREVIOUS_PAGE, previous_page))
     if next_page is not None:
-        more = bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary")
-        blocks.append(bk.actions([more], block_id="results:next"))
+        paging.append(bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary"))
+    if paging:
+        blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits[: len(cards)])
     return bk.message(f"{_plain(heading)}: {titles}", blocks)
 
 
 _RESERVED_BLOCKS = 4
-"""Heading, notice, footer and the Next button: what a results page needs besides cards."""
+"""Heading, notice, footer and the paging buttons: what a page needs besides cards."""
 
 
-def _fitting_cards(result: SearchResult, buttons: Sequence[str]) -> list[list[dict[str, Any]]]:
+def _fitting_cards(
+    result: SearchResult, buttons: Sequence[str], back: str | None
+) -> list[list[dict[str, Any]]]:
     """One card per hit, as many as fit in a message (a page is normally far smaller)."""
     cards: list[list[dict[str, Any]]] = []
     used = _RESERVED_BLOCKS
     for rank, hit in enumerate(result.hits, start=result.offset + 1):
-        card = _hit_blocks(hit, rank, buttons)
+        card = paper_blocks(
+            hit.paper, matched_terms=hit.matched_terms, buttons=buttons, rank=rank, back=back
+        )
         used += len(card) + 1
         if used > bk.MAX_BLOCKS:
             break
@@ -231,12 +274,14 @@ def _fitting_cards(result: SearchResult, buttons: Sequence[str]) -> list[list[di
     return cards
 
 
-def _hit_blocks(hit: Hit, rank: int, buttons: Sequence[str]) -> list[dict]:
-    return paper_blocks(hit.paper, matched_terms=hit.matched_terms, buttons=buttons, rank=rank)
+def abstract_message(
+    paper: Paper, *, buttons: Sequence[str] = RESULT_BUTTONS, back: str | None = None
+) -> Message:
+    """The whole abstract, split over as many sections as it needs.
 
-
-def abstract_message(paper: Paper, *, buttons: Sequence[str] = RESULT_BUTTONS) -> Message:
-    """The whole abstract, split over as many sections as it needs."""
+    Shown in place of a private list, it offers **Back to results** (to the page ``back``)
+    so the list is not lost.
+    """
     blocks = [bk.section(title_mrkdwn(paper))]
     abstract = paper.display_abstract or "_No abstract is available for this paper._"
     blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
@@ -244,18 +289,28 @@ def abstract_message(paper: Paper, *, buttons: Sequence[str] = RESULT_BUTTONS) -
     details = [line for line in facts if line]
     if details:
         blocks.append(bk.context(*details))
-    action_block = paper_buttons(paper, [b for b in buttons if b != ACTION_ABSTRACT])
-    if action_block:
-        blocks.append(action_block)
+    elements = [
+        bk.button(_BUTTON_LABELS[action], action, paper.id)
+        for action in buttons
+        if action != ACTION_ABSTRACT
+    ]
+    if back:
+        elements.insert(0, bk.button("Back to results", ACTION_BACK, back))
+    if elements:
+        blocks.append(bk.actions(elements, block_id=f"paper:{paper.id}"))
     return bk.message(f"Abstract of {escape_mrkdwn(paper.title)}", blocks)
 
 
 def paper_message(
-    paper: Paper, *, intro: str | None = None, buttons: Sequence[str] = RESULT_BUTTONS
+    paper: Paper,
+    *,
+    intro: str | None = None,
+    buttons: Sequence[str] = RESULT_BUTTONS,
+    this_page: str | None = None,
 ) -> Message:
     """A single paper (``/paper random``, ``/paper ID``); ``intro`` is trusted mrkdwn."""
     blocks = [bk.section(intro)] if intro else []
-    blocks.extend(paper_blocks(paper, buttons=buttons))
+    blocks.extend(paper_blocks(paper, buttons=buttons, back=this_page))
     lead = f"{_plain(intro)} " if intro else ""
     return bk.message(f"{lead}{escape_mrkdwn(paper.title)}", blocks)
 
@@ -278,7 +333,16 @@ def notice_message(mrkdwn: str) -> Message:
     return bk.message(_plain(mrkdwn), [bk.section(mrkdwn)])
 
 
-def not_in_channel_message() -> Message:
+def not_in_channel_message(channel_id: str | None = None) -> Message:
+    """Why the bot could not post, and what the person can do about it.
+
+    A direct message between people (``D…``) cannot take an app, so inviting is no advice there.
+    """
+    if channel_id and channel_id.startswith("D"):
+        return notice_message(
+            "I can't post in a direct message I'm not part of. Share the paper from a channel "
+            "I'm in, or send me a direct message and share it there."
+        )
     return notice_message(
         "I can't post in this conversation yet: invite me with `/invite @paperbot` and try again."
     )
