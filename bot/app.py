@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,11 @@ MODE_NAMES = {SOCKET: "Socket Mode", HTTP: "HTTP", SHELL: "local shell"}
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 HTTP_THREADS = 8
+LISTENER_THREADS = 32
+"""Bolt acks a command or click only once its listener runs and calls ``ack()``; listeners
+then wait on Slack (``response_url``, ``chat.postMessage``, rate-limit sleeps). Bolt's own pool
+of 5 would let a burst of slow replies hold back the acks queued behind them past Slack's
+3 seconds, so the pool is sized for waiting, not for CPU."""
 
 
 class ModeError(ValueError):
@@ -88,7 +93,7 @@ def build_app(
     ``process_before_response`` is off for HTTP so the ack goes back at once and the work
     runs on Bolt's thread pool; the shell turns it on so a reply is complete when dispatch
     returns. Requests are verified whenever a signing secret is set (HTTP and the shell).
-    ``listener_executor`` defaults to Bolt's own thread pool.
+    ``listener_executor`` defaults to a pool of ``LISTENER_THREADS``.
     """
     secret = settings.slack_signing_secret
     app = App(
@@ -96,7 +101,8 @@ def build_app(
         signing_secret=secret or "",
         process_before_response=process_before_response,
         request_verification_enabled=bool(secret),
-        listener_executor=listener_executor,
+        listener_executor=listener_executor
+        or ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="listener"),
     )
     register_all(app, answers)
     return app

@@ -10,7 +10,7 @@ Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
 Slash-command and action replies are posted to ``response_url(...)`` addresses
 (``POST /response/<id>``), recorded under the method name ``RESPONSE_URL``. Faults are
 scriptable per method (``fail_next``) so tests can exercise rate limits, server errors and
-Slack errors such as ``not_in_channel``.
+Slack errors such as ``not_in_channel``; ``slow_down`` makes a method answer late.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,6 +98,7 @@ class SlackRecorder:
         self._condition = threading.Condition()
         self._calls: list[RecordedCall] = []
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self._latency: dict[str, float] = {}
         self._messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._ts_counter = itertools.count(1)
         self._response_ids = itertools.count(1)
@@ -160,6 +162,11 @@ class SlackRecorder:
         """Answer the next calls of ``method`` with ``faults``, in order, then normally."""
         with self._condition:
             self._faults[method].extend(faults)
+
+    def slow_down(self, method: str, seconds: float) -> None:
+        """Answer every later call of ``method`` after ``seconds``, like a Slack under load."""
+        with self._condition:
+            self._latency[method] = seconds
 
     def add_message(
         self,
@@ -230,6 +237,10 @@ class SlackRecorder:
     def handle(
         self, method: str, args: dict[str, Any], token: str | None, response_id: str | None = None
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._condition:
+            delay = self._latency.get(method, 0.0)
+        if delay:
+            time.sleep(delay)
         with self._condition:
             queue = self._faults.get(method)
             if queue:

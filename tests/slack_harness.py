@@ -83,7 +83,11 @@ def all_text(blocks: list[dict[str, Any]]) -> str:
 class LiveBot:
     """One running bot: waitress on a loopback port, the recorder, a fresh database."""
 
-    def __init__(self, corpus: LoadedCorpus, tmp_path: Path) -> None:
+    def __init__(
+        self, corpus: LoadedCorpus, tmp_path: Path, *, app_listener_pool: bool = False
+    ) -> None:
+        """``app_listener_pool`` runs listeners on the app's own pool, as in production;
+        by default one worker runs them in order, so ``drain()`` can wait for them."""
         self.workspace = payloads.Workspace()
         self.recorder = SlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
         self.settings = Settings(
@@ -99,7 +103,10 @@ class LiveBot:
         )
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="listener")
         self.app = build_app(
-            self.settings, self.services.answers, client, listener_executor=self._executor
+            self.settings,
+            self.services.answers,
+            client,
+            listener_executor=None if app_listener_pool else self._executor,
         )
         self._server = create_http_server(self.app, host="127.0.0.1", port=0)
         self.url = f"http://127.0.0.1:{self._server.effective_port}"
