@@ -10,6 +10,7 @@ is printed. So the shell and Slack cannot disagree about what the bot says.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import sys
 from collections.abc import Sequence
@@ -31,16 +32,19 @@ SHELL_TOKEN = "xoxb-local-shell"
 BOT_NAME = "@paperbot"
 PROMPT = "you> "
 
-HELP = f"""\
-Type what you would type in Slack:
-  /paper WORDS        search; only you see the answer (try /paper help)
-  {BOT_NAME} WORDS    ask in #research; the bot answers in a thread
-  {BOT_NAME} more     the next results, in the current thread
-  {BOT_NAME}          papers related to the current thread's first message
-  NUMBER              press the button with that number
-  help                this text
-  quit                leave (Ctrl-D works too)
-"""
+COMMAND = "/paper"
+_HELP_LINES = (
+    (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
+    (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
+    (f"{BOT_NAME} more", "the next results, in the current thread"),
+    (BOT_NAME, "papers related to the current thread's first message"),
+    ("NUMBER", "press the button with that number on the last answer"),
+    ("help", "this text"),
+    ("quit", "leave (Ctrl-D works too)"),
+)
+HELP = "Type what you would type in Slack:\n" + "".join(
+    f"  {usage:<18}{what}\n" for usage, what in _HELP_LINES
+)
 
 
 @dataclass(frozen=True)
@@ -90,11 +94,12 @@ class Shell:
             return HELP
         if line.isdigit():
             return self.press(int(line))
-        if line.startswith("/paper"):
-            return self.slash_command(line.removeprefix("/paper").strip())
-        if line.startswith(BOT_NAME):
-            return self.mention(line.removeprefix(BOT_NAME).strip())
-        return f"I only understand /paper, {BOT_NAME}, a button number or help.\n"
+        word, _, rest = line.partition(" ")
+        if word == COMMAND:
+            return self.slash_command(rest.strip())
+        if word.lower() == BOT_NAME:
+            return self.mention(rest.strip())
+        return f"I only understand {COMMAND}, {BOT_NAME}, a button number or help.\n"
 
     def slash_command(self, text: str) -> str:
         fields = payloads.slash_command(
@@ -202,13 +207,31 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
 
 
 def _loop(shell: Shell, out: TextIO) -> int:
+    """Prompt and answer until ``quit`` or end of input.
+
+    Lines piped in (``printf '/paper graph\\n1\\n' | python -m bot shell``) are echoed after
+    the prompt, so the transcript reads like a typed session instead of prompts glued to
+    answers.
+    """
+    typed = sys.stdin.isatty()
+    if typed:
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (line editing and history for input())
     while True:
         try:
-            line = input(PROMPT)
+            line = input(PROMPT) if typed else _read_piped_line(out)
         except (EOFError, KeyboardInterrupt):
-            out.write("\n")
+            out.write("\n" if typed else "")
             return 0
         if line.strip().lower() in {"quit", "exit"}:
             return 0
         out.write(shell.handle(line))
         out.flush()
+
+
+def _read_piped_line(out: TextIO) -> str:
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    out.write(f"{PROMPT}{line.rstrip()}\n")
+    return line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -81,7 +82,18 @@ def test_help_and_unknown_input(shell):
     assert shell.handle("   ") == ""
 
 
-def test_interactive_loop_ends_cleanly_on_eof(settings, monkeypatch):
+def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("/paper graph sparsification\n1\n"))
+    out = io.StringIO()
+    assert main([], settings, out=out) == 0
+    text = out.getvalue()
+    assert "Type help." in text
+    assert "you> /paper graph sparsification\n--- paperbot, only visible to you ---" in text
+    assert "you> 1\n--- paperbot, only visible to you (replaces the previous answer) ---" in text
+    assert text.endswith("[1] Back to results   [2] Share   [3] More like this\n")
+
+
+def test_typed_input_ends_cleanly_on_eof(settings, monkeypatch):
     lines = iter(["/paper help"])
 
     def fake_input(prompt: str) -> str:
@@ -90,8 +102,14 @@ def test_interactive_loop_ends_cleanly_on_eof(settings, monkeypatch):
         except StopIteration:
             raise EOFError from None
 
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(builtins, "input", fake_input)
     out = io.StringIO()
     assert main([], settings, out=out) == 0
-    assert "Type help." in out.getvalue()
     assert "/paper random" in out.getvalue()
+
+
+def test_only_the_whole_words_paper_and_paperbot_are_commands(shell):
+    assert "I only understand" in shell.handle("/papers graph")
+    assert "I only understand" in shell.handle("@paperbotty graph")
+    assert "in the thread" in shell.handle("@PaperBot graph")
