@@ -136,7 +136,7 @@ def _pieces(chunk: str) -> list[str]:
     return [p.replace("\0", ".") for p in protected.split(".") if p]
 
 
-@lru_cache(maxsize=1 << 20)
+@lru_cache(maxsize=1 << 16)
 def word_tokens(word: str) -> WordTokens:
     """Tokens of one written word (cached: a corpus repeats its words)."""
     if word.isalpha():  # the common case, without splitting on hyphens, dots, apostrophes

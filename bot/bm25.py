@@ -88,7 +88,8 @@ class BM25Index:
 
     def _init_from(self, builder: BM25Builder, *, k1: float, b: float, epsilon: float) -> None:
         self.k1, self.b, self.epsilon = k1, b, epsilon
-        self.vocabulary: Mapping[str, int] = dict(builder._ids)
+        builder._ids.default_factory = None  # the index now owns it, as a plain mapping
+        self.vocabulary: Mapping[str, int] = builder._ids
         terms = np.frombuffer(builder._terms, dtype=np.intc)
         tfs = np.frombuffer(
             builder._tfs, dtype=np.uint16 if builder._tfs.itemsize == 2 else np.uint32
@@ -151,7 +152,9 @@ class BM25Index:
         if found is None:
             return _NO_DOCS, _NO_WEIGHTS
         term, start, end = found
-        return self._docs[start:end], self.idf[term] * self._ratio[self._codes[start:end]]
+        weights = self._ratio[self._codes[start:end]]
+        weights *= self.idf[term]  # idf * ratio, as rank-bm25 multiplies
+        return self._docs[start:end], weights
 
     def document_frequency(self, token: str) -> int:
         found = self._slice(token)

@@ -62,13 +62,15 @@ class SearchResult:
     similar_to: Paper | None = None  # set for like:ID results
 
 
+def _texts(paper: Paper) -> tuple[str, str, str]:
+    """The indexed fields: title, abstract and the authors as one text."""
+    return (paper.title, paper.plain_abstract, " , ".join(paper.authors))
+
+
 def _fields(analyzer: CorpusAnalyzer, paper: Paper) -> tuple[list[str], list[str], list[str]]:
     """Index tokens of the title, the abstract and the authors."""
-    return (
-        analyzer.tokens(paper.title),
-        analyzer.tokens(paper.plain_abstract),
-        analyzer.tokens(" , ".join(paper.authors)),
-    )
+    title, abstract, authors = _texts(paper)
+    return analyzer.tokens(title), analyzer.tokens(abstract), analyzer.tokens(authors)
 
 
 def _bm25_tokens(fields: tuple[list[str], list[str], list[str]]) -> list[str]:
@@ -364,14 +366,10 @@ class SearchIndex:
             for doc in candidates.tolist():
                 if not mask[doc] and any(
                     wanted in self._analyzer.phrase_tokens(text)
-                    for text in self._texts(self.papers[doc])
+                    for text in _texts(self.papers[doc])
                 ):
                     mask[doc] = True
         return mask
-
-    @staticmethod
-    def _texts(paper: Paper) -> tuple[str, ...]:
-        return (paper.title, paper.plain_abstract, *paper.authors)
 
     @cached_property
     def _authors_by_token(self) -> dict[str, np.ndarray]:
@@ -407,7 +405,7 @@ class SearchIndex:
     def _matched_terms(self, doc: int, highlighter: Highlighter) -> tuple[str, ...]:
         """Words of the paper, as written, whose tokens the query asked for (for bolding)."""
         found: dict[str, None] = {}
-        for text in self._texts(self.papers[doc]):
+        for text in _texts(self.papers[doc]):
             found.update(dict.fromkeys(highlighter.words(text)))
         return tuple(found)
 
