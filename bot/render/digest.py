@@ -102,7 +102,9 @@ def direct_message_subscription_message() -> Message:
 
 
 def subscription_error_message(error: str) -> Message:
-    return notice(f":warning: {error}")
+    """``error`` is a ``SubscriptionError``'s text: templates around pieces of what the person
+    typed, so it is escaped as a whole (its backticks are not markup Slack reserves)."""
+    return notice(f":warning: {escape_mrkdwn(error)}")
 
 
 def no_papers_for_topic_message(topic: str) -> Message:
