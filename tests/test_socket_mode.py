@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from slack_bolt.adapter.socket_mode import SocketModeHandler
-from slack_harness import ACK_LIMIT_SECONDS, BOT_TOKEN, all_text, fixed_clock
+from slack_harness import ACK_LIMIT_SECONDS, BOT_TOKEN, all_text, find_button, fixed_clock
 from websockets.sync.server import ServerConnection, serve
 
 from bot import slack_payloads as payloads
@@ -61,7 +61,9 @@ class FakeSocketModeServer:
             "envelope_id": envelope_id,
             "type": envelope_type,
             "payload": payload,
-            "accepts_response_payload": envelope_type != "events_api",
+            # Slack takes a reply in the ack for commands (and view submissions), not for
+            # events or block_actions clicks.
+            "accepts_response_payload": envelope_type == "slash_commands",
         }
         if envelope_type == "events_api":
             envelope.update(retry_attempt=0, retry_reason="")
@@ -126,3 +128,26 @@ def test_slash_command_and_mention_over_socket_mode(socket_bot):
     [post] = recorder.wait_for("chat.postMessage")
     assert post.args["thread_ts"] == event["ts"]
     assert "(1\u20133 of" in all_text(post.blocks)
+
+
+def test_a_button_click_over_socket_mode_replaces_the_private_list(socket_bot):
+    server, recorder = socket_bot
+    workspace = payloads.Workspace()
+    command = payloads.slash_command(workspace, "graph", recorder.response_url())
+    server.ack_for(server.send("slash_commands", command))
+    [listing] = recorder.wait_for(RESPONSE_URL)
+    button, block_id = find_button(listing.blocks, "results_next_page")
+    click = payloads.block_actions(
+        workspace,
+        button,
+        block_id,
+        recorder.response_url(),
+        message_ts="1700000300.000100",
+        is_ephemeral=True,
+    )
+    assert "message" not in click
+    envelope_id = server.send("interactive", click)
+    assert server.ack_for(envelope_id)["envelope_id"] == envelope_id
+    page = recorder.wait_for(RESPONSE_URL, 2)[1]
+    assert page.args["replace_original"] is True
+    assert "(6\u201310 of" in all_text(page.blocks)
