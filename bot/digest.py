@@ -254,7 +254,7 @@ class DigestService:
     def subscriptions(self, channel_id: str) -> Message:
         sub = self.subscription(channel_id)
         if sub is None:
-            return render.subscriptions_message(None, None)
+            return self._not_subscribed(channel_id)
         return render.subscriptions_message(
             sub.schedule.describe(),
             sub.topic,
@@ -266,7 +266,7 @@ class DigestService:
     def today(self, channel_id: str) -> Message:
         sub = self.subscription(channel_id)
         if sub is None:
-            return render.subscriptions_message(None, None)
+            return self._not_subscribed(channel_id)
         schedule = sub.schedule
         now = self._clock()
         day = schedule.local_date(now)
@@ -303,6 +303,13 @@ class DigestService:
             topic=sub.topic,
             status=status,
         )
+
+    @staticmethod
+    def _not_subscribed(channel_id: str) -> Message:
+        """How to get a paper of the day: here, or (from a DM) in a channel."""
+        if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
+            return render.direct_message_subscription_message()
+        return render.subscriptions_message(None, None)
 
     def _next_post_text(self, channel: str, schedule: Schedule) -> str:
         now = self._clock()

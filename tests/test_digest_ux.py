@@ -29,6 +29,9 @@ def test_subscribing_in_a_direct_message_is_refused_with_what_to_do(bot):
     assert "goes to channels, not direct messages" in refused
     assert "`/invite @paperbot`" in refused
     assert bot.services.digest.subscription("D0ASKER") is None
+    for command in ("today", "subscriptions"):
+        pointed = all_text(answer(bot, command, channel_id="D0ASKER").blocks)
+        assert "`/paper subscribe` in the channel that should get it" in pointed
 
 
 def test_today_without_a_subscription_explains_how_to_subscribe(bot):
