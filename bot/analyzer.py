@@ -239,8 +239,7 @@ def _definition(written: str, words_before: tuple[str, ...]) -> Acronym | None:
 
 
 def find_acronyms(text: str) -> Iterator[Acronym]:
-    """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one text."""
-    text = _plain(text)
+    """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one plain text."""
     for match in _DEFINITION.finditer(text):
         written = match.group(1)
         if sum(c.isupper() for c in written) < 2:
@@ -290,6 +289,10 @@ class CorpusAnalyzer:
     Indexing caches whole whitespace-delimited chunks (``(Mixture-of-Experts),``): a corpus
     repeats its chunks, so a large one costs a ``str.split`` and a dict lookup per word, with
     no regex or Python per word.
+
+    Paper texts are taken as the corpus layer gives them, already plain (``clean_text``); only
+    query text goes through the LaTeX cleaner here, since cleaning a paper's text twice would
+    cost the cleaner's time again and could change what it left (a literal ``$``).
     """
 
     def __init__(self, splits: Mapping[str, tuple[str, ...]]) -> None:
@@ -334,9 +337,10 @@ class CorpusAnalyzer:
         return [self.word(word) for word in written_words(text)]
 
     def phrase_tokens(self, text: str) -> str:
-        """A text's tokens in reading order without joined forms, space-separated and
+        """A paper text's tokens in reading order without joined forms, space-separated and
         space-framed, so a phrase is found with a substring test."""
-        return " " + " ".join(t for word in self.words(text) for t in word.parts) + " "
+        written = WORD_PATTERN.findall(unicodedata.normalize("NFKC", text))
+        return " " + " ".join(t for word in written for t in self.word(word).parts) + " "
 
     def _analyze_chunk(self, chunk: str) -> tuple[str, ...]:
         nfkc = unicodedata.normalize("NFKC", chunk)
@@ -348,9 +352,9 @@ class CorpusAnalyzer:
         return tokens
 
     def tokens(self, text: str) -> list[str]:
-        """Index tokens of a text, analysed chunk by chunk (the same as ``analyze`` gives,
-        plus the corpus's compound splits)."""
-        chunks = _plain(text).split()
+        """Index tokens of a paper text, analysed chunk by chunk (what ``analyze`` gives for
+        plain text, plus the corpus's compound splits)."""
+        chunks = text.split()
         try:
             analysed = list(map(self._chunks.__getitem__, chunks))
         except KeyError:  # chunks never seen before: analyse them in reading order
@@ -395,7 +399,7 @@ class Highlighter:
         self._chunks = chunks
 
     def words(self, text: str) -> list[str]:
-        chunks = _plain(text).split()
+        chunks = text.split()
         word = self._analyzer.word
         return [
             written

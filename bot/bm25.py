@@ -30,7 +30,7 @@ K1 = 1.5
 B = 0.75
 EPSILON = 0.25
 
-_BLOCK = 1 << 20  # postings per vectorised step while building: bounds the peak memory
+_BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
 _MAX_PAIR_GRID = 1 << 24  # (tf, length) cells marked directly; beyond, pairs are sorted
 
 

@@ -120,7 +120,6 @@ class SearchIndex:
             if len(acronym.long_phrase) > 1:
                 self._long_forms.setdefault(acronym.long_phrase[0], []).append(acronym)
         self._analyzer = analyzer
-        self._speller = SpellCorrector(self._spelling_frequencies())
         order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
         self._tiebreak[order] = np.arange(len(papers))
@@ -142,6 +141,11 @@ class SearchIndex:
         analyzer.forget_chunks()
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         return cls(papers, builder.build(), acronyms, analyzer)
+
+    @cached_property
+    def _speller(self) -> SpellCorrector:
+        """Built on the first unknown query word: most processes never need it."""
+        return SpellCorrector(self._spelling_frequencies())
 
     def _spelling_frequencies(self) -> dict[str, int]:
         """Corpus words a typo may be corrected to, with how many papers use their stem."""
