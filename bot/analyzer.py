@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, compress, filterfalse
@@ -191,8 +191,10 @@ _DEFINITION = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9\-]{1,14})\s*[;,)]")
 
 @dataclass(frozen=True, slots=True)
 class Acronym:
-    """An acronym token and the long form an abstract defined it with."""
+    """An acronym token and the long form an abstract defined it with (``written`` is the
+    acronym as written there, case-folded)."""
 
+    written: str
     token: str
     long_form: str
     long_tokens: tuple[str, ...]
@@ -235,14 +237,16 @@ def _definition(written: str, words_before: tuple[str, ...]) -> Acronym | None:
     long_tokens = tuple(analyze(long_form))
     if not long_tokens or token.tokens[0] in long_tokens:
         return None
-    return Acronym(token.tokens[0], long_form, long_tokens, tuple(analyze_phrase(long_form)))
+    phrase = tuple(analyze_phrase(long_form))
+    return Acronym(written.casefold(), token.tokens[0], long_form, long_tokens, phrase)
 
 
-def find_acronyms(text: str) -> Iterator[Acronym]:
-    """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one plain text."""
+def find_acronyms(text: str, settled: Container[str] = ()) -> Iterator[Acronym]:
+    """Pairs like ``Multimodal Large Language Models (MLLMs)`` defined in one plain text,
+    except for acronyms (tokens) in ``settled``."""
     for match in _DEFINITION.finditer(text):
         written = match.group(1)
-        if sum(c.isupper() for c in written) < 2:
+        if sum(c.isupper() for c in written) < 2 or written.casefold() in settled:
             continue
         # 15 letters at most, so 20 words at most: a bounded look back, not the whole text.
         before = text[max(0, match.start() - 400) : match.start()]
@@ -252,17 +256,25 @@ def find_acronyms(text: str) -> Iterator[Acronym]:
             yield acronym
 
 
-def mine_acronyms(texts: Iterable[str]) -> dict[str, Acronym]:
-    """Each acronym's most common long form across the corpus (ties: the first one seen)."""
+def mine_acronyms(texts: Iterable[str], enough: int = 50) -> dict[str, Acronym]:
+    """Each acronym's most common long form across the corpus (ties: the first one seen).
+
+    After ``enough`` definitions of an acronym its winner is clear, and later definitions are
+    skipped unread, so a huge corpus that repeats its acronyms costs little more to mine."""
     counts: Counter[tuple[str, tuple[str, ...]]] = Counter()
     first: dict[tuple[str, tuple[str, ...]], Acronym] = {}
+    definitions: Counter[str] = Counter()
+    settled: set[str] = set()
     for text in texts:
         if "(" not in text:
             continue
-        for acronym in find_acronyms(text):
+        for acronym in find_acronyms(text, settled):
             key = (acronym.token, acronym.long_phrase)
             counts[key] += 1
             first.setdefault(key, acronym)
+            definitions[acronym.written] += 1
+            if definitions[acronym.written] >= enough:
+                settled.add(acronym.written)
     best: dict[str, Acronym] = {}
     best_count: dict[str, int] = {}
     for key, times in counts.items():

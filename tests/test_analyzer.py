@@ -116,3 +116,9 @@ def test_a_compound_hyphenated_anywhere_is_split_in_every_spelling() -> None:
     assert sorted(hyphenated) == sorted(joined) == ["auto", "autoregress", "regress"]
     assert analyzer.query_word("auto-regressive").tokens == ("autoregress",)
     assert analyzer.query_word("autoregressive").tokens == ("autoregress",)
+
+
+def test_mining_stops_reading_an_acronym_once_it_is_settled() -> None:
+    texts = ["Reinforcement Learning (RL) here."] * 2 + ["Robust Learning (RL) there."] * 3
+    assert mine_acronyms(texts, enough=2)["rl"].long_form == "Reinforcement Learning"
+    assert mine_acronyms(texts, enough=10)["rl"].long_form == "Robust Learning"
