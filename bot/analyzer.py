@@ -389,10 +389,12 @@ class CorpusAnalyzer:
             chunks.update(self._chunks_by_token.get(token, ()))
         return Highlighter(self, wanted, chunks)
 
-    def spelling_words(self) -> set[str]:
-        """Every alphabetic word (case-folded, 3+ letters) of the texts analysed so far."""
+    def spelling_words(self, tokens: Iterable[str]) -> set[str]:
+        """The alphabetic words (case-folded, 3+ letters) written with one of ``tokens`` in
+        the texts analysed so far."""
+        chunks = chain.from_iterable(self._chunks_by_token.get(token, ()) for token in tokens)
         found: set[str] = set()
-        for chunk in set(chain.from_iterable(self._chunks_by_token.values())):
+        for chunk in set(chunks):
             found.update(_SPELLING_WORD.findall(chunk.casefold()))
         return found - STOPWORDS
 

@@ -148,13 +148,19 @@ class SearchIndex:
         return SpellCorrector(self._spelling_frequencies())
 
     def _spelling_frequencies(self) -> dict[str, int]:
-        """Corpus words a typo may be corrected to, with how many papers use their stem."""
+        """Corpus words a typo may be corrected to, with how many papers use their stem.
+
+        In a large corpus a word of a single paper is more often a name or a typo itself than
+        what someone meant, so from 10,000 papers on a word must appear in two."""
+        least = 1 if len(self.papers) < 10_000 else 2
+        vocabulary = self._bm25.vocabulary
+        common = [t for t in vocabulary if self._bm25.document_frequency(t) >= least]
         frequencies = {}
-        for word in self._analyzer.spelling_words():
+        for word in self._analyzer.spelling_words(common):
             tokens = word_tokens(word).tokens
             if tokens:
                 frequency = self._bm25.document_frequency(tokens[0])
-                if frequency:
+                if frequency >= least:
                     frequencies[word] = frequency
         return frequencies
 
