@@ -28,6 +28,9 @@ THREAD_QUERY_CHARS = 1000
 DM_THREAD = "im"
 """The thread key of a direct-message conversation's top level, for ``more``."""
 
+_RELATED_MARK = "\x1frelated\x1f"
+"""Prefix of a remembered thread search that is a free text for ``related``, not a query:
+a control character no one types, so ``@paperbot more`` continues the same results."""
 _QUERY_PAGE = "q"
 _SIMILAR_PAGE = "s"
 _PAPER_PAGE = "p"
@@ -220,13 +223,13 @@ class Answers:
 
     def thread_related(self, first_message: str, channel_id: str, thread_ts: str) -> Message:
         """Papers related to a thread's first message (a bare mention inside a thread)."""
-        query = slack_to_plain(first_message)[:THREAD_QUERY_CHARS]
-        if not query:
+        text = slack_to_plain(first_message)[:THREAD_QUERY_CHARS]
+        if not text.strip():
             return render.notice_message(
                 "The thread's first message has no words to search for. Mention me with some."
             )
         intro = "Papers related to this thread's first message:"
-        return self._thread_page(query, channel_id, thread_ts, 0, intro=intro)
+        return self._thread_page(_RELATED_MARK + text, channel_id, thread_ts, 0, intro=intro)
 
     def _thread_page(
         self,
@@ -237,7 +240,11 @@ class Answers:
         *,
         intro: str | None = None,
     ) -> Message:
-        result = self.index.search(query, limit=THREAD_PAGE_SIZE, offset=offset)
+        if query.startswith(_RELATED_MARK):
+            text = query.removeprefix(_RELATED_MARK)
+            result = self.index.related(text, limit=THREAD_PAGE_SIZE, offset=offset)
+        else:
+            result = self.index.search(query, limit=THREAD_PAGE_SIZE, offset=offset)
         self.store.remember_thread_search(channel_id, thread_ts, query, offset + len(result.hits))
         footer = "Say `@paperbot more` for the next results." if _has_more(result) else None
         return render.results_message(

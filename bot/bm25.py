@@ -160,12 +160,13 @@ class BM25Index:
         found = self._slice(token)
         return 0 if found is None else found[2] - found[1]
 
-    def weight(self, token: str, tf: int, doc: int) -> float:
-        """The BM25Okapi contribution of ``token`` occurring ``tf`` times in document ``doc``."""
+    def weight(self, token: str, tf: int, length: int) -> float:
+        """The BM25Okapi contribution of ``token`` occurring ``tf`` times in a document of
+        ``length`` tokens (a free text is weighed as if it were one more document)."""
         term = self.vocabulary.get(token)
         if term is None:
             return 0.0
-        ratio = self._ratio_of(np.array([tf]), self.doc_len[doc : doc + 1])
+        ratio = self._ratio_of(np.array([tf]), np.array([length]))
         return float(self.idf[term] * ratio[0])
 
     def scores(self, query_tokens: Iterable[str]) -> np.ndarray:

@@ -212,6 +212,19 @@ class SearchIndex:
                 "The query has only common words or punctuation; add a more specific word."
             )
             return self._result(query, (), 0, offset, None, notes, similar_to)
+        return self._ranked(query, plan, parsed, limit, offset, notes, similar_to)
+
+    def _ranked(
+        self,
+        query: str,
+        plan: _Plan,
+        parsed: ParsedQuery,
+        limit: int,
+        offset: int,
+        notes: list[str],
+        similar_to: Paper | None = None,
+    ) -> SearchResult:
+        """One page of the papers a planned query matches, best first."""
         scores, matched = self._score(plan, parsed)
         candidates = np.flatnonzero(matched)
         page = top_k(scores, offset + limit, candidates=candidates, tiebreak=self._tiebreak)
@@ -231,6 +244,19 @@ class SearchIndex:
     def similar(self, paper_id: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         """Papers like ``paper_id``, the paper itself excluded."""
         return self.search(f"like:{paper_id}", limit=limit, offset=offset)
+
+    def related(self, text: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        """Papers related to a free text (a Slack message), by its most distinctive words.
+
+        The text is not read as a query: quotes, hyphens and minus signs are just writing, and
+        no word is "corrected", so a message's own vocabulary decides what is distinctive."""
+        limit, offset = max(limit, 0), max(offset, 0)
+        tokens = [t for word in self._analyzer.words(text) for t in word.tokens]
+        plan = _Plan(tokens=self._distinctive_terms(tokens, set(tokens)))
+        if not plan.tokens:
+            notes = ["The text has no words that papers in this corpus use."]
+            return self._result(text, (), 0, offset, None, notes)
+        return self._ranked(text, plan, parse_query(""), limit, offset, [])
 
     def matching(self, query: str) -> list[tuple[Paper, float]]:
         """Every paper scoring above zero, best first (ties by id): for topic subscriptions."""
@@ -286,7 +312,7 @@ class SearchIndex:
             plan.excluded.append((phrase, self._phrase_variants(phrase)))
         if similar_to is not None:
             plan.exclude_doc = self._doc(similar_to)
-            plan.tokens.extend(self._distinctive_terms(plan.exclude_doc))
+            plan.tokens.extend(self._paper_terms(plan.exclude_doc))
         if not plan.tokens:
             for name in parsed.authors:
                 plan.tokens.extend(analyze(name))
@@ -333,14 +359,18 @@ class SearchIndex:
         combos = islice(product(*options), MAX_PHRASE_VARIANTS)
         return [tuple(t for part in combo for t in part) for combo in combos]
 
-    def _distinctive_terms(self, doc: int) -> list[str]:
-        """A paper's title and abstract terms with the highest BM25 weight in it."""
-        fields = _fields(self._analyzer, self.papers[doc])
-        frequencies = Counter(_bm25_tokens(fields))
-        content = {*fields[0], *fields[1]}
-        weights = {t: self._bm25.weight(t, frequencies[t], doc) for t in content}
+    def _distinctive_terms(self, tokens: list[str], content: set[str]) -> list[str]:
+        """The ``content`` terms with the highest BM25 weight in a text of ``tokens``."""
+        frequencies = Counter(tokens)
+        length = len(tokens)
+        weights = {t: self._bm25.weight(t, frequencies[t], length) for t in content}
         ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
         return ranked[:LIKE_TERMS]
+
+    def _paper_terms(self, doc: int) -> list[str]:
+        """A paper's most distinctive title and abstract terms: its "more like this" query."""
+        fields = _fields(self._analyzer, self.papers[doc])
+        return self._distinctive_terms(_bm25_tokens(fields), {*fields[0], *fields[1]})
 
     # --- scoring and filtering --------------------------------------------------------------
 

@@ -133,6 +133,30 @@ def test_more_like_this_excludes_the_paper_itself(index: SearchIndex) -> None:
     assert missing.hits == () and missing.notice
 
 
+def test_related_reads_a_message_as_free_text_not_as_a_query(index: SearchIndex) -> None:
+    message = (
+        'Has anyone tried "mixture of graphs" for sparsifying graph neural networks? '
+        "Not the usual -sparsification tricks; it's a spikng idea"
+    )
+    result = index.related(message, limit=5)
+    assert ids(result)[0] == GRAPH_SPARSIFICATION  # "-sparsification" is not an exclusion
+    assert result.corrected_query is None and result.notice is None  # no typo correction
+    assert "Sparsification" in result.hits[0].matched_terms
+    as_query = index.search(message, limit=5)
+    assert GRAPH_SPARSIFICATION not in ids(as_query)  # what the query parser made of it
+
+
+def test_related_pages_follow_each_other_and_empty_text_says_why(index: SearchIndex) -> None:
+    message = "Which graph neural network papers talk about sparsification and pruning?"
+    first = index.related(message, limit=3)
+    second = index.related(message, limit=3, offset=3)
+    assert ids(first) + ids(second) == ids(index.related(message, limit=6))
+    assert second.total == first.total > 6
+    for text in ("", "lol :) the of and", "🙂🚀"):
+        nothing = index.related(text)
+        assert nothing.hits == () and nothing.total == 0 and nothing.notice
+
+
 @pytest.mark.parametrize(
     "query",
     ["", "   ", "the of and what", "?!?! ...", "🙂🚀", "\x00\x01\x02", "-diffusion"],

@@ -1,0 +1,28 @@
+"""End to end: a bare mention in a thread whose first message is natural text full of what
+the query language would misread (quotes, hyphens, a minus sign, a misspelling)."""
+
+from __future__ import annotations
+
+from slack_harness import all_text
+
+MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
+
+
+def test_bare_mention_reads_the_first_message_as_text_and_more_continues(bot):
+    root = bot.recorder.add_message(
+        bot.workspace.channel_id,
+        'Anyone read about "mixture of graphs" for sparsifying GNNs? Not the usual '
+        "-sparsification heuristics - a spikng idea, maybe?",
+    )
+    bot.mention("", thread_ts=root["ts"])
+    [first] = bot.recorder.wait_for("chat.postMessage")
+    text = all_text(first.blocks)
+    assert first.args["thread_ts"] == root["ts"]
+    assert MOG_TITLE in text
+    assert "showing results for" not in text.lower()
+    bot.mention("more", thread_ts=root["ts"])
+    posts = bot.recorder.wait_for("chat.postMessage", 2)
+    assert posts[1].args["thread_ts"] == root["ts"]
+    more = all_text(posts[1].blocks)
+    assert "(4\u20136 of" in more
+    assert MOG_TITLE not in more
