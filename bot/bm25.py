@@ -31,6 +31,7 @@ B = 0.75
 EPSILON = 0.25
 
 _BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
+_DENSE_SHARE = 2.5  # a term in over 1/2.5 of the documents is added as a dense vector
 _MAX_PAIR_GRID = 1 << 24  # (tf, length) cells marked directly; beyond, pairs are sorted
 
 
@@ -152,9 +153,19 @@ class BM25Index:
         if found is None:
             return _NO_DOCS, _NO_WEIGHTS
         term, start, end = found
-        weights = self._ratio[self._codes[start:end]]
-        weights *= self.idf[term]  # idf * ratio, as rank-bm25 multiplies
+        codes = self._codes[start:end]
+        # ratio * idf either way, the same product bit for bit; ``np.take`` gathers about
+        # twice as fast as fancy indexing.
+        if end - start > len(self._ratio):  # one weight per (tf, length) pair, then look up
+            return self._docs[start:end], np.take(self._ratio * self.idf[term], codes)
+        weights = np.take(self._ratio, codes)
+        weights *= self.idf[term]
         return self._docs[start:end], weights
+
+    @property
+    def document_frequencies(self) -> np.ndarray:
+        """How many documents hold each term, by term id (the vocabulary's values)."""
+        return np.diff(self._indptr)
 
     def document_frequency(self, token: str) -> int:
         found = self._slice(token)
@@ -178,6 +189,12 @@ class BM25Index:
             if untouched and len(docs):
                 scores[docs] = weights  # 0.0 + w is w: skipping the read changes no bit
                 untouched = False
+            elif len(docs) * _DENSE_SHARE > self.corpus_size:
+                # A term in most documents: adding a dense vector (0.0 where the term is
+                # absent, which changes no score) beats a scattered read-add-write.
+                dense = np.zeros(self.corpus_size, dtype=np.float64)
+                dense[docs] = weights
+                scores += dense
             else:
                 scores[docs] += weights
         return scores

@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
+
 MAX_QUERY_CHARS = 1000
 
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"'})
@@ -143,25 +145,57 @@ def _deletions(word: str, depth: int) -> set[str]:
 class SpellCorrector:
     """Closest corpus word within edit distance 2, preferring frequent words.
 
-    A symmetric-deletion map (SymSpell) answers in a few dict lookups instead of scanning the
+    A symmetric-deletion map (SymSpell) answers in a few lookups instead of scanning the
     vocabulary. To keep it small and quick to build, corpus words are stored with at most one
     letter deleted while the typed word tries up to two, which finds every typo of distance 1
     and the common distance-2 ones (an extra letter plus a slip); two letters missing from the
-    typed word are not found. The map is built on the first correction, so indexes nobody
-    misspells into pay nothing for it.
+    typed word are not found. The map is two sorted numpy arrays (the hash of each deletion
+    and the word it came from) rather than a dict of strings: at hundreds of thousands of
+    words a dict holds millions of small strings and lists, hundreds of MB and seconds to
+    build. A hash collision only adds a candidate, which the edit distance then rejects. The
+    map is built on the first correction, so indexes nobody misspells into pay nothing for it.
     """
 
     frequencies: Mapping[str, int]
     max_distance: int = 2
 
     @cached_property
-    def _by_deletion(self) -> dict[str, list[str]]:
-        index: dict[str, list[str]] = {}
-        for word in self.frequencies:
-            if len(word) >= 3 and word.isalpha():
-                for deleted in _deletions(word, 1):
-                    index.setdefault(deleted, []).append(word)
-        return index
+    def _words(self) -> list[str]:
+        return [word for word in self.frequencies if len(word) >= 3 and word.isalpha()]
+
+    @cached_property
+    def _by_deletion(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted deletion hashes, the number in ``_words`` of the word of each)."""
+        by_length: dict[int, list[int]] = {}
+        for number, word in enumerate(self._words):
+            by_length.setdefault(len(word), []).append(number)
+        hashes: list[np.ndarray] = []
+        owners: list[np.ndarray] = []
+        words = self._words
+        for length, numbers in by_length.items():
+            group = [words[n] for n in numbers]
+            owner = np.array(numbers, dtype=np.int32)
+            for position in range(-1, length):  # -1: the word itself
+                variants = (
+                    group if position < 0 else [w[:position] + w[position + 1 :] for w in group]
+                )
+                hashes.append(np.fromiter(map(hash, variants), dtype=np.int64, count=len(group)))
+                owners.append(owner)
+        if not hashes:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        keys = np.concatenate(hashes)
+        order = np.argsort(keys, kind="stable")
+        return keys[order], np.concatenate(owners)[order]
+
+    def _candidates(self, word: str, limit: int) -> set[str]:
+        keys, owners = self._by_deletion
+        wanted = np.fromiter(map(hash, _deletions(word, limit)), dtype=np.int64)
+        starts = np.searchsorted(keys, wanted, side="left")
+        ends = np.searchsorted(keys, wanted, side="right")
+        found = [owners[start:end] for start, end in zip(starts, ends, strict=True) if end > start]
+        if not found:
+            return set()
+        return {self._words[n] for n in np.unique(np.concatenate(found)).tolist()}
 
     def _limit(self, word: str) -> int:
         return 1 if len(word) <= 4 else self.max_distance
@@ -170,9 +204,7 @@ class SpellCorrector:
         """The best replacement for ``word`` (case-folded), or None when nothing is close."""
         word = word.casefold()
         limit = self._limit(word)
-        candidates: set[str] = set()
-        for deleted in _deletions(word, limit):
-            candidates.update(self._by_deletion.get(deleted, ()))
+        candidates = self._candidates(word, limit)
         best: tuple[int, int, str] | None = None
         for candidate in candidates:
             distance = edit_distance(word, candidate, limit)

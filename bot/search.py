@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, reduce
-from itertools import islice, product
+from itertools import compress, islice, product
 
 import numpy as np
 
@@ -154,14 +154,15 @@ class SearchIndex:
         what someone meant, so from 10,000 papers on a word must appear in two."""
         least = 1 if len(self.papers) < 10_000 else 2
         vocabulary = self._bm25.vocabulary
-        common = [t for t in vocabulary if self._bm25.document_frequency(t) >= least]
+        frequency_of = self._bm25.document_frequencies
+        common = list(compress(vocabulary, (frequency_of >= least).tolist()))
         frequencies = {}
         for word in self._analyzer.spelling_words(common):
             tokens = word_tokens(word).tokens
             if tokens:
-                frequency = self._bm25.document_frequency(tokens[0])
-                if frequency >= least:
-                    frequencies[word] = frequency
+                term = vocabulary.get(tokens[0])
+                if term is not None and frequency_of[term] >= least:
+                    frequencies[word] = int(frequency_of[term])
         return frequencies
 
     def document_tokens(self, paper: Paper) -> list[str]:
