@@ -357,8 +357,13 @@ class CorpusAnalyzer:
     def _analyze_chunk(self, chunk: str) -> tuple[str, ...]:
         nfkc = unicodedata.normalize("NFKC", chunk)
         words = [self.word(word) for word in WORD_PATTERN.findall(nfkc)]
-        tokens = tuple(chain.from_iterable(map(_TOKENS, words)))
-        self._chunks[chunk] = tokens
+        return tuple(chain.from_iterable(map(_TOKENS, words)))
+
+    def index_chunk(self, chunk: str) -> tuple[str, ...]:
+        """Tokens of a whitespace-delimited chunk of the corpus, seen for the first time while
+        indexing: remembered for highlighting and spelling (the indexer keeps its own map
+        from chunks to tokens, so ``tokens``'s cache is not filled with a second copy)."""
+        tokens = self._analyze_chunk(chunk)
         for token in set(tokens):
             self._chunks_by_token.setdefault(token, []).append(chunk)
         return tokens
@@ -372,7 +377,7 @@ class CorpusAnalyzer:
         except KeyError:  # chunks never seen before: analyse them in reading order
             for chunk in filterfalse(self._chunks.__contains__, chunks):
                 if chunk not in self._chunks:
-                    self._analyze_chunk(chunk)
+                    self._chunks[chunk] = self._analyze_chunk(chunk)
             analysed = list(map(self._chunks.__getitem__, chunks))
         return list(chain.from_iterable(analysed))
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, reduce
-from itertools import compress, islice, product
+from itertools import compress, filterfalse, islice, product
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from bot.query import (
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
+_INDEX_BLOCK = 1 << 20  # chunk occurrences counted per numpy step while indexing
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
@@ -89,6 +91,62 @@ def _quote(text: str) -> str:
     return f"\u201c{text}\u201d"
 
 
+class _ChunkIndexer:
+    """Indexes papers a whitespace-delimited chunk at a time: each distinct chunk is analysed
+    once and numbered, a paper becomes a run of chunk numbers (title chunks repeated
+    ``TITLE_WEIGHT`` times), and the BM25 builder counts terms for blocks of papers in numpy.
+    Python then does a split and a dict lookup per chunk, with no per-token list or Counter.
+    The indexed bag of tokens is exactly ``_bm25_tokens(_fields(...))``."""
+
+    def __init__(self, analyzer: CorpusAnalyzer) -> None:
+        self._analyzer = analyzer
+        self._builder = BM25Builder()
+        self._numbers: dict[str, int] = {}
+        self._starts = array("q", [0])
+        self._terms = array("i")
+        self._occurrences = array("i")
+        self._chunk_counts = array("i")
+
+    def _add_chunk(self, chunk: str) -> None:
+        """Number a chunk on its first occurrence (in reading order, so its new tokens are
+        numbered in the order rank-bm25 first sees them)."""
+        tokens = self._analyzer.index_chunk(chunk)
+        self._terms.fromlist([self._builder.term(token) for token in tokens])
+        self._starts.append(len(self._terms))
+        self._numbers[chunk] = len(self._numbers)
+
+    def index(self, papers: Iterable[Paper]) -> BM25Index:
+        numbers = self._numbers
+        for paper in papers:
+            before = len(self._occurrences)
+            for text, times in zip(_texts(paper), (TITLE_WEIGHT, 1, 1), strict=True):
+                chunks = text.split()
+                try:
+                    found = list(map(numbers.__getitem__, chunks))
+                except KeyError:  # new chunks: number them in reading order, then look up
+                    for chunk in filterfalse(numbers.__contains__, chunks):
+                        if chunk not in numbers:  # it may repeat within the text
+                            self._add_chunk(chunk)
+                    found = list(map(numbers.__getitem__, chunks))
+                self._occurrences.fromlist(found * times)
+            self._chunk_counts.append(len(self._occurrences) - before)
+            if len(self._occurrences) >= _INDEX_BLOCK:
+                self._flush()
+        self._flush()
+        self._numbers = {}
+        return self._builder.build()
+
+    def _flush(self) -> None:
+        self._builder.add_chunked(
+            np.array(self._starts, dtype=np.int64),
+            np.array(self._terms, dtype=np.intc),
+            np.array(self._occurrences, dtype=np.int64),
+            np.array(self._chunk_counts, dtype=np.int64),
+        )
+        self._occurrences = array("i")
+        self._chunk_counts = array("i")
+
+
 @dataclass
 class _Plan:
     """A parsed query resolved against this corpus: what to score, require and exclude."""
@@ -135,12 +193,10 @@ class SearchIndex:
     def build(cls, papers: Sequence[Paper]) -> SearchIndex:
         papers = tuple(papers)
         analyzer = CorpusAnalyzer.for_texts(f"{p.title} {p.plain_abstract}" for p in papers)
-        builder = BM25Builder()
-        for paper in papers:
-            builder.add(_bm25_tokens(_fields(analyzer, paper)))
+        bm25 = _ChunkIndexer(analyzer).index(papers)
         analyzer.forget_chunks()
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
-        return cls(papers, builder.build(), acronyms, analyzer)
+        return cls(papers, bm25, acronyms, analyzer)
 
     @cached_property
     def _speller(self) -> SpellCorrector:
