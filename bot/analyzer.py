@@ -318,6 +318,12 @@ class CorpusAnalyzer:
         chunks: set[str] = set()
         for text in texts:
             chunks.update(text.split())
+        return cls.for_chunks(chunks)
+
+    @classmethod
+    def for_chunks(cls, chunks: Iterable[str]) -> CorpusAnalyzer:
+        """The analyzer for a corpus whose texts have these distinct whitespace-delimited
+        chunks (an indexer that has already split every text need not split them again)."""
         hyphenated = [c for c in chunks if "-" in c or "\u2010" in c or "\u2011" in c]
         splits: dict[str, tuple[str, ...]] = {}
         for chunk in sorted(hyphenated):

@@ -60,39 +60,38 @@ class BM25Builder:
         self._lengths.append(len(tokens))
         return len(self._lengths) - 1
 
-    def term(self, token: str) -> int:
-        """The number of ``token``, numbering new tokens in the order they are first asked
+    def terms(self, tokens: Iterable[str]) -> list[int]:
+        """The numbers of ``tokens``, numbering new tokens in the order they are first asked
         for (which must be the order they first occur in the corpus)."""
-        return self._ids[token]
+        return list(map(self._ids.__getitem__, tokens))
 
     def add_chunked(
         self,
         chunk_starts: np.ndarray,
         chunk_terms: np.ndarray,
         occurrences: np.ndarray,
-        chunks_per_document: np.ndarray,
+        documents: np.ndarray,
+        count: int,
     ) -> None:
-        """Index documents given as runs of chunk numbers, counting their terms in numpy
+        """Index ``count`` documents given as chunk numbers, counting their terms in numpy
         rather than token by token in Python: chunk ``c`` stands for the terms
-        ``chunk_terms[chunk_starts[c]:chunk_starts[c + 1]]``, and the documents are
-        consecutive runs of ``occurrences``, ``chunks_per_document[i]`` long for the i-th.
-        A document is the same bag of terms as ``add`` of its chunks' tokens."""
-        documents = len(chunks_per_document)
+        ``chunk_terms[chunk_starts[c]:chunk_starts[c + 1]]``, and ``occurrences[i]`` is a
+        chunk of document ``documents[i]`` (0 to ``count - 1``, in any order). A document is
+        the same bag of terms as ``add`` of its chunks' tokens."""
         sizes = chunk_starts[occurrences + 1] - chunk_starts[occurrences]
-        document_of_chunk = np.repeat(np.arange(documents), chunks_per_document)
-        lengths = np.bincount(document_of_chunk, weights=sizes, minlength=documents)
+        lengths = np.bincount(documents, weights=sizes, minlength=count)
         ends = np.cumsum(sizes)
         positions = np.repeat(chunk_starts[occurrences] - (ends - sizes), sizes)
         positions += np.arange(int(ends[-1]) if len(ends) else 0)
         width = len(self._ids)
-        keys = np.repeat(document_of_chunk * width, sizes) + chunk_terms[positions]
+        keys = np.repeat(documents * width, sizes) + chunk_terms[positions]
         keys, tfs = np.unique(keys, return_counts=True)  # by document, then term
         self._terms.frombytes((keys % width).astype(np.intc).tobytes())
         if self._tfs.itemsize == 2 and len(tfs) and tfs.max() > np.iinfo(np.uint16).max:
             self._tfs = array("I", self._tfs)
         tf_type = np.uint16 if self._tfs.itemsize == 2 else np.uint32
         self._tfs.frombytes(tfs.astype(tf_type).tobytes())
-        unique = np.bincount(keys // width, minlength=documents)
+        unique = np.bincount(keys // width, minlength=count)
         self._unique.frombytes(unique.astype(np.intc).tobytes())
         self._lengths.frombytes(lengths.astype(np.int64).tobytes())
 

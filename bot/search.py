@@ -41,7 +41,7 @@ from bot.query import (
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
-_INDEX_BLOCK = 1 << 20  # chunk occurrences counted per numpy step while indexing
+_INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while indexing
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
@@ -92,59 +92,89 @@ def _quote(text: str) -> str:
 
 
 class _ChunkIndexer:
-    """Indexes papers a whitespace-delimited chunk at a time: each distinct chunk is analysed
-    once and numbered, a paper becomes a run of chunk numbers (title chunks repeated
-    ``TITLE_WEIGHT`` times), and the BM25 builder counts terms for blocks of papers in numpy.
-    Python then does a split and a dict lookup per chunk, with no per-token list or Counter.
-    The indexed bag of tokens is exactly ``_bm25_tokens(_fields(...))``."""
+    """Indexes papers a whitespace-delimited chunk at a time, in two passes.
 
-    def __init__(self, analyzer: CorpusAnalyzer) -> None:
-        self._analyzer = analyzer
-        self._builder = BM25Builder()
+    The first splits every text once and numbers each distinct chunk, so a paper becomes runs
+    of chunk numbers (title chunks ``TITLE_WEIGHT`` times); Python does a split and a dict
+    lookup per chunk, with no per-token list or Counter. The distinct chunks of the titles
+    and abstracts then give the analyzer its compound splits, each chunk is analysed once, in
+    order of first occurrence (so new tokens are numbered in the order rank-bm25 first sees
+    them), and the BM25 builder counts terms for blocks of papers in numpy. The indexed bag of
+    tokens is exactly ``_bm25_tokens(_fields(...))``."""
+
+    def __init__(self) -> None:
         self._numbers: dict[str, int] = {}
-        self._starts = array("q", [0])
-        self._terms = array("i")
-        self._occurrences = array("i")
-        self._chunk_counts = array("i")
+        self._text = _Runs()  # titles and abstracts
+        self._authors = _Runs()
 
-    def _add_chunk(self, chunk: str) -> None:
-        """Number a chunk on its first occurrence (in reading order, so its new tokens are
-        numbered in the order rank-bm25 first sees them)."""
-        tokens = self._analyzer.index_chunk(chunk)
-        self._terms.fromlist([self._builder.term(token) for token in tokens])
-        self._starts.append(len(self._terms))
-        self._numbers[chunk] = len(self._numbers)
-
-    def index(self, papers: Iterable[Paper]) -> BM25Index:
+    def _add(self, runs: _Runs, text: str, times: int = 1) -> None:
         numbers = self._numbers
-        for paper in papers:
-            before = len(self._occurrences)
-            for text, times in zip(_texts(paper), (TITLE_WEIGHT, 1, 1), strict=True):
-                chunks = text.split()
-                try:
-                    found = list(map(numbers.__getitem__, chunks))
-                except KeyError:  # new chunks: number them in reading order, then look up
-                    for chunk in filterfalse(numbers.__contains__, chunks):
-                        if chunk not in numbers:  # it may repeat within the text
-                            self._add_chunk(chunk)
-                    found = list(map(numbers.__getitem__, chunks))
-                self._occurrences.fromlist(found * times)
-            self._chunk_counts.append(len(self._occurrences) - before)
-            if len(self._occurrences) >= _INDEX_BLOCK:
-                self._flush()
-        self._flush()
-        self._numbers = {}
-        return self._builder.build()
+        chunks = text.split()
+        try:
+            found = list(map(numbers.__getitem__, chunks))
+        except KeyError:  # new chunks: number them in reading order, then look up
+            for chunk in filterfalse(numbers.__contains__, chunks):
+                numbers.setdefault(chunk, len(numbers))  # it may repeat within the text
+            found = list(map(numbers.__getitem__, chunks))
+        runs.occurrences.fromlist(found * times)
 
-    def _flush(self) -> None:
-        self._builder.add_chunked(
-            np.array(self._starts, dtype=np.int64),
-            np.array(self._terms, dtype=np.intc),
-            np.array(self._occurrences, dtype=np.int64),
-            np.array(self._chunk_counts, dtype=np.int64),
-        )
-        self._occurrences = array("i")
-        self._chunk_counts = array("i")
+    def index(self, papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, BM25Index]:
+        for paper in papers:
+            title, abstract, authors = _texts(paper)
+            self._text.start()
+            self._add(self._text, title, TITLE_WEIGHT)
+            self._add(self._text, abstract)
+            self._authors.start()
+            self._add(self._authors, authors)
+        chunks = list(self._numbers)
+        self._numbers = {}
+        in_text = np.zeros(len(chunks), dtype=bool)
+        in_text[self._text.array()] = True
+        analyzer = CorpusAnalyzer.for_chunks(compress(chunks, in_text.tolist()))
+        builder = BM25Builder()
+        chunk_starts = array("q", [0])
+        chunk_terms = array("i")
+        for chunk in chunks:
+            chunk_terms.fromlist(builder.terms(analyzer.index_chunk(chunk)))
+            chunk_starts.append(len(chunk_terms))
+        del chunks
+        starts = np.array(chunk_starts, dtype=np.int64)
+        terms = np.array(chunk_terms, dtype=np.intc)
+        del chunk_starts, chunk_terms
+        for first in range(0, len(papers), _INDEX_BLOCK):
+            last = min(first + _INDEX_BLOCK, len(papers))
+            text, text_docs = self._text.block(first, last)
+            names, name_docs = self._authors.block(first, last)
+            occurrences = np.concatenate([text, names])
+            documents = np.concatenate([text_docs, name_docs])
+            builder.add_chunked(starts, terms, occurrences, documents, last - first)
+        self._text = self._authors = _Runs()
+        return analyzer, builder.build()
+
+
+class _Runs:
+    """Chunk numbers of one field of every paper, one run per paper."""
+
+    def __init__(self) -> None:
+        self.occurrences = array("i")
+        self._starts = array("q")
+
+    def start(self) -> None:
+        """Begin the next paper's run."""
+        self._starts.append(len(self.occurrences))
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.occurrences, dtype=np.intc)
+
+    def block(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The chunk numbers of papers ``first..last`` and each one's paper (from 0)."""
+        starts = np.frombuffer(self._starts, dtype=np.int64)
+        begin = int(starts[first])
+        end = int(starts[last]) if last < len(starts) else len(self.occurrences)
+        bounds = np.append(starts[first:last], end) - begin
+        occurrences = self.array()[begin:end].astype(np.int64)
+        documents = np.repeat(np.arange(last - first), np.diff(bounds))
+        return occurrences, documents
 
 
 @dataclass
@@ -192,8 +222,7 @@ class SearchIndex:
     @classmethod
     def build(cls, papers: Sequence[Paper]) -> SearchIndex:
         papers = tuple(papers)
-        analyzer = CorpusAnalyzer.for_texts(f"{p.title} {p.plain_abstract}" for p in papers)
-        bm25 = _ChunkIndexer(analyzer).index(papers)
+        analyzer, bm25 = _ChunkIndexer().index(papers)
         analyzer.forget_chunks()
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         return cls(papers, bm25, acronyms, analyzer)
