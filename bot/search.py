@@ -312,20 +312,40 @@ class SearchIndex:
     ) -> SearchResult:
         """One page of the papers a planned query matches, best first."""
         scores, matched = self._score(plan, parsed)
-        candidates = np.flatnonzero(matched)
+        total = int(np.count_nonzero(matched))
+        candidates = self._contenders(scores, matched, plan.tokens, offset + limit)
         page = top_k(scores, offset + limit, candidates=candidates, tiebreak=self._tiebreak)
         highlighter = self._analyzer.highlighter(plan.tokens)
         hits = tuple(
             Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, highlighter))
             for doc in page[offset:]
         )
-        if not len(candidates):
+        if not total:
             notes.append(self._why_nothing(plan, parsed))
         elif not hits and offset:
-            notes.append(f"No more results: {len(candidates)} papers matched in all.")
-        return self._result(
-            query, hits, len(candidates), offset, plan.corrected_text, notes, similar_to
+            notes.append(f"No more results: {total} papers matched in all.")
+        return self._result(query, hits, total, offset, plan.corrected_text, notes, similar_to)
+
+    def _contenders(
+        self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int
+    ) -> np.ndarray:
+        """The matching papers that can be among the ``k`` best, without sorting them all.
+
+        The k-th best score among the matching papers of the query's rarest term (a small
+        sample, and the likeliest to score high) is a floor for the k-th best overall: only
+        papers scoring at least that are kept, ties included, so the page is exactly the
+        one a full sort gives."""
+        sample = min(
+            (docs for docs in map(self._bm25.documents, set(tokens)) if len(docs) >= k),
+            key=len,
+            default=None,
         )
+        if k > 0 and sample is not None and 4 * len(sample) < len(scores):
+            values = scores[sample[matched[sample]]]
+            if len(values) >= k:
+                floor = np.partition(values, len(values) - k)[len(values) - k]
+                return np.flatnonzero(matched & (scores >= floor))
+        return np.flatnonzero(matched)
 
     def similar(self, paper_id: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         """Papers like ``paper_id``, the paper itself excluded."""

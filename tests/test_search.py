@@ -26,6 +26,12 @@ def index(seed_corpus: LoadedCorpus) -> SearchIndex:
     return SearchIndex.build(seed_corpus.papers)
 
 
+@pytest.fixture(scope="module")
+def catalogue_index() -> SearchIndex:
+    """A corpus of thousands, where a page is cut from a sample's floor, not a full sort."""
+    return SearchIndex.build(load_corpus("catalogue").papers)
+
+
 def ids(result: SearchResult) -> list[str]:
     return [hit.paper.id for hit in result.hits]
 
@@ -189,6 +195,18 @@ def test_pages_follow_each_other(index: SearchIndex) -> None:
     assert second.offset == 3 and second.total == both.total
     beyond = index.search("graph neural networks", offset=10_000)
     assert beyond.hits == () and beyond.notice
+
+
+@pytest.mark.parametrize(
+    "query", ["graph neural networks", "diffusion", "sparse attention kv cache", "reward -llm"]
+)
+def test_a_page_is_the_full_ranking_cut(catalogue_index: SearchIndex, query: str) -> None:
+    index = catalogue_index
+    ranking = [(paper.id, score) for paper, score in index.matching(query)]
+    for offset in (0, 7):
+        result = index.search(query, limit=10, offset=offset)
+        assert [(hit.paper.id, hit.score) for hit in result.hits] == ranking[offset : offset + 10]
+        assert result.total == len(ranking)
 
 
 def test_equal_scores_are_ordered_by_paper_id(seed_corpus: LoadedCorpus) -> None:
