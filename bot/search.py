@@ -107,7 +107,7 @@ class _ChunkIndexer:
         self._text = _Runs()  # titles and abstracts
         self._authors = _Runs()
 
-    def _add(self, runs: _Runs, text: str, times: int = 1) -> None:
+    def _add(self, run: array, text: str, times: int = 1) -> None:
         numbers = self._numbers
         chunks = text.split()
         try:
@@ -116,20 +116,19 @@ class _ChunkIndexer:
             for chunk in filterfalse(numbers.__contains__, chunks):
                 numbers.setdefault(chunk, len(numbers))  # it may repeat within the text
             found = list(map(numbers.__getitem__, chunks))
-        runs.occurrences.fromlist(found * times)
+        run.fromlist(found * times)
 
     def index(self, papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, BM25Index]:
         for paper in papers:
             title, abstract, authors = _texts(paper)
-            self._text.start()
-            self._add(self._text, title, TITLE_WEIGHT)
-            self._add(self._text, abstract)
-            self._authors.start()
-            self._add(self._authors, authors)
+            text = self._text.start()
+            self._add(text, title, TITLE_WEIGHT)
+            self._add(text, abstract)
+            self._add(self._authors.start(), authors)
         chunks = list(self._numbers)
         self._numbers = {}
         in_text = np.zeros(len(chunks), dtype=bool)
-        in_text[self._text.array()] = True
+        self._text.mark(in_text)
         analyzer = CorpusAnalyzer.for_chunks(compress(chunks, in_text.tolist()))
         builder = BM25Builder()
         chunk_starts = array("q", [0])
@@ -141,40 +140,46 @@ class _ChunkIndexer:
         starts = np.array(chunk_starts, dtype=np.int64)
         terms = np.array(chunk_terms, dtype=np.intc)
         del chunk_starts, chunk_terms
-        for first in range(0, len(papers), _INDEX_BLOCK):
-            last = min(first + _INDEX_BLOCK, len(papers))
-            text, text_docs = self._text.block(first, last)
-            names, name_docs = self._authors.block(first, last)
+        for block, first in enumerate(range(0, len(papers), _INDEX_BLOCK)):
+            count = min(_INDEX_BLOCK, len(papers) - first)
+            text, text_docs = self._text.pop(block)
+            names, name_docs = self._authors.pop(block)
             occurrences = np.concatenate([text, names])
             documents = np.concatenate([text_docs, name_docs])
-            builder.add_chunked(starts, terms, occurrences, documents, last - first)
-        self._text = self._authors = _Runs()
+            builder.add_chunked(starts, terms, occurrences, documents, count)
         return analyzer, builder.build()
 
 
 class _Runs:
-    """Chunk numbers of one field of every paper, one run per paper."""
+    """Chunk numbers of one field of every paper, one run per paper, stored in blocks of
+    ``_INDEX_BLOCK`` papers so each block can be dropped once it is counted: the whole corpus
+    as chunk numbers is as large as its postings, and both at once would set the peak."""
 
     def __init__(self) -> None:
-        self.occurrences = array("i")
-        self._starts = array("q")
+        self._blocks: list[tuple[array, array] | None] = []
+        self._papers = 0
 
-    def start(self) -> None:
-        """Begin the next paper's run."""
-        self._starts.append(len(self.occurrences))
+    def start(self) -> array:
+        """Begin the next paper's run; returns the array to append its chunk numbers to."""
+        if self._papers % _INDEX_BLOCK == 0:
+            self._blocks.append((array("i"), array("q")))
+        self._papers += 1
+        occurrences, starts = self._blocks[-1]  # type: ignore[misc]
+        starts.append(len(occurrences))
+        return occurrences
 
-    def array(self) -> np.ndarray:
-        return np.frombuffer(self.occurrences, dtype=np.intc)
+    def mark(self, seen: np.ndarray) -> None:
+        """Set ``seen`` at every chunk number in the runs."""
+        for occurrences, _ in filter(None, self._blocks):
+            seen[np.frombuffer(occurrences, dtype=np.intc)] = True
 
-    def block(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
-        """The chunk numbers of papers ``first..last`` and each one's paper (from 0)."""
-        starts = np.frombuffer(self._starts, dtype=np.int64)
-        begin = int(starts[first])
-        end = int(starts[last]) if last < len(starts) else len(self.occurrences)
-        bounds = np.append(starts[first:last], end) - begin
-        occurrences = self.array()[begin:end].astype(np.int64)
-        documents = np.repeat(np.arange(last - first), np.diff(bounds))
-        return occurrences, documents
+    def pop(self, block: int) -> tuple[np.ndarray, np.ndarray]:
+        """Block ``block``'s chunk numbers and each one's paper (from 0), dropping them."""
+        occurrences, starts = self._blocks[block]  # type: ignore[misc]
+        self._blocks[block] = None
+        sizes = np.diff(np.append(np.frombuffer(starts, dtype=np.int64), len(occurrences)))
+        documents = np.repeat(np.arange(len(sizes)), sizes)
+        return np.array(occurrences, dtype=np.int64), documents
 
 
 @dataclass

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
+from bot import search
 from bot.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.corpus import LoadedCorpus, load_corpus
 from bot.search import SearchIndex
@@ -104,6 +105,21 @@ def test_seed_corpus_scores_identically(seed_corpus: LoadedCorpus) -> None:
     documents = [index.document_tokens(paper) for paper in seed_corpus.papers]
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
     assert_same_as_rank_bm25(documents, queries)
+
+
+@pytest.mark.parametrize("papers_per_block", [7, 4096])
+def test_the_search_index_built_in_blocks_scores_identically(
+    seed_corpus: LoadedCorpus, monkeypatch: pytest.MonkeyPatch, papers_per_block: int
+) -> None:
+    """The search index counts papers' terms block by block from chunk numbers; every score
+    must still be rank-bm25's over the token lists it reports."""
+    monkeypatch.setattr(search, "_INDEX_BLOCK", papers_per_block)
+    index = SearchIndex.build(seed_corpus.papers)
+    reference = BM25Okapi([index.document_tokens(paper) for paper in seed_corpus.papers])
+    queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
+    for query in queries:
+        expected = reference.get_scores(query).tobytes()
+        assert index._bm25.scores(query).tobytes() == expected, query
 
 
 def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
