@@ -42,6 +42,9 @@ TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
 _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while indexing
+# Papers whose chunk numbers are stored together while indexing: big enough (~60 MB) for the
+# allocator to hand the memory back to the system when a block is dropped.
+_RUN_BLOCK = 1 << 16
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 
@@ -140,19 +143,28 @@ class _ChunkIndexer:
         starts = np.array(chunk_starts, dtype=np.int64)
         terms = np.array(chunk_terms, dtype=np.intc)
         del chunk_starts, chunk_terms
-        for block, first in enumerate(range(0, len(papers), _INDEX_BLOCK)):
-            count = min(_INDEX_BLOCK, len(papers) - first)
-            text, text_docs = self._text.pop(block)
-            names, name_docs = self._authors.pop(block)
-            occurrences = np.concatenate([text, names])
-            documents = np.concatenate([text_docs, name_docs])
-            builder.add_chunked(starts, terms, occurrences, documents, count)
+        for block, first in enumerate(range(0, len(papers), _RUN_BLOCK)):
+            text, names = self._text.pop(block), self._authors.pop(block)
+            count = min(_RUN_BLOCK, len(papers) - first)
+            for start in range(0, count, _INDEX_BLOCK):
+                end = min(start + _INDEX_BLOCK, count)
+                text_chunks, text_papers = _runs_of(*text, start, end)
+                name_chunks, name_papers = _runs_of(*names, start, end)
+                builder.add_chunked(
+                    starts,
+                    terms,
+                    np.concatenate([text_chunks, name_chunks]),
+                    np.concatenate([text_papers, name_papers]),
+                    end - start,
+                )
+        del starts, terms
+        analyzer.forget_chunks()  # before the postings are sorted, which sets the peak
         return analyzer, builder.build()
 
 
 class _Runs:
     """Chunk numbers of one field of every paper, one run per paper, stored in blocks of
-    ``_INDEX_BLOCK`` papers so each block can be dropped once it is counted: the whole corpus
+    ``_RUN_BLOCK`` papers so each block can be dropped once it is counted: the whole corpus
     as chunk numbers is as large as its postings, and both at once would set the peak."""
 
     def __init__(self) -> None:
@@ -161,7 +173,7 @@ class _Runs:
 
     def start(self) -> array:
         """Begin the next paper's run; returns the array to append its chunk numbers to."""
-        if self._papers % _INDEX_BLOCK == 0:
+        if self._papers % _RUN_BLOCK == 0:
             self._blocks.append((array("i"), array("q")))
         self._papers += 1
         occurrences, starts = self._blocks[-1]  # type: ignore[misc]
@@ -174,12 +186,21 @@ class _Runs:
             seen[np.frombuffer(occurrences, dtype=np.intc)] = True
 
     def pop(self, block: int) -> tuple[np.ndarray, np.ndarray]:
-        """Block ``block``'s chunk numbers and each one's paper (from 0), dropping them."""
+        """Block ``block``'s chunk numbers and where each paper's run starts (one more for
+        the end), no longer held here."""
         occurrences, starts = self._blocks[block]  # type: ignore[misc]
         self._blocks[block] = None
-        sizes = np.diff(np.append(np.frombuffer(starts, dtype=np.int64), len(occurrences)))
-        documents = np.repeat(np.arange(len(sizes)), sizes)
-        return np.array(occurrences, dtype=np.int64), documents
+        bounds = np.append(np.frombuffer(starts, dtype=np.int64), len(occurrences))
+        return np.frombuffer(occurrences, dtype=np.intc), bounds
+
+
+def _runs_of(
+    occurrences: np.ndarray, bounds: np.ndarray, first: int, last: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The chunk numbers of papers ``first..last`` of a block and each one's paper (from 0)."""
+    chunks = occurrences[bounds[first] : bounds[last]].astype(np.int64)
+    papers = np.repeat(np.arange(last - first), np.diff(bounds[first : last + 1]))
+    return chunks, papers
 
 
 @dataclass
@@ -228,7 +249,6 @@ class SearchIndex:
     def build(cls, papers: Sequence[Paper]) -> SearchIndex:
         papers = tuple(papers)
         analyzer, bm25 = _ChunkIndexer().index(papers)
-        analyzer.forget_chunks()
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         return cls(papers, bm25, acronyms, analyzer)
 

@@ -107,13 +107,14 @@ def test_seed_corpus_scores_identically(seed_corpus: LoadedCorpus) -> None:
     assert_same_as_rank_bm25(documents, queries)
 
 
-@pytest.mark.parametrize("papers_per_block", [7, 4096])
+@pytest.mark.parametrize(("counted", "stored"), [(7, 20), (4096, 1 << 16)])
 def test_the_search_index_built_in_blocks_scores_identically(
-    seed_corpus: LoadedCorpus, monkeypatch: pytest.MonkeyPatch, papers_per_block: int
+    seed_corpus: LoadedCorpus, monkeypatch: pytest.MonkeyPatch, counted: int, stored: int
 ) -> None:
     """The search index counts papers' terms block by block from chunk numbers; every score
     must still be rank-bm25's over the token lists it reports."""
-    monkeypatch.setattr(search, "_INDEX_BLOCK", papers_per_block)
+    monkeypatch.setattr(search, "_INDEX_BLOCK", counted)
+    monkeypatch.setattr(search, "_RUN_BLOCK", stored)
     index = SearchIndex.build(seed_corpus.papers)
     reference = BM25Okapi([index.document_tokens(paper) for paper in seed_corpus.papers])
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
