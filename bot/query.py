@@ -141,6 +141,10 @@ def _deletions(word: str, depth: int) -> set[str]:
     return found
 
 
+MAX_UNCORRECTED_LENGTH = 3
+LONG_WORD_LENGTH = 8
+
+
 @dataclass
 class SpellCorrector:
     """Closest corpus word within edit distance 2, preferring frequent words.
@@ -198,12 +202,23 @@ class SpellCorrector:
         return {self._words[n] for n in np.unique(np.concatenate(found)).tolist()}
 
     def _limit(self, word: str) -> int:
-        return 1 if len(word) <= 4 else self.max_distance
+        """How far a typed word may be from its correction.
+
+        Short words are where a plain English word the corpus happens to lack lies one or two
+        letters from an unrelated corpus word ("saw" → "law", "never" → "even"), so words of
+        three letters are never corrected and words under eight letters only by one edit;
+        real typos of short words are overwhelmingly a single slip or swap.
+        """
+        if len(word) <= MAX_UNCORRECTED_LENGTH:
+            return 0
+        return 1 if len(word) < LONG_WORD_LENGTH else self.max_distance
 
     def correct(self, word: str) -> str | None:
         """The best replacement for ``word`` (case-folded), or None when nothing is close."""
         word = word.casefold()
         limit = self._limit(word)
+        if limit == 0:
+            return None
         candidates = self._candidates(word, limit)
         best: tuple[int, int, str] | None = None
         for candidate in candidates:

@@ -75,3 +75,11 @@ def test_corrector_prefers_the_closest_then_the_most_frequent_word() -> None:
     assert corrector.correct("Nueral") == "neural"
     assert corrector.correct("grap") == "graph"  # graph and grasp are both 1 away
     assert corrector.correct("xylophone") is None
+
+
+def test_short_everyday_words_are_not_turned_into_unrelated_corpus_words() -> None:
+    corrector = SpellCorrector({"law": 30, "even": 40, "transformer": 20, "graph": 10})
+    assert corrector.correct("saw") is None  # three letters: never corrected
+    assert corrector.correct("never") is None  # two edits from "even": too far for 5 letters
+    assert corrector.correct("grah") == "graph"  # one slip in a short word still is
+    assert corrector.correct("transfomrer") == "transformer"  # long words allow two edits
