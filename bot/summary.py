@@ -13,7 +13,9 @@ from bot.text import normalise_whitespace
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
 _INITIAL = re.compile(r"\b[A-Z]\.$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9])")
+# The end of a sentence, its final punctuation included: a pattern that starts with a
+# character class is scanned several times faster than one that starts with a lookbehind.
+_SENTENCE_END = re.compile(r"[.!?][\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9])")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -21,8 +23,10 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        candidate = text[start : match.start()]
-        if candidate.endswith(_ABBREVIATIONS) or _INITIAL.search(candidate):
+        candidate = text[start : match.start() + 1]
+        # An initial is decided by its last three characters; searching the whole sentence
+        # for it would cost as much as splitting.
+        if candidate.endswith(_ABBREVIATIONS) or _INITIAL.search(candidate[-3:]):
             continue
         sentences.append(candidate.strip())
         start = match.end()
@@ -31,21 +35,36 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+# "We", "this paper" or "our work", case-insensitively, as a whole word, then adverbs.
+#
+# The patterns are searched in every sentence of every abstract, so they are written to start
+# with a case-sensitive character class ([Ww] for "we"), which the regex engine can skip to,
+# instead of a word boundary it would have to try at every character: the first letter is
+# matched, ``(?<!\w.)`` checks that it starts a word, and a lookbehind picks the branch that
+# begins with it. The words themselves stay case-insensitive.
+_WORD_START = r"(?<!\w.)"
 _SUBJECT = (
-    r"\b(?:we|this (?:paper|work|study|article)|our (?:paper|work))"
-    r"(?P<filler>(?:\s+(?:\w+ly|also|further|first|then|here|now|thus|therefore|hence|instead"
+    r"(?:(?<=[Ww])(?i:e)|(?<=[Tt])(?i:his (?:paper|work|study|article))"
+    r"|(?<=[Oo])(?i:ur (?:paper|work)))"
+    r"(?P<filler>(?i:\s+(?:\w+ly|also|further|first|then|here|now|thus|therefore|hence|instead"
     r"|have|has|can|will|aim to|seek to|take a step further to))*)\s+"
 )
 _CONTRIBUTION = re.compile(
-    _SUBJECT + r"(?:propos|introduc|present|develop|design|devis|build|creat|construct"
+    r"[WwTtOoBb]"
+    + _WORD_START
+    + r"(?:"
+    + _SUBJECT
+    + r"(?i:propos|introduc|present|develop|design|devis|build|creat|construct"
     r"|formulat|offer|put forward)\w*"
-    r"|\bby (?:introducing|proposing|developing|designing)|\bthe design of",
-    re.IGNORECASE,
+    r"|(?<=[Bb])(?i:y (?:introducing|proposing|developing|designing))"
+    r"|(?<=[Tt])(?i:he design of))"
 )
 _FINDING = re.compile(
-    _SUBJECT + r"(?:show|demonstrat|find|prove|reveal|establish|identif|stud|investigat"
-    r"|explor|examin|analy[sz]|extend|characteri[sz]|provid|deriv)\w*",
-    re.IGNORECASE,
+    r"[WwTtOo]"
+    + _WORD_START
+    + _SUBJECT
+    + r"(?i:show|demonstrat|find|prove|reveal|establish|identif|stud|investigat"
+    r"|explor|examin|analy[sz]|extend|characteri[sz]|provid|deriv)\w*"
 )
 _SECONDARY = re.compile(r"\b(?:also|further)\b", re.IGNORECASE)
 TLDR_MAX_CHARS = 300

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -10,9 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.settings import SEEDS_DIR
+from bot.settings import CATALOGUE_PATH, SEEDS_DIR
 from bot.summary import derive_title, split_sentences, tldr
 from bot.text import (
+    _TOKEN_START,
+    _may_hold_markup,
+    _parse_and_render,
     clean_text,
     escape_mrkdwn,
     extract_code_urls,
@@ -342,6 +346,53 @@ def test_derived_title_of_an_invented_abstract() -> None:
 def test_match_key_folds_unicode_forms_and_whitespace() -> None:
     assert match_key("ﬁne\u00a0 tuning\r\n  HGM³") == "fine tuning HGM3"
     assert normalise_whitespace("  a \t b\n") == "a b"
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.text(alphabet=st.sampled_from("ab \t\n\r\u00a0\u2028\u3000\u200b\x1f\x85é"), max_size=30))
+def test_whitespace_is_normalised_however_it_is_written(raw: str) -> None:
+    assert normalise_whitespace(raw) == " ".join(raw.split())
+
+
+def _catalogue_texts() -> list[str]:
+    texts = []
+    for line in CATALOGUE_PATH.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        texts.extend(text for text in (record["title"], record["abstract"]) if text)
+    return texts
+
+
+def test_text_without_markup_is_cleaned_as_the_parser_would() -> None:
+    """The short cut for markup-free text must give what parsing and rendering give.
+
+    Except for one known difference: only the parser closes a gap before punctuation
+    ("HuRi : Humanoid …" keeps its space), which 21 catalogue texts show.
+    """
+    texts = [normalise_whitespace(text) for text in SEED_ABSTRACTS + _catalogue_texts()]
+    markup_free = [text for text in texts if not _may_hold_markup(text)]
+    assert len(markup_free) > len(texts) / 2
+    for text in texts:
+        assert _may_hold_markup(text) == (_TOKEN_START.search(text) is not None)
+    for text in markup_free:
+        if " :" in text or " ," in text or " ;" in text or " ." in text:
+            assert clean_text(text).plain == text
+        else:
+            assert clean_text(text) == _parse_and_render(text)
+
+
+SUMMARISED = [
+    # "awe" is no "we"; capitals still count
+    ("Models are big. Awe proposals abound. WE PROPOSE Foo, a method.", "WE PROPOSE Foo"),
+    ("Models are big. By Introducing Foo, speed doubles. We show more.", "By Introducing Foo"),
+    ("Models are big. The Design Of Foo is new. It is fast.", "The Design Of Foo"),
+    ("Models are big. Our Work Shows speed. We also propose Bar.", "Our Work Shows speed"),
+    ("Models are big.\nThis paper\tpresents Foo. It is fast.", "This paper\tpresents Foo"),
+]
+
+
+@pytest.mark.parametrize(("plain", "start"), SUMMARISED)
+def test_tldr_finds_the_subject_in_any_case_at_a_word_start(plain: str, start: str) -> None:
+    assert tldr(plain).startswith(start)
 
 
 def test_escape_mrkdwn_escapes_ampersand_first() -> None:
