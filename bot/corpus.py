@@ -18,6 +18,7 @@ from bot import settings
 from bot.paper import Paper
 from bot.summary import derive_title, tldr
 from bot.text import (
+    clean_normalised_text,
     clean_text,
     extract_code_urls,
     match_key,
@@ -83,7 +84,7 @@ def _paper(
     source: str,
 ) -> Paper:
     abstract = normalise_whitespace(abstract) if abstract else None
-    cleaned = clean_text(abstract) if abstract else None
+    cleaned = clean_normalised_text(abstract) if abstract else None
     title = normalise_whitespace(title) if title else None
     title_derived = title is None
     if title is None:
@@ -149,7 +150,7 @@ def _read_text(path: Path, problems: list[str]) -> str | None:
             f"{name}: line {line}: not UTF-8 (byte 0x{data[error.start]:02x}), file skipped"
         )
         return None
-    if not text.strip():
+    if not text or text.isspace():  # not strip(): that would copy a large file
         problems.append(f"{name}: empty file, skipped")
         return None
     return text

@@ -74,14 +74,16 @@ _SECOND_SENTENCE_BELOW = 150
 _TOP_RANK = 2
 
 
-def _contribution_rank(sentence: str) -> int:
+def _contribution_rank(sentence: str, best: int) -> int:
     """2 for "we propose / introduce", 1 for "we show / study", 0 for anything else.
 
-    "We also introduce" is a side contribution, so it ranks with the findings.
+    "We also introduce" is a side contribution, so it ranks with the findings. Once a
+    sentence ranking ``best`` has been found only a higher rank matters, so a second finding
+    is not looked for (0 stands for it).
     """
     if match := _CONTRIBUTION.search(sentence):
         return 1 if _SECONDARY.search(match.group("filler") or "") else 2
-    return 1 if _FINDING.search(sentence) else 0
+    return 1 if best < 1 and _FINDING.search(sentence) else 0
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -103,7 +105,7 @@ def tldr(plain: str) -> str:
         return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
     chosen, best = 0, 0
     for index, sentence in enumerate(sentences):
-        rank = _contribution_rank(sentence)
+        rank = _contribution_rank(sentence, best)
         if rank > best:
             chosen, best = index, rank
             if rank == _TOP_RANK:
