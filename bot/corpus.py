@@ -7,19 +7,21 @@ Only an empty result is an error.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bot import settings
 from bot.paper import Paper
 from bot.summary import derive_title, tldr
 from bot.text import (
     clean_normalised_text,
-    clean_text,
     extract_code_urls,
     match_key,
     mrkdwn_literal,
@@ -51,9 +53,12 @@ class _SeedAbstract:
     line: int
 
 
-@dataclass(frozen=True)
-class _Record:
-    """A catalogue line, kept raw until it becomes a paper (most never do in seeds mode)."""
+class _Record(NamedTuple):
+    """A catalogue line, kept raw until it becomes a paper (most never do in seeds mode).
+
+    A named tuple, not a frozen dataclass: one is made per line, and a frozen dataclass
+    takes several times longer to build.
+    """
 
     data: dict
     line: int
@@ -90,12 +95,12 @@ def _paper(
     if title is None:
         shown_title = derive_title(cleaned.plain if cleaned else "")
     else:
-        shown_title = clean_text(title).plain
+        shown_title = clean_normalised_text(title).plain
     links = cleaned.links if cleaned else ()
     return Paper(
         id=paper_id or hash_id(abstract, title or shown_title),
         title=shown_title,
-        authors=tuple(normalise_whitespace(name) for name in authors if name and name.strip()),
+        authors=tuple(filter(None, map(normalise_whitespace, authors))),
         status=status,
         url=url,
         abstract=abstract,
@@ -381,10 +386,32 @@ def _load_jsonl(path: Path) -> LoadedCorpus:
     return LoadedCorpus(tuple(papers), tuple(problems), f"{len(papers)} papers from {path}")
 
 
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while papers are built.
+
+    Loading makes millions of objects and keeps them all, so the collector would run hundreds
+    of times and walk every paper made so far each time, finding nothing: papers, records and
+    their strings hold no reference cycles. That is a tenth of the time to load 100,000
+    papers. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_corpus(spec: str = "seeds") -> LoadedCorpus:
     """Load ``seeds`` (default), ``catalogue``, a folder of seed-format ``.txt`` files, or a
     catalogue-format ``.jsonl`` file (relative paths resolve against the working directory)."""
-    spec = spec.strip()
+    with _cyclic_gc_paused():
+        return _load(spec.strip())
+
+
+def _load(spec: str) -> LoadedCorpus:
     if spec in ("", "seeds"):
         return _load_seed_folder(settings.SEEDS_DIR, "seed")
     if spec == "catalogue":
