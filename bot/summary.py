@@ -23,12 +23,15 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        candidate = text[start : match.start() + 1]
-        # An initial is decided by its last three characters; searching the whole sentence
-        # for it would cost as much as splitting.
-        if candidate.endswith(_ABBREVIATIONS) or _INITIAL.search(candidate[-3:]):
+        end = match.start() + 1
+        # Checked in place rather than on a copy of the sentence; an initial is decided by
+        # its last three characters, and searching the whole sentence would cost as much as
+        # splitting.
+        if text.endswith(_ABBREVIATIONS, start, end) or _INITIAL.search(
+            text, max(start, end - 3), end
+        ):
             continue
-        sentences.append(candidate.strip())
+        sentences.append(text[start:end].strip())
         start = match.end()
     if text[start:].strip():
         sentences.append(text[start:].strip())
