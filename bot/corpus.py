@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -68,8 +69,17 @@ class _Record(NamedTuple):
 
 
 def hash_id(abstract: str | None, title: str) -> str:
-    """The id of a paper without an OpenReview id: stable across restarts and file order."""
-    basis = match_key(abstract) if abstract else match_key(title)
+    """The id of a paper without an OpenReview id: stable across restarts and file order.
+
+    ``abstract`` has been through ``normalise_whitespace``, as ``_paper`` keeps it, so when
+    NFKC leaves it as it is (Python then returns the same object) it is its own
+    ``match_key``: that spares a second whitespace pass over every abstract of a large file.
+    """
+    if abstract:
+        folded = unicodedata.normalize("NFKC", abstract)
+        basis = abstract if folded is abstract else match_key(folded)
+    else:
+        basis = match_key(title)
     return "h" + hashlib.sha256(basis.encode("utf-8")).hexdigest()[:12]
 
 
