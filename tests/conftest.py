@@ -2,18 +2,44 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
 import pytest
 from slack_harness import LiveBot
 
 from bot.corpus import LoadedCorpus, load_corpus
+from bot.search import SearchIndex
+from bot.slack_recorder import SlackRecorder
 
 
 @pytest.fixture(scope="session")
 def seed_corpus() -> LoadedCorpus:
     """The default corpus (the 76 seed papers joined with the catalogue), loaded once."""
     return load_corpus("seeds")
+
+
+@pytest.fixture(scope="session")
+def index(seed_corpus: LoadedCorpus) -> SearchIndex:
+    """The search index over the seed corpus, built once."""
+    return SearchIndex.build(seed_corpus.papers)
+
+
+@pytest.fixture(scope="module")
+def recorder() -> Iterator[SlackRecorder]:
+    """One fake Slack Web API per module (stopping one takes half a second); tests that need
+    a clean history use the ``channel`` fixture."""
+    with SlackRecorder() as running:
+        yield running
+
+
+@pytest.fixture
+def channel(request: pytest.FixtureRequest, recorder: SlackRecorder) -> str:
+    """A channel id of this test's own, the same on every run (the rotation is seeded by
+    channel, so a per-process ``hash()`` would make paper orders differ between runs)."""
+    recorder.clear()
+    digest = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:10].upper()
+    return f"C{digest}"
 
 
 @pytest.fixture

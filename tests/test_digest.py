@@ -11,7 +11,6 @@ import pytest
 import time_machine
 from slack_sdk import WebClient
 
-from bot.corpus import load_corpus
 from bot.digest import EVENT_TYPE, LEASE, DigestService
 from bot.render import blocks as bk
 from bot.render.message import Message
@@ -38,25 +37,6 @@ def text_of(message: Message) -> str:
             label = element.get("text", "")
             parts.append(label["text"] if isinstance(label, dict) else label)
     return "\n".join(str(part) for part in parts)
-
-
-@pytest.fixture(scope="module")
-def index() -> SearchIndex:
-    return SearchIndex.build(load_corpus("seeds").papers)
-
-
-@pytest.fixture(scope="module")
-def recorder() -> Iterator[SlackRecorder]:
-    """One server for the module (stopping one takes half a second); each test gets its
-    own channel, so messages from other tests never show up in its history."""
-    with SlackRecorder() as running:
-        yield running
-
-
-@pytest.fixture
-def channel(request: pytest.FixtureRequest, recorder: SlackRecorder) -> str:
-    recorder.clear()
-    return f"C{abs(hash(request.node.nodeid)):X}"[:12]
 
 
 @pytest.fixture

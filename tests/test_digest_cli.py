@@ -22,12 +22,6 @@ BERLIN = ZoneInfo("Europe/Berlin")
 FRIDAY_EIGHT = datetime(2025, 3, 28, 8, 0, tzinfo=BERLIN)
 
 
-@pytest.fixture(scope="module")
-def recorder() -> Iterator[SlackRecorder]:
-    with SlackRecorder() as running:
-        yield running
-
-
 @pytest.fixture
 def settings(tmp_path, recorder: SlackRecorder) -> Settings:
     recorder.clear()

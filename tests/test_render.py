@@ -13,14 +13,9 @@ from hypothesis import strategies as st
 from bot.render import blocks as bk
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.search import Hit, SearchIndex, SearchResult
+from bot.search import Hit, SearchResult
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; <https://evil.example|click> *bold* `x` >"
-
-
-@pytest.fixture(scope="module")
-def index(seed_corpus) -> SearchIndex:
-    return SearchIndex.build(seed_corpus.papers)
 
 
 def _no_pings(message: Message) -> None:

@@ -11,10 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from bot.corpus import load_corpus
 from bot.digest import LEASE, DigestService
 from bot.schedule import DigestScheduler, DigestTrigger
-from bot.search import SearchIndex
 from bot.settings import Settings
 from bot.slack_client import make_web_client
 from bot.slack_recorder import SlackRecorder
@@ -68,23 +66,6 @@ def test_the_trigger_fires_at_once_when_started_exactly_on_time() -> None:
     assert trigger.get_next_fire_time(friday_nine, friday_nine) == datetime(
         2025, 3, 31, 9, 0, tzinfo=UTC
     )
-
-
-@pytest.fixture(scope="module")
-def index() -> SearchIndex:
-    return SearchIndex.build(load_corpus("seeds").papers)
-
-
-@pytest.fixture(scope="module")
-def recorder() -> Iterator[SlackRecorder]:
-    with SlackRecorder() as running:
-        yield running
-
-
-@pytest.fixture
-def channel(request: pytest.FixtureRequest, recorder: SlackRecorder) -> str:
-    recorder.clear()
-    return f"S{abs(hash(request.node.nodeid)):X}"[:12]
 
 
 @pytest.fixture

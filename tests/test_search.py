@@ -22,11 +22,6 @@ SNN = "qLh6Ufvnuc"
 
 
 @pytest.fixture(scope="module")
-def index(seed_corpus: LoadedCorpus) -> SearchIndex:
-    return SearchIndex.build(seed_corpus.papers)
-
-
-@pytest.fixture(scope="module")
 def catalogue_index() -> SearchIndex:
     """A corpus of thousands, where a page is cut from a sample's floor, not a full sort."""
     return SearchIndex.build(load_corpus("catalogue").papers)
