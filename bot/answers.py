@@ -189,9 +189,15 @@ class Answers:
 
     # mentions and direct messages
 
-    def first_delivery(self, event_id: str) -> bool:
-        """Whether this event is new: Slack redelivers events it thinks were lost."""
-        return self.store.claim_event(event_id)
+    def first_delivery(self, channel_id: str, message_ts: str) -> bool:
+        """Whether this message is new to the bot.
+
+        Keyed by the message, not the event id: Slack redelivers an event it thinks was lost
+        under the same id, but one message can also arrive as two events with different ids
+        (a mention in a direct message is both ``app_mention`` and ``message.im``); either
+        way the person gets one reply.
+        """
+        return self.store.claim_event(f"{channel_id}:{message_ts}")
 
     def mention(
         self, request: Request, channel_id: str, thread_ts: str, *, in_thread: bool

@@ -1,8 +1,8 @@
 """Mentions and direct messages: answered with a public reply in the thread.
 
 Slack retries an event it thinks was lost (``X-Slack-Retry-Num``); the store's claim on the
-``event_id`` makes sure a retried delivery never produces a second reply, even when another
-process received the first one.
+message makes sure a retried or doubled delivery never produces a second reply, even when
+another process received the first one.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ def register(app: App, answers: Answers) -> None:
     ) -> None:
         if _not_from_a_person(event, context.bot_user_id):
             return
-        if not answers.first_delivery(body.get("event_id") or event["ts"]):
+        channel = event["channel"]
+        if not answers.first_delivery(channel, event["ts"]):
             logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))
             return
-        channel = event["channel"]
         in_thread = "thread_ts" in event
         reply_ts = event.get("thread_ts") or (None if direct else event["ts"])
         thread_key = reply_ts or DM_THREAD

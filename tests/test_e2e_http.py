@@ -275,7 +275,21 @@ def test_a_retried_event_is_answered_once(bot):
     acked(bot.event(event, event_id=envelope_id, retry_num=1))
     acked(bot.event(event, event_id=envelope_id, retry_num=2))
     bot.drain()
-    assert len(bot.recorder.calls_to("chat.postMessage")) == 2
+    assert len(bot.recorder.calls_to("chat.postMessage")) == 1
+
+
+def test_one_message_delivered_as_two_events_is_answered_once(bot):
+    """A mention in the bot's DM can arrive as both ``message.im`` and ``app_mention``."""
+    ts = "1700000100.000900"
+    text = f"<@{bot.workspace.bot_user_id}> graph sparsification"
+    as_dm = payloads.direct_message(bot.workspace, text, ts)
+    as_mention = dict(as_dm, type="app_mention")
+    del as_mention["channel_type"]
+    acked(bot.event(as_dm))
+    acked(bot.event(as_mention))
+    bot.drain()
+    [post] = bot.recorder.calls_to("chat.postMessage")
+    assert MOG_TITLE in all_text(post.blocks)
 
 
 def test_messages_from_bots_are_ignored(bot):
