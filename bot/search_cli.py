@@ -59,11 +59,7 @@ def _split_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
         if arg in _VALUE_OPTIONS:
             options.extend(argv[index : index + 2])
             index += 2
-        elif (
-            name in _VALUE_OPTIONS
-            or arg in _FLAG_OPTIONS
-            or (arg.startswith("-k") and arg[2:].isdigit())
-        ):
+        elif name in _VALUE_OPTIONS or arg in _FLAG_OPTIONS or _is_short_limit(arg):
             options.append(arg)
             index += 1
         else:
