@@ -8,6 +8,7 @@ tuned on how ICLR abstracts are written: background first, then "we propose …"
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from bot.text import normalise_whitespace
 
@@ -20,7 +21,11 @@ _SENTENCE_END = re.compile(r"[.!?][\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9]
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a plain abstract, not cut after ``e.g.``, ``et al.`` or an initial."""
-    sentences: list[str] = []
+    return list(_sentences(text))
+
+
+def _sentences(text: str) -> Iterator[str]:
+    """``split_sentences``, one at a time: a TL;DR rarely needs the abstract's second half."""
     start = 0
     for match in _SENTENCE_END.finditer(text):
         end = match.start() + 1
@@ -31,11 +36,10 @@ def split_sentences(text: str) -> list[str]:
             text, max(start, end - 3), end
         ):
             continue
-        sentences.append(text[start:end].strip())
+        yield text[start:end].strip()
         start = match.end()
     if text[start:].strip():
-        sentences.append(text[start:].strip())
-    return sentences
+        yield text[start:].strip()
 
 
 # "We", "this paper" or "our work", case-insensitively, as a whole word, then adverbs.
@@ -103,19 +107,25 @@ def tldr(plain: str) -> str:
     sentence that says "we propose / introduce" is what a reader skimming a list wants, then
     "we show / find". A short choice gets its following sentence when both fit.
     """
-    sentences = [sentence for sentence in split_sentences(plain) if "://" not in sentence]
-    if not sentences:
-        return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
-    chosen, best = 0, 0
-    for index, sentence in enumerate(sentences):
-        rank = _contribution_rank(sentence, best)
-        if rank > best:
-            chosen, best = index, rank
-            if rank == _TOP_RANK:
+    # Sentences are split only as far as needed: up to the one after a "we propose" sentence.
+    chosen: str | None = None
+    following: str | None = None
+    best = 0
+    for sentence in _sentences(plain):
+        if "://" in sentence:
+            continue
+        if chosen is not None and following is None:
+            following = sentence
+            if best == _TOP_RANK:
                 break
-    summary = sentences[chosen]
-    if chosen + 1 < len(sentences) and len(summary) < _SECOND_SENTENCE_BELOW:
-        longer = f"{summary} {sentences[chosen + 1]}"
+        rank = _contribution_rank(sentence, best)
+        if chosen is None or rank > best:
+            chosen, following, best = sentence, None, rank
+    if chosen is None:
+        return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
+    summary = chosen
+    if following is not None and len(summary) < _SECOND_SENTENCE_BELOW:
+        longer = f"{summary} {following}"
         if len(longer) <= TLDR_MAX_CHARS:
             summary = longer
     return _shorten(summary, TLDR_MAX_CHARS)

@@ -546,15 +546,22 @@ def _link(target: str, children: tuple[_Node, ...]) -> list[_Node]:
     The URL loses the sentence's punctuation, a clone suffix (``RiemGCP.git.`` → ``RiemGCP``)
     and a trailing slash after a path, so the same repository is one link however written.
     """
-    url = target.strip().rstrip(_TRAILING_URL_PUNCTUATION).removesuffix(".git")
-    url = url.translate(_URL_UNSAFE)
+    url = _trimmed_url(target)
     if not url.startswith(("http://", "https://")):
         if not _SCHEMELESS_URL.fullmatch(url):
             return list(children) or _parse(target)
         url = "https://" + url
-    if urlsplit(url).path not in ("", "/"):
-        url = url.rstrip("/")
-    return [_Link(url, children)]
+    return [_Link(_without_path_slash(url), children)]
+
+
+def _trimmed_url(target: str) -> str:
+    """``target`` without the sentence's punctuation or a clone suffix, escaped for Slack."""
+    url = target.strip().rstrip(_TRAILING_URL_PUNCTUATION).removesuffix(".git")
+    return url.translate(_URL_UNSAFE)
+
+
+def _without_path_slash(url: str) -> str:
+    return url.rstrip("/") if urlsplit(url).path not in ("", "/") else url
 
 
 def _same_url(first: str, second: str) -> bool:
@@ -723,7 +730,37 @@ def clean_normalised_text(text: str) -> CleanText:
     """
     if not _may_hold_markup(text):
         return CleanText(plain=text, display=escape_mrkdwn(text), links=())
+    if not any(char in text for char in _TOKEN_CHARS):
+        return _clean_bare_urls(text)
     return _parse_and_render(text)
+
+
+def _clean_bare_urls(text: str) -> CleanText:
+    """``clean_text`` of normalised text whose only markup is bare ``http(s)://`` URLs.
+
+    Many abstracts are like that (a code link at the end). Without any of ``_TOKEN_CHARS``
+    the parser would only ever make text and link nodes, so both renderings are written
+    directly, sparing the scan for every other kind of token and the two tree walks.
+    """
+    plain: list[str] = []
+    display: list[str] = []
+    found: dict[str, None] = {}
+    position = 0
+    for match in _BARE_URL.finditer(text):
+        target = match.group().rstrip(_TRAILING_URL_PUNCTUATION)
+        # Trimming only touches the right end, so the URL keeps its scheme.
+        url = _without_path_slash(_trimmed_url(target))
+        before = text[position : match.start()]
+        plain.extend((before, url))
+        display.extend((mrkdwn_literal(before), f"<{escape_mrkdwn(url)}>"))
+        found.setdefault(url)
+        position = match.start() + len(target)
+    rest = text[position:]
+    plain.append(rest)
+    display.append(mrkdwn_literal(rest))
+    return CleanText(
+        plain=_tidy("".join(plain)), display=_tidy("".join(display)), links=tuple(found)
+    )
 
 
 def _parse_and_render(text: str) -> CleanText:
