@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from bot.settings import CATALOGUE_PATH, SEEDS_DIR
 from bot.summary import derive_title, split_sentences, tldr
 from bot.text import (
+    _TOKEN_CHARS,
     _TOKEN_START,
     _may_hold_markup,
     _parse_and_render,
@@ -378,6 +379,20 @@ def test_text_without_markup_is_cleaned_as_the_parser_would() -> None:
             assert clean_text(text).plain == text
         else:
             assert clean_text(text) == _parse_and_render(text)
+
+
+def test_text_whose_only_markup_is_urls_is_cleaned_as_the_parser_would() -> None:
+    texts = [normalise_whitespace(text) for text in SEED_ABSTRACTS + _catalogue_texts()]
+    url_only = [
+        text for text in texts if "http" in text and not any(char in text for char in _TOKEN_CHARS)
+    ]
+    url_only += [
+        "Code: https://github.com/a/b.git. Demo at https://a.github.io/b/ (see https://x.org/y).",
+        "Links https://github.com/a/b, https://github.com/a/b and <https://x.org>.",
+    ]
+    assert len(url_only) > 50
+    for text in url_only:
+        assert clean_text(text) == _parse_and_render(text)
 
 
 SUMMARISED = [
