@@ -9,6 +9,10 @@
 
 _paperbot_postgres_url() (
     set -euo pipefail
+    # Only the URL may reach the caller's $(...): tools such as pg_ctlcluster print notes
+    # ("Removed stale pid file.") on stdout, so everything else goes to stderr. The server
+    # must not inherit fd 3, or $(...) would wait for it to exit.
+    exec 3>&1 1>&2
 
     PAPERBOT_PG_USER="${PAPERBOT_PG_USER:-paperbot}"
     PAPERBOT_PG_PASSWORD="${PAPERBOT_PG_PASSWORD:-paperbot}"
@@ -16,9 +20,9 @@ _paperbot_postgres_url() (
 
     as_postgres() {
         if [ "$(id -u)" = 0 ]; then
-            su postgres -s /bin/sh -c "$*"
+            su postgres -s /bin/sh -c "$*" 3>&-
         else
-            sudo -u postgres sh -c "$*"
+            sudo -u postgres sh -c "$*" 3>&-
         fi
     }
 
@@ -57,8 +61,7 @@ _paperbot_postgres_url() (
         as_postgres "createdb -p $pg_port -O $PAPERBOT_PG_USER $PAPERBOT_PG_DATABASE"
     fi
 
-
-    echo "postgresql+psycopg://$PAPERBOT_PG_USER:$PAPERBOT_PG_PASSWORD@127.0.0.1:$pg_port/$PAPERBOT_PG_DATABASE"
+    echo "postgresql+psycopg://$PAPERBOT_PG_USER:$PAPERBOT_PG_PASSWORD@127.0.0.1:$pg_port/$PAPERBOT_PG_DATABASE" >&3
 )
 
 PAPERBOT_TEST_POSTGRES_URL="$(_paperbot_postgres_url)" || return 1 2>/dev/null || exit 1
