@@ -111,8 +111,8 @@ def test_jobs_follow_subscribe_unsubscribe_with_the_expected_options(
 
 
 def test_the_job_posts_at_the_scheduled_instant(service, scheduler, recorder, channel) -> None:
-    service.subscribe(channel, "9:00 Europe/Berlin daily")
     with time_machine.travel(berlin(2025, 3, 29, 8, 59, 59, 500000), tick=True):
+        service.subscribe(channel, "9:00 Europe/Berlin daily")
         scheduler.start()
         assert posts(recorder, channel) == []
         [post] = recorder.wait_for(
@@ -123,8 +123,8 @@ def test_the_job_posts_at_the_scheduled_instant(service, scheduler, recorder, ch
 
 
 def test_start_catches_up_a_post_missed_today(service, scheduler, recorder, channel) -> None:
-    service.subscribe(channel, "9:00 Europe/Berlin")
     with time_machine.travel(berlin(2025, 3, 28, 15, 0), tick=True):
+        service.subscribe(channel, "9:00 Europe/Berlin")
         scheduler.start()
         recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 31, 9, 0)
@@ -143,8 +143,8 @@ def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
 def test_a_claim_held_elsewhere_gets_a_retry_after_its_lease(
     service, scheduler, store, recorder, channel
 ) -> None:
-    service.subscribe(channel, "9:00 Europe/Berlin")
     with time_machine.travel(berlin(2025, 3, 28, 9, 0, 30), tick=False):
+        service.subscribe(channel, "9:00 Europe/Berlin")
         store.claim_digest(
             channel,
             date(2025, 3, 28),
