@@ -20,12 +20,11 @@ from typing import NamedTuple
 
 from bot import settings
 from bot.paper import Paper
-from bot.summary import derive_title, tldr
+from bot.summary import derive_title
 from bot.text import (
     clean_normalised_text,
     extract_code_urls,
     match_key,
-    mrkdwn_literal,
     normalise_whitespace,
 )
 
@@ -115,11 +114,8 @@ def _paper(
         url=url,
         abstract=abstract,
         plain_abstract=cleaned.plain if cleaned else "",
-        display_abstract=cleaned.display if cleaned else "",
-        display_title=mrkdwn_literal(shown_title),
         code_urls=extract_code_urls(links),
         links=links,
-        tldr=tldr(cleaned.plain) if cleaned else "",
         title_derived=title_derived,
         source=source,
     )

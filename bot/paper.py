@@ -6,7 +6,11 @@ a paper without depending on how the corpus files are parsed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from bot.summary import tldr
+from bot.text import clean_text, mrkdwn_literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +20,11 @@ class Paper:
     Text comes in three forms because each consumer needs a different one: ``abstract`` is
     the author's original (whitespace collapsed), ``plain_abstract`` feeds the index, and
     ``display_abstract`` is Slack mrkdwn, already escaped, ready to show.
+
+    ``display_title``, ``display_abstract`` and ``tldr`` may be left out (None): each is then
+    derived from the fields above the first time it is read. Only the few papers a reader is
+    shown ever need them, and rendering and summarising every paper was over a third of the
+    time to load 100,000. Reading one always gives text.
     """
 
     id: str
@@ -25,13 +34,28 @@ class Paper:
     url: str | None
     abstract: str | None
     plain_abstract: str
-    display_abstract: str
-    display_title: str
     code_urls: tuple[str, ...]
     links: tuple[str, ...]
-    tldr: str
     title_derived: bool
     source: str
+    display_title: str = None  # type: ignore[assignment]
+    display_abstract: str = None  # type: ignore[assignment]
+    tldr: str = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        # An emptied slot makes the first read fall through to ``__getattr__``, which fills
+        # it; every later read is a plain slot read.
+        for name in _DERIVED:
+            if getattr(self, name) is None:
+                object.__delattr__(self, name)
+
+    def __getattr__(self, name: str) -> str:
+        derive = _DERIVED.get(name)
+        if derive is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = derive(self)
+        object.__setattr__(self, name, value)
+        return value
 
     @property
     def openreview_id(self) -> str | None:
@@ -39,3 +63,10 @@ class Paper:
         if self.url and "id=" in self.url:
             return self.url.rsplit("id=", 1)[1]
         return None
+
+
+_DERIVED: dict[str, Callable[[Paper], str]] = {
+    "display_title": lambda paper: mrkdwn_literal(paper.title),
+    "display_abstract": lambda paper: clean_text(paper.abstract).display if paper.abstract else "",
+    "tldr": lambda paper: tldr(paper.plain_abstract),
+}

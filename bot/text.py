@@ -18,8 +18,8 @@ import itertools
 import logging
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from pylatexenc import latexwalker
@@ -68,11 +68,19 @@ def mrkdwn_literal(text: str) -> str:
 
 @dataclass(frozen=True)
 class CleanText:
-    """One text in its two readable forms, plus the URLs it mentions (in order, unique)."""
+    """One text in its two readable forms, plus the URLs it mentions (in order, unique).
+
+    ``display`` is rendered on first use: the corpus needs every abstract's plain form for
+    the index, but the Slack form only of the few papers it shows.
+    """
 
     plain: str
-    display: str
     links: tuple[str, ...]
+    _render_display: Callable[[], str] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def display(self) -> str:
+        return self._render_display()
 
 
 # --- the parse tree -------------------------------------------------------------------------
@@ -729,7 +737,7 @@ def clean_normalised_text(text: str) -> CleanText:
     100,000 abstracts is a measurable part of loading them.
     """
     if not _may_hold_markup(text):
-        return CleanText(plain=text, display=escape_mrkdwn(text), links=())
+        return CleanText(text, (), functools.partial(escape_mrkdwn, text))
     if not any(char in text for char in _TOKEN_CHARS):
         return _clean_bare_urls(text)
     return _parse_and_render(text)
@@ -740,41 +748,43 @@ def _clean_bare_urls(text: str) -> CleanText:
 
     Many abstracts are like that (a code link at the end). Without any of ``_TOKEN_CHARS``
     the parser would only ever make text and link nodes, so both renderings are written
-    directly, sparing the scan for every other kind of token and the two tree walks.
+    directly from the text between the URLs, sparing the scan for every other kind of token
+    and the tree walks.
     """
-    plain: list[str] = []
-    display: list[str] = []
-    found: dict[str, None] = {}
+    pieces: list[tuple[str, str]] = []  # (text before a URL, the URL), then the rest and ""
     position = 0
     for match in _BARE_URL.finditer(text):
         target = match.group().rstrip(_TRAILING_URL_PUNCTUATION)
         # Trimming only touches the right end, so the URL keeps its scheme.
-        url = _without_path_slash(_trimmed_url(target))
-        before = text[position : match.start()]
-        plain.extend((before, url))
-        display.extend((mrkdwn_literal(before), f"<{escape_mrkdwn(url)}>"))
-        found.setdefault(url)
+        pieces.append((text[position : match.start()], _without_path_slash(_trimmed_url(target))))
         position = match.start() + len(target)
-    rest = text[position:]
-    plain.append(rest)
-    display.append(mrkdwn_literal(rest))
-    return CleanText(
-        plain=_tidy("".join(plain)), display=_tidy("".join(display)), links=tuple(found)
+    pieces.append((text[position:], ""))
+    plain = _tidy("".join(before + url for before, url in pieces))
+    links = tuple(dict.fromkeys(url for _, url in pieces if url))
+    return CleanText(plain, links, functools.partial(_display_bare_urls, pieces))
+
+
+def _display_bare_urls(pieces: list[tuple[str, str]]) -> str:
+    return _tidy(
+        "".join(
+            mrkdwn_literal(before) + (f"<{escape_mrkdwn(url)}>" if url else "")
+            for before, url in pieces
+        )
     )
 
 
 def _parse_and_render(text: str) -> CleanText:
-    """``clean_text`` of whitespace-normalised text, the long way: parse, render twice."""
+    """``clean_text`` of whitespace-normalised text, the long way: parse, then render."""
     if "\\\\" in text:
         text = _repair_double_backslashes(text)
     nodes = _parse(text)
     found: dict[str, None] = {}
     _links(nodes, found)
-    return CleanText(
-        plain=_tidy(_plain(nodes)),
-        display=_tidy(_display(nodes)),
-        links=tuple(found),
-    )
+    return CleanText(_tidy(_plain(nodes)), tuple(found), functools.partial(_display_nodes, nodes))
+
+
+def _display_nodes(nodes: list[_Node]) -> str:
+    return _tidy(_display(nodes))
 
 
 def _may_hold_markup(text: str) -> bool:
