@@ -22,6 +22,7 @@ import math
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import count
 
 import numpy as np
@@ -29,6 +30,11 @@ import numpy as np
 K1 = 1.5
 B = 0.75
 EPSILON = 0.25
+
+_SAMPLE = 512  # documents of the rarest term scored first, to know how high the k-th goes
+_SLACK = 1e-9  # relative margin on pruning bounds, far above float64 rounding
+_SMALL_QUERY = 4096  # candidates always worth scoring one by one, whatever the postings
+_PROBE_COST = 4  # a binary-search probe costs about this many sequential posting reads
 
 _BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
 _DENSE_SHARE = 2.5  # a term in over 1/2.5 of the documents is added as a dense vector
@@ -159,6 +165,11 @@ class BM25Index:
             self._docs[slots] = posting_docs(start, end)[order]
             self._codes[slots] = pair_codes(start, end)[order]
             next_slot += np.bincount(block_terms, minlength=len(next_slot))
+        # Each term's highest code: its weight's upper bound, for pruning in ``best``.
+        self._top_code = np.zeros(len(self.vocabulary), dtype=pair_codes.dtype)
+        present = np.flatnonzero(document_frequency)
+        if len(present):
+            self._top_code[present] = np.maximum.reduceat(self._codes, self._indptr[present])
 
     def _ratio_of(self, tf: np.ndarray, length: np.ndarray) -> np.ndarray:
         """rank-bm25's ``q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len / avgdl))``,
@@ -248,6 +259,172 @@ class BM25Index:
         candidates = np.flatnonzero(self.matches(query_tokens))
         return [(int(doc), float(scores[doc])) for doc in top_k(scores, k, candidates=candidates)]
 
+    def best(
+        self, query_tokens: Sequence[str], k: int, tiebreak: np.ndarray | None = None
+    ) -> Ranking | None:
+        """What ``top_k`` over ``scores`` gives (the same documents, order and bit-identical
+        scores) plus how many documents match, scoring only the few that can make the cut.
+
+        A document whose weight for every query term is below that term's share of a score
+        ``θ`` scores below θ. So once θ is known to be at most the k-th best score, only the
+        postings weighing at least their term's share need scoring, and as codes follow the
+        ratio, finding them is a comparison of small integers rather than a scattered add per
+        posting. θ is the k-th best score among the rarest term's highest-weighted documents
+        (the likeliest to score high). None when that does not pay: idfs that are not all
+        positive (a tiny corpus), no term in k documents, or a query whose candidates are not
+        few compared to its postings."""
+        if k <= 0 or not self.idf_positive:
+            return None
+        sequence = [term for term in map(self.vocabulary.get, query_tokens) if term is not None]
+        if not sequence:
+            return Ranking(_NO_DOCS, _NO_WEIGHTS, 0)
+        query = _PrunedQuery(self, sequence)
+        single_term = len(query.terms) == 1  # then its k highest codes are the answer
+        candidates = query.leaders(k, k if single_term else max(k, _SAMPLE))
+        if candidates is None:
+            return None
+        scores = query.exact_scores(candidates)
+        if not single_term:
+            theta = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+            candidates = query.candidates(theta)
+            if candidates is None:
+                return None
+            scores = query.exact_scores(candidates)
+        keys = None if tiebreak is None else tiebreak[candidates]
+        chosen = top_k(scores, k, tiebreak=keys)
+        return Ranking(candidates[chosen], scores[chosen], query.matching_documents())
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The best documents of a query, best first, their scores, and how many matched."""
+
+    docs: np.ndarray
+    scores: np.ndarray
+    total: int
+
+
+class _PrunedQuery:
+    """One query's terms, their bounds and the candidate sets of ``BM25Index.best``.
+
+    Bounds carry a relative slack far above float64 rounding, so a document is only ever
+    left out when even a rounded sum of its weights could not reach θ.
+    """
+
+    def __init__(self, index: BM25Index, sequence: list[int]) -> None:
+        self._index = index
+        self._sequence = sequence
+        repeats = Counter(sequence)
+        self.terms = list(repeats)
+        self._per_ratio = {t: repeats[t] * float(index.idf[t]) for t in self.terms}
+        self._bounds = {
+            t: self._per_ratio[t] * float(index._ratio[index._top_code[t]]) for t in self.terms
+        }
+        self.ceiling = sum(self._bounds.values())
+        self._slack = self.ceiling * _SLACK
+        self._postings = {t: (int(index._indptr[t]), int(index._indptr[t + 1])) for t in self.terms}
+        self._budget = sum(end - start for start, end in self._postings.values()) // 4
+
+    def leaders(self, least: int, count: int) -> np.ndarray | None:
+        """About ``count`` documents of the rarest query term holding at least ``least`` (or
+        of the only term), its highest weights first (with every document at the cut's code),
+        sorted by document; None when no term is that frequent."""
+        index = self._index
+        spans = [span for span in self._postings.values() if span[1] - span[0] >= least]
+        if len(self._postings) == 1:
+            spans = list(self._postings.values())
+        if not spans:
+            return None
+        start, end = min(spans, key=lambda span: span[1] - span[0])
+        if end - start <= count:
+            return index._docs[start:end]
+        codes = index._codes[start:end]
+        cut = np.partition(codes, end - start - count)[end - start - count]
+        return index._docs[start:end][codes >= cut]
+
+    def _first_code(self, term: int, share: float) -> int:
+        """The lowest code whose weight for ``term`` may reach ``share``."""
+        ratio = share / self._per_ratio[term] * (1 - _SLACK)
+        return int(np.searchsorted(self._index._ratio, ratio))
+
+    def _count(self, term: int, code: int) -> int:
+        start, end = self._postings[term]
+        return int(np.count_nonzero(self._index._codes[start:end] >= code))
+
+    def candidates(self, theta: float) -> np.ndarray | None:
+        """Every document that may score at least ``θ``, sorted; None if too many.
+
+        θ is split into term shares: preferably all of it on one term, every other term's
+        share above its bound (the term whose qualifying postings are fewest), else, when no
+        single term can carry it, in proportion to the bounds."""
+        reachable = theta - self._slack
+        options = []
+        for term, bound in self._bounds.items():
+            share = reachable - (self.ceiling - bound) - len(self.terms) * self._slack
+            if share > 0:
+                code = self._first_code(term, share)
+                options.append((self._count(term, code), {term: code}))
+        if not options:
+            shares = {
+                t: self._first_code(t, reachable * bound / self.ceiling)
+                for t, bound in self._bounds.items()
+            }
+            options.append((sum(self._count(t, code) for t, code in shares.items()), shares))
+        size, allocation = min(options, key=lambda option: option[0])
+        if size > max(self._budget, _SMALL_QUERY):
+            return None
+        index = self._index
+        parts = []
+        for term, code in allocation.items():
+            start, end = self._postings[term]
+            parts.append(index._docs[start:end][index._codes[start:end] >= code])
+        if len(parts) == 1:
+            return parts[0]
+        merged = np.sort(np.concatenate(parts))
+        return merged[np.concatenate(([True], merged[1:] != merged[:-1]))]
+
+    def exact_scores(self, candidates: np.ndarray) -> np.ndarray:
+        """The candidates' scores, each term's weight added in query order like ``scores``."""
+        index = self._index
+        found = {}
+        marked = None
+        for term in self.terms:
+            start, end = self._postings[term]
+            docs = index._docs[start:end]
+            if len(candidates) * _PROBE_COST * math.log2(len(docs) + 1) < len(docs):
+                positions = np.searchsorted(docs, candidates)
+                positions[positions == len(docs)] = 0
+                hits = np.flatnonzero(docs[positions] == candidates)
+                positions = positions[hits]
+            else:  # many candidates: read the whole posting list once instead of probing
+                if marked is None:
+                    marked = np.zeros(index.corpus_size, dtype=bool)
+                    marked[candidates] = True
+                positions = np.flatnonzero(np.take(marked, docs))
+                hits = np.searchsorted(candidates, docs[positions])
+            weights = np.take(index._ratio, index._codes[start:end][positions])
+            weights *= index.idf[term]
+            found[term] = (hits, weights)
+        scores = np.zeros(len(candidates), dtype=np.float64)
+        for term in self._sequence:
+            hits, weights = found[term]
+            scores[hits] += weights
+        return scores
+
+    def matching_documents(self) -> int:
+        """How many documents hold a query term: all but the longest posting list marked,
+        then the longest one only read."""
+        index = self._index
+        spans = sorted(self._postings.values(), key=lambda span: span[1] - span[0])
+        *others, (start, end) = spans
+        if not others:
+            return end - start
+        marked = np.zeros(index.corpus_size, dtype=bool)
+        for other_start, other_end in others:
+            marked[index._docs[other_start:other_end]] = True
+        also_longest = np.count_nonzero(np.take(marked, index._docs[start:end]))
+        return int(np.count_nonzero(marked)) + (end - start) - int(also_longest)
+
 
 class _BlockDocs:
     """The document number of postings ``start..end``, from where each document's begin."""
@@ -286,11 +463,17 @@ class _PairCodes:
             found = [np.unique(self._keys(s, min(s + _BLOCK, size))) for s in blocks]
             self._sorted_keys = np.unique(np.concatenate(found))
         self.dtype = np.uint16 if len(self._sorted_keys) <= 1 << 16 else np.uint32
+        width = self._width
+        ratios = ratio_of(self._sorted_keys // width, self._sorted_keys % width)
+        # Codes are numbered in ascending ratio order, so within one term a higher code
+        # never weighs less: "every posting weighing at least w" is a comparison of codes.
+        by_ratio = np.argsort(ratios, kind="stable")
+        self.ratios = ratios[by_ratio]
+        self._code_of_key = np.empty(len(by_ratio), dtype=self.dtype)
+        self._code_of_key[by_ratio] = np.arange(len(by_ratio), dtype=self.dtype)
         if key_range <= _MAX_PAIR_GRID:
             self._dense = np.zeros(key_range, dtype=self.dtype)
-            self._dense[self._sorted_keys] = np.arange(len(self._sorted_keys), dtype=self.dtype)
-        width = self._width
-        self.ratios = ratio_of(self._sorted_keys // width, self._sorted_keys % width)
+            self._dense[self._sorted_keys] = self._code_of_key
 
     def _keys(self, start: int, end: int) -> np.ndarray:
         tf = self._tfs[start:end].astype(np.int64)
@@ -301,7 +484,7 @@ class _PairCodes:
         keys = self._keys(start, end)
         if self._dense is not None:
             return self._dense[keys]
-        return np.searchsorted(self._sorted_keys, keys).astype(self.dtype)
+        return self._code_of_key[np.searchsorted(self._sorted_keys, keys)]
 
 
 _NO_DOCS = np.zeros(0, dtype=np.intc)

@@ -336,20 +336,35 @@ class SearchIndex:
         similar_to: Paper | None = None,
     ) -> SearchResult:
         """One page of the papers a planned query matches, best first."""
-        scores, matched = self._score(plan, parsed)
-        total = int(np.count_nonzero(matched))
-        candidates = self._contenders(scores, matched, plan.tokens, offset + limit)
-        page = top_k(scores, offset + limit, candidates=candidates, tiebreak=self._tiebreak)
+        page, page_scores, total = self._page(plan, parsed, offset + limit)
         highlighter = self._analyzer.highlighter(plan.tokens)
         hits = tuple(
-            Hit(self.papers[doc], float(scores[doc]), self._matched_terms(doc, highlighter))
-            for doc in page[offset:]
+            Hit(self.papers[doc], float(score), self._matched_terms(doc, highlighter))
+            for doc, score in zip(
+                page[offset:].tolist(), page_scores[offset:].tolist(), strict=True
+            )
         )
         if not total:
             notes.append(self._why_nothing(plan, parsed))
         elif not hits and offset:
             notes.append(f"No more results: {total} papers matched in all.")
         return self._result(query, hits, total, offset, plan.corrected_text, notes, similar_to)
+
+    def _page(self, plan: _Plan, parsed: ParsedQuery, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """The ``k`` best matches, best first, their scores, and how many papers matched.
+
+        A plain ranked query lets the index score only the papers that can make the page;
+        filters (phrases, exclusions, authors, the paper of "more like this") need every
+        match's score, and so does a query the index finds not worth pruning."""
+        plain = not (plan.phrases or plan.excluded or parsed.authors)
+        if plain and plan.exclude_doc is None:
+            ranking = self._bm25.best(plan.tokens, k, self._tiebreak)
+            if ranking is not None:
+                return ranking.docs, ranking.scores, ranking.total
+        scores, matched = self._score(plan, parsed)
+        candidates = self._contenders(scores, matched, plan.tokens, k)
+        page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
+        return page, scores[page], int(np.count_nonzero(matched))
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int

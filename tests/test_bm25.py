@@ -27,6 +27,12 @@ def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]
         reference_top = sorted(matching, key=lambda doc: (-expected[doc], doc))[:10]
         assert [doc for doc, _ in best] == reference_top
         assert [score for _, score in best] == [expected[doc] for doc in reference_top]
+        for k in (1, 10):
+            ranking = index.best(query, k)
+            if ranking is not None:  # None sends the caller to the full scoring above
+                assert ranking.docs.tolist() == reference_top[:k], query
+                assert ranking.scores.tobytes() == expected[reference_top[:k]].tobytes()
+                assert ranking.total == len(matching)
 
 
 def random_corpus(rng: random.Random, size: int) -> list[list[str]]:
@@ -35,6 +41,48 @@ def random_corpus(rng: random.Random, size: int) -> list[list[str]]:
         [rng.choice(vocabulary[: rng.randint(1, 60)]) for _ in range(rng.randint(0, 40))]
         for _ in range(size)
     ]
+
+
+def zipf_corpus(rng: random.Random, size: int) -> list[list[str]]:
+    """Documents of 5-150 words drawn from a Zipf-like vocabulary, as real text is, with
+    every tenth document a copy of another so that equal scores must be tie-broken."""
+    vocabulary = [f"w{i}" for i in range(3000)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    documents: list[list[str]] = []
+    for number in range(size):
+        if number % 10 == 9:
+            documents.append(list(rng.choice(documents)))
+        else:
+            documents.append(rng.choices(vocabulary, weights, k=rng.randint(5, 150)))
+    return documents
+
+
+def test_the_pruned_ranking_is_the_full_one_and_is_usually_taken() -> None:
+    """``best`` scores only the documents that can make the cut: whenever it answers, it must
+    give the full ranking's documents, order, bit-identical scores and match count."""
+    rng = random.Random(2025)
+    documents = zipf_corpus(rng, 3000)
+    reference = BM25Okapi(documents)
+    index = BM25Index(documents)
+    tiebreak = np.array(rng.sample(range(len(documents)), len(documents)))
+    words = [f"w{i}" for i in range(3000)] + ["unknown"]
+    weights = [1 / (rank + 1) ** 0.7 for rank in range(len(words))]
+    answered = asked = 0
+    for _ in range(150):
+        query = rng.choices(words, weights, k=rng.randint(1, 6))
+        expected = reference.get_scores(query)
+        matching = [doc for doc, tokens in enumerate(documents) if set(query) & set(tokens)]
+        ranked = sorted(matching, key=lambda doc: (-expected[doc], tiebreak[doc]))
+        for k in (1, 5, 10, 40):
+            asked += 1
+            ranking = index.best(query, k, tiebreak)
+            if ranking is None:
+                continue
+            answered += 1
+            assert ranking.docs.tolist() == ranked[:k], (query, k)
+            assert ranking.scores.tobytes() == expected[ranked[:k]].tobytes(), (query, k)
+            assert ranking.total == len(matching), (query, k)
+    assert answered >= 0.8 * asked
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 50, 400])
