@@ -33,7 +33,11 @@ EPSILON = 0.25
 
 _SAMPLE = 512  # documents of the rarest term scored first, to know how high the k-th goes
 _SLACK = 1e-9  # relative margin on pruning bounds, far above float64 rounding
-_SMALL_QUERY = 4096  # candidates always worth scoring one by one, whatever the postings
+_SMALL_QUERY = 1024  # candidates always worth scoring one by one, whatever the postings
+# Scoring a candidate (a binary search per term) costs about as much as adding this many
+# postings in the full scoring: more candidates than postings / _PRUNING_PAYS, and the full
+# scoring is as fast (measured at 300k papers, bench/speed.py's queries).
+_PRUNING_PAYS = 16
 _PROBE_COST = 4  # a binary-search probe costs about this many sequential posting reads
 
 _BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
@@ -323,7 +327,8 @@ class _PrunedQuery:
         self.ceiling = sum(self._bounds.values())
         self._slack = self.ceiling * _SLACK
         self._postings = {t: (int(index._indptr[t]), int(index._indptr[t + 1])) for t in self.terms}
-        self._budget = sum(end - start for start, end in self._postings.values()) // 4
+        postings = sum(end - start for start, end in self._postings.values())
+        self._budget = max(postings // _PRUNING_PAYS, _SMALL_QUERY)
 
     def leaders(self, least: int, count: int) -> np.ndarray | None:
         """About ``count`` documents of the rarest query term holding at least ``least`` (or
@@ -371,7 +376,7 @@ class _PrunedQuery:
             }
             options.append((sum(self._count(t, code) for t, code in shares.items()), shares))
         size, allocation = min(options, key=lambda option: option[0])
-        if size > max(self._budget, _SMALL_QUERY):
+        if size > self._budget:
             return None
         index = self._index
         parts = []
