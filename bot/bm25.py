@@ -34,10 +34,11 @@ EPSILON = 0.25
 _SAMPLE = 512  # documents of the rarest term scored first, to know how high the k-th goes
 _SLACK = 1e-9  # relative margin on pruning bounds, far above float64 rounding
 _SMALL_QUERY = 1024  # candidates always worth scoring one by one, whatever the postings
-# Scoring a candidate (a binary search per term) costs about as much as adding this many
-# postings in the full scoring: more candidates than postings / _PRUNING_PAYS, and the full
-# scoring is as fast (measured at 300k papers, bench/speed.py's queries).
-_PRUNING_PAYS = 16
+# More candidates than the query's postings / _PRUNING_PAYS, and the full scoring is about as
+# fast: 8 gave the best median and p99 of 4, 8, 16 and 32 at 300k papers (bench/speed.py's
+# queries, one run).
+_PRUNING_PAYS = 8
+_BITMAP_SHARE = 16  # a term in 1/16 of the documents has a bitmap: 4 bytes a document
 _PROBE_COST = 4  # a binary-search probe costs about this many sequential posting reads
 
 _BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
@@ -169,11 +170,25 @@ class BM25Index:
             self._docs[slots] = posting_docs(start, end)[order]
             self._codes[slots] = pair_codes(start, end)[order]
             next_slot += np.bincount(block_terms, minlength=len(next_slot))
+        self._bitmaps: dict[int, _Bitmap] = {}  # filled as queries use frequent terms
         # Each term's highest code: its weight's upper bound, for pruning in ``best``.
         self._top_code = np.zeros(len(self.vocabulary), dtype=pair_codes.dtype)
         present = np.flatnonzero(document_frequency)
         if len(present):
             self._top_code[present] = np.maximum.reduceat(self._codes, self._indptr[present])
+
+    def _bitmap(self, term: int) -> _Bitmap | None:
+        """The bitmap of a term in at least 1/_BITMAP_SHARE of the documents, made on first
+        use (a frequent term's bitmap is smaller than its posting list, so all of them
+        together stay under a quarter of the index). Threads may race to make one: each
+        makes the same, and the dictionary keeps either."""
+        start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+        if (end - start) * _BITMAP_SHARE < self.corpus_size:
+            return None
+        bitmap = self._bitmaps.get(term)
+        if bitmap is None:
+            bitmap = self._bitmaps[term] = _Bitmap(self._docs[start:end], self.corpus_size)
+        return bitmap
 
     def _ratio_of(self, tf: np.ndarray, length: np.ndarray) -> np.ndarray:
         """rank-bm25's ``q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len / avgdl))``,
@@ -396,7 +411,10 @@ class _PrunedQuery:
         for term in self.terms:
             start, end = self._postings[term]
             docs = index._docs[start:end]
-            if len(candidates) * _PROBE_COST * math.log2(len(docs) + 1) < len(docs):
+            bitmap = index._bitmap(term)
+            if bitmap is not None:
+                hits, positions = bitmap.find(candidates)
+            elif len(candidates) * _PROBE_COST * math.log2(len(docs) + 1) < len(docs):
                 positions = np.searchsorted(docs, candidates)
                 positions[positions == len(docs)] = 0
                 hits = np.flatnonzero(docs[positions] == candidates)
@@ -417,18 +435,53 @@ class _PrunedQuery:
         return scores
 
     def matching_documents(self) -> int:
-        """How many documents hold a query term: all but the longest posting list marked,
-        then the longest one only read."""
+        """How many documents hold a query term: the frequent terms' bitmaps or-ed together
+        with a bitmap of the other terms' postings, then counted."""
         index = self._index
-        spans = sorted(self._postings.values(), key=lambda span: span[1] - span[0])
-        *others, (start, end) = spans
-        if not others:
+        if len(self.terms) == 1:
+            start, end = self._postings[self.terms[0]]
             return end - start
-        marked = np.zeros(index.corpus_size, dtype=bool)
-        for other_start, other_end in others:
-            marked[index._docs[other_start:other_end]] = True
-        also_longest = np.count_nonzero(np.take(marked, index._docs[start:end]))
-        return int(np.count_nonzero(marked)) + (end - start) - int(also_longest)
+        rare = []
+        frequent = []
+        for term in self.terms:
+            bitmap = index._bitmap(term)
+            if bitmap is None:
+                start, end = self._postings[term]
+                rare.append(index._docs[start:end])
+            else:
+                frequent.append(bitmap.words)
+        union = _Bitmap.of(rare, index.corpus_size)
+        for words in frequent:
+            union |= words
+        return int(np.bitwise_count(union).sum())
+
+
+class _Bitmap:
+    """Which documents hold a term, a bit each, with the count of set bits before each
+    64-bit word: whether a document holds the term, and where in the term's posting list,
+    is then a few vectorised operations per document instead of a binary search."""
+
+    def __init__(self, docs: np.ndarray, corpus_size: int) -> None:
+        self.words = self.of([docs], corpus_size)
+        self._before = np.zeros(len(self.words), dtype=np.uint32)
+        np.cumsum(np.bitwise_count(self.words[:-1]), out=self._before[1:])
+
+    @staticmethod
+    def of(doc_lists: Iterable[np.ndarray], corpus_size: int) -> np.ndarray:
+        """The 64-bit words of a bitmap of every document in ``doc_lists``."""
+        bits = np.zeros((corpus_size + 63) // 64 * 64, dtype=bool)
+        for docs in doc_lists:
+            bits[docs] = True
+        return np.packbits(bits, bitorder="little").view("<u8")
+
+    def find(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of ``docs`` (their indices) hold the term, and their posting positions."""
+        word_numbers = docs >> 6
+        words = self.words[word_numbers]
+        shifts = (docs & 63).astype(np.uint64)
+        held = np.flatnonzero((words >> shifts) & np.uint64(1))
+        below = words[held] & ((np.uint64(1) << shifts[held]) - np.uint64(1))
+        return held, self._before[word_numbers[held]] + np.bitwise_count(below)
 
 
 class _BlockDocs:
