@@ -38,7 +38,7 @@ _SMALL_QUERY = 1024  # candidates always worth scoring one by one, whatever the 
 # fast: 8 gave the best median and p99 of 4, 8, 16 and 32 at 300k papers (bench/speed.py's
 # queries, one run).
 _PRUNING_PAYS = 8
-_BITMAP_SHARE = 16  # a term in 1/16 of the documents has a bitmap: 4 bytes a document
+_BITMAP_SHARE = 16  # a term in at least 1/16 of the documents has a bitmap
 _PROBE_COST = 4  # a binary-search probe costs about this many sequential posting reads
 
 _BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
@@ -170,25 +170,18 @@ class BM25Index:
             self._docs[slots] = posting_docs(start, end)[order]
             self._codes[slots] = pair_codes(start, end)[order]
             next_slot += np.bincount(block_terms, minlength=len(next_slot))
-        self._bitmaps: dict[int, _Bitmap] = {}  # filled as queries use frequent terms
         # Each term's highest code: its weight's upper bound, for pruning in ``best``.
         self._top_code = np.zeros(len(self.vocabulary), dtype=pair_codes.dtype)
         present = np.flatnonzero(document_frequency)
         if len(present):
             self._top_code[present] = np.maximum.reduceat(self._codes, self._indptr[present])
-
-    def _bitmap(self, term: int) -> _Bitmap | None:
-        """The bitmap of a term in at least 1/_BITMAP_SHARE of the documents, made on first
-        use (a frequent term's bitmap is smaller than its posting list, so all of them
-        together stay under a quarter of the index). Threads may race to make one: each
-        makes the same, and the dictionary keeps either."""
-        start, end = int(self._indptr[term]), int(self._indptr[term + 1])
-        if (end - start) * _BITMAP_SHARE < self.corpus_size:
-            return None
-        bitmap = self._bitmaps.get(term)
-        if bitmap is None:
-            bitmap = self._bitmaps[term] = _Bitmap(self._docs[start:end], self.corpus_size)
-        return bitmap
+        # Frequent terms also get a bitmap, for pruned ranking: 1.5 bits a document, at most
+        # half of what the term's postings take (48 bits each, in 1/16 of the documents).
+        frequent = np.flatnonzero(document_frequency * _BITMAP_SHARE >= self.corpus_size)
+        self._bitmaps = {
+            term: _Bitmap(self._docs[self._indptr[term] : self._indptr[term + 1]], self.corpus_size)
+            for term in frequent.tolist()
+        }
 
     def _ratio_of(self, tf: np.ndarray, length: np.ndarray) -> np.ndarray:
         """rank-bm25's ``q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len / avgdl))``,
@@ -411,7 +404,7 @@ class _PrunedQuery:
         for term in self.terms:
             start, end = self._postings[term]
             docs = index._docs[start:end]
-            bitmap = index._bitmap(term)
+            bitmap = index._bitmaps.get(term)
             if bitmap is not None:
                 hits, positions = bitmap.find(candidates)
             elif len(candidates) * _PROBE_COST * math.log2(len(docs) + 1) < len(docs):
@@ -444,7 +437,7 @@ class _PrunedQuery:
         rare = []
         frequent = []
         for term in self.terms:
-            bitmap = index._bitmap(term)
+            bitmap = index._bitmaps.get(term)
             if bitmap is None:
                 start, end = self._postings[term]
                 rare.append(index._docs[start:end])
