@@ -569,6 +569,8 @@ def _trimmed_url(target: str) -> str:
 
 
 def _without_path_slash(url: str) -> str:
+    if not url.endswith("/"):  # nothing to strip, so no need to parse it
+        return url
     return url.rstrip("/") if urlsplit(url).path not in ("", "/") else url
 
 
