@@ -222,16 +222,22 @@ def _long_form(letters: str, candidate: str) -> str | None:
     return long_form
 
 
+def _letters(written: str) -> str:
+    """The letters and digits an acronym abbreviates (``MLLMs`` → ``mllm``)."""
+    return "".join(c.lower() for c in _fold_acronym_plural(written) if c.isalnum())
+
+
 @lru_cache(maxsize=1 << 16)
-def _definition(written: str, words_before: tuple[str, ...]) -> Acronym | None:
-    """The pair defined by ``written`` in parentheses after ``words_before``, if any (cached:
-    abstracts repeat their definitions, synthetic ones even more)."""
+def _definition(written: str, window: tuple[str, ...]) -> Acronym | None:
+    """The pair defined by ``written`` in parentheses after the words of ``window``, if any.
+
+    Cached on the few words a long form can span rather than on a longer look back, so a
+    phrase many abstracts define the same way ("large language models (LLMs)") is matched
+    once."""
     token = word_tokens(written)
     if len(token.tokens) != 1 or token.joined:
         return None
-    letters = "".join(c.lower() for c in _fold_acronym_plural(written) if c.isalnum())
-    window = words_before[-min(len(letters) + 5, 2 * len(letters)) :]
-    long_form = _long_form(letters, " ".join(window))
+    long_form = _long_form(_letters(written), " ".join(window))
     if long_form is None:
         return None
     long_tokens = tuple(analyze(long_form))
@@ -250,8 +256,11 @@ def find_acronyms(text: str, settled: Container[str] = ()) -> Iterator[Acronym]:
             continue
         # 15 letters at most, so 20 words at most: a bounded look back, not the whole text.
         before = text[max(0, match.start() - 400) : match.start()]
-        words_before = tuple(unicodedata.normalize("NFKC", before).split()[-20:])
-        acronym = _definition(unicodedata.normalize("NFKC", written), words_before)
+        words_before = unicodedata.normalize("NFKC", before).split()[-20:]
+        written = unicodedata.normalize("NFKC", written)
+        letters = len(_letters(written))
+        window = tuple(words_before[-min(letters + 5, 2 * letters) :])
+        acronym = _definition(written, window)
         if acronym is not None:
             yield acronym
 
