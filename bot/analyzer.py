@@ -370,6 +370,8 @@ class CorpusAnalyzer:
         return " " + " ".join(t for word in written for t in self.word(word).parts) + " "
 
     def _analyze_chunk(self, chunk: str) -> tuple[str, ...]:
+        if chunk.isascii() and chunk.isalpha():  # most chunks: one word, NFKC leaves it be
+            return self.word(chunk).tokens
         nfkc = unicodedata.normalize("NFKC", chunk)
         words = [self.word(word) for word in WORD_PATTERN.findall(nfkc)]
         return tuple(chain.from_iterable(map(_TOKENS, words)))
