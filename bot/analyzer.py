@@ -426,20 +426,30 @@ class Highlighter:
 
     Made once per query: it knows every chunk of the corpus holding a wanted token, so a text
     is marked up with a split and a set lookup per chunk, and only those chunks are read word
-    by word.
+    by word, each once per query however many hits repeat it.
     """
 
     def __init__(self, analyzer: CorpusAnalyzer, wanted: set[str], chunks: set[str]) -> None:
         self._analyzer = analyzer
         self._wanted = wanted
         self._chunks = chunks
+        self._matched: dict[str, list[str]] = {}
 
     def words(self, text: str) -> list[str]:
         chunks = text.split()
-        word = self._analyzer.word
         return [
             written
             for chunk in compress(chunks, map(self._chunks.__contains__, chunks))
-            for written in WORD_PATTERN.findall(chunk)
-            if not self._wanted.isdisjoint(word(unicodedata.normalize("NFKC", written)).tokens)
+            for written in self._words_of(chunk)
         ]
+
+    def _words_of(self, chunk: str) -> list[str]:
+        matched = self._matched.get(chunk)
+        if matched is None:
+            word = self._analyzer.word
+            matched = self._matched[chunk] = [
+                written
+                for written in WORD_PATTERN.findall(chunk)
+                if not self._wanted.isdisjoint(word(unicodedata.normalize("NFKC", written)).tokens)
+            ]
+        return matched

@@ -443,7 +443,7 @@ class _PrunedQuery:
                 rare.append(index._docs[start:end])
             else:
                 frequent.append(bitmap.words)
-        union = _Bitmap.of(rare, index.corpus_size)
+        union = _Bitmap.of(rare, index.corpus_size) if rare else frequent.pop().copy()
         for words in frequent:
             union |= words
         return int(np.bitwise_count(union).sum())
