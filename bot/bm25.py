@@ -34,10 +34,6 @@ EPSILON = 0.25
 _SAMPLE = 512  # documents of the rarest term scored first, to know how high the k-th goes
 _SLACK = 1e-9  # relative margin on pruning bounds, far above float64 rounding
 _SMALL_QUERY = 1024  # candidates always worth scoring one by one, whatever the postings
-# More candidates than the query's postings / _PRUNING_PAYS, and the full scoring is about as
-# fast: 8 gave the best median and p99 of 4, 8, 16 and 32 at 300k papers (bench/speed.py's
-# queries, one run).
-_PRUNING_PAYS = 8
 _BITMAP_SHARE = 16  # a term in at least 1/16 of the documents has a bitmap
 _PROBE_COST = 4  # a binary-search probe costs about this many sequential posting reads
 
@@ -335,8 +331,9 @@ class _PrunedQuery:
         self.ceiling = sum(self._bounds.values())
         self._slack = self.ceiling * _SLACK
         self._postings = {t: (int(index._indptr[t]), int(index._indptr[t + 1])) for t in self.terms}
+        # A candidate costs a lookup per term, the full scoring an add per posting.
         postings = sum(end - start for start, end in self._postings.values())
-        self._budget = max(postings // _PRUNING_PAYS, _SMALL_QUERY)
+        self._budget = max(postings // len(self.terms), _SMALL_QUERY)
 
     def leaders(self, least: int, count: int) -> np.ndarray | None:
         """About ``count`` documents of the rarest query term holding at least ``least`` (or

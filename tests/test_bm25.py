@@ -63,7 +63,7 @@ def test_the_pruned_ranking_is_the_full_one_and_is_usually_taken(
     """``best`` scores only the documents that can make the cut: whenever it answers, it must
     give the full ranking's documents, order, bit-identical scores and match count. (Pruning
     is allowed whatever it saves, so that most queries of this small corpus take it.)"""
-    monkeypatch.setattr(bm25, "_PRUNING_PAYS", 1)
+    monkeypatch.setattr(bm25, "_SMALL_QUERY", 1 << 30)
     rng = random.Random(2025)
     documents = zipf_corpus(rng, 3000)
     reference = BM25Okapi(documents)
