@@ -168,7 +168,6 @@ def real_papers() -> list[Paper]:
 
 def synthetic_paper(number: int, fake: SyntheticPaper) -> Paper:
     """A ``Paper`` built directly, skipping the text cleaner: synthetic text is already plain."""
-    first_sentence = SENTENCE_END.split(fake.abstract, maxsplit=1)[0]
     return Paper(
         id=paper_id_for(fake.abstract),
         title=fake.title,
@@ -177,11 +176,8 @@ def synthetic_paper(number: int, fake: SyntheticPaper) -> Paper:
         url=None,
         abstract=fake.abstract,
         plain_abstract=fake.abstract,
-        display_abstract=fake.abstract,
-        display_title=fake.title,
         code_urls=(),
         links=(),
-        tldr=first_sentence[:300],
         title_derived=False,
         source=f"synthetic#{number}",
     )

@@ -140,7 +140,13 @@ class BM25Index:
         self.doc_len = np.frombuffer(builder._lengths, dtype=np.int64).copy()
         self.corpus_size = len(self.doc_len)
         self.avgdl = int(self.doc_len.sum()) / self.corpus_size if self.corpus_size else 0.0
-        document_frequency = np.bincount(terms, minlength=len(self.vocabulary))
+        # Counted block by block: np.bincount copies its input to 8-byte integers, which
+        # for every posting at once would be the build's peak.
+        document_frequency = np.zeros(len(self.vocabulary), dtype=np.int64)
+        for start in range(0, len(terms), _BLOCK):
+            document_frequency += np.bincount(
+                terms[start : start + _BLOCK], minlength=len(self.vocabulary)
+            )
         self.idf, self.average_idf = _okapi_idf(
             document_frequency.tolist(), self.corpus_size, epsilon
         )
@@ -154,20 +160,23 @@ class BM25Index:
         posting_docs = _BlockDocs(first_posting)
         pair_codes = _PairCodes(tfs, self.doc_len, posting_docs, self._ratio_of)
         self._ratio = pair_codes.ratios
-        self._docs = np.empty(len(terms), dtype=np.intc)
-        self._codes = np.empty(len(terms), dtype=pair_codes.dtype)
-        next_slot = self._indptr[:-1].copy()
-        for start in range(0, len(terms), _BLOCK):  # a counting sort by term, block by block
-            end = min(start + _BLOCK, len(terms))
-            order = np.argsort(terms[start:end], kind="stable")
-            block_terms = terms[start:end][order]
-            rank = np.arange(end - start) - np.searchsorted(block_terms, block_terms)
-            slots = next_slot[block_terms] + rank
-            self._docs[slots] = posting_docs(start, end)[order]
-            self._codes[slots] = pair_codes(start, end)[order]
-            next_slot += np.bincount(block_terms, minlength=len(next_slot))
+        codes_dtype = pair_codes.dtype
+        # Codes first, then documents: the term frequencies can go before the documents'
+        # array is filled, so input and output never both hold 12 bytes a posting. The sort
+        # leaves each posting's slot where its term was, so the documents need no second sort.
+        self._codes = np.empty(len(terms), dtype=codes_dtype)
+        slots = _sort_by_term(terms, self._indptr, self._codes, pair_codes)
+        del terms, tfs, pair_codes
+        builder._tfs = array("H")
+        self._docs = np.empty(len(slots), dtype=np.intc)
+        for start in range(0, len(slots), _BLOCK):
+            end = min(start + _BLOCK, len(slots))
+            self._docs[slots[start:end]] = posting_docs(start, end)
+        del slots
+        builder._terms = array("i")
+        document_frequency = np.diff(self._indptr)
         # Each term's highest code: its weight's upper bound, for pruning in ``best``.
-        self._top_code = np.zeros(len(self.vocabulary), dtype=pair_codes.dtype)
+        self._top_code = np.zeros(len(self.vocabulary), dtype=codes_dtype)
         present = np.flatnonzero(document_frequency)
         if len(present):
             self._top_code[present] = np.maximum.reduceat(self._codes, self._indptr[present])
@@ -472,6 +481,30 @@ class _Bitmap:
         held = np.flatnonzero((words >> shifts) & np.uint64(1))
         below = words[held] & ((np.uint64(1) << shifts[held]) - np.uint64(1))
         return held, self._before[word_numbers[held]] + np.bitwise_count(below)
+
+
+def _sort_by_term(
+    terms: np.ndarray,
+    indptr: np.ndarray,
+    out: np.ndarray,
+    values: Callable[[int, int], np.ndarray],
+) -> np.ndarray:
+    """A counting sort by term, block by block: ``out`` gets ``values`` of every posting at its
+    term's next slot, postings of a term in their original order. Each posting's slot
+    overwrites its term in ``terms`` (4-byte integers: up to 2^31 postings, some 10 million
+    abstracts), which is returned."""
+    next_slot = indptr[:-1].copy()
+    for start in range(0, len(terms), _BLOCK):
+        end = min(start + _BLOCK, len(terms))
+        block = terms[start:end]
+        order = np.argsort(block, kind="stable")
+        block_terms = block[order]
+        rank = np.arange(end - start) - np.searchsorted(block_terms, block_terms)
+        slots = next_slot[block_terms] + rank
+        out[slots] = values(start, end)[order]
+        next_slot += np.bincount(block_terms, minlength=len(next_slot))
+        block[order] = slots
+    return terms
 
 
 class _BlockDocs:

@@ -143,6 +143,7 @@ class _ChunkIndexer:
         starts = np.array(chunk_starts, dtype=np.int64)
         terms = np.array(chunk_terms, dtype=np.intc)
         del chunk_starts, chunk_terms
+        analyzer.forget_chunks()  # before the terms are counted, which sets the peak
         for block, first in enumerate(range(0, len(papers), _RUN_BLOCK)):
             text, names = self._text.pop(block), self._authors.pop(block)
             count = min(_RUN_BLOCK, len(papers) - first)
@@ -157,8 +158,8 @@ class _ChunkIndexer:
                     np.concatenate([text_papers, name_papers]),
                     end - start,
                 )
+            del text, names  # counted: a block left alive would sit through the sort
         del starts, terms
-        analyzer.forget_chunks()  # before the postings are sorted, which sets the peak
         return analyzer, builder.build()
 
 
