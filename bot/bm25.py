@@ -366,6 +366,10 @@ class _PrunedQuery:
         ratio = share / self._per_ratio[term] * (1 - _SLACK)
         return int(np.searchsorted(self._index._ratio, ratio))
 
+    def _length(self, term: int) -> int:
+        start, end = self._postings[term]
+        return end - start
+
     def _count(self, term: int, code: int) -> int:
         start, end = self._postings[term]
         return int(np.count_nonzero(self._index._codes[start:end] >= code))
@@ -388,7 +392,12 @@ class _PrunedQuery:
                 t: self._first_code(t, reachable * bound / self.ceiling)
                 for t, bound in self._bounds.items()
             }
-            options.append((sum(self._count(t, code) for t, code in shares.items()), shares))
+            size = 0
+            for term in sorted(shares, key=self._length, reverse=True):  # over budget soonest
+                size += self._count(term, shares[term])
+                if size > self._budget:
+                    return None
+            options.append((size, shares))
         size, allocation = min(options, key=lambda option: option[0])
         if size > self._budget:
             return None
