@@ -248,10 +248,15 @@ class BM25Index:
 
     def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
         """BM25Okapi score of every document, terms added in query order as rank-bm25 does."""
+        tokens = list(query_tokens)
+        repeated = {token: None for token, count in Counter(tokens).items() if count > 1}
         scores = np.zeros(self.corpus_size, dtype=np.float64)
         untouched = True
-        for token in query_tokens:
-            docs, weights = self.postings(token)
+        for token in tokens:
+            postings = repeated.get(token) or self.postings(token)  # a repeat reuses weights
+            if token in repeated:
+                repeated[token] = postings
+            docs, weights = postings
             if untouched and len(docs):
                 scores[docs] = weights  # 0.0 + w is w: skipping the read changes no bit
                 untouched = False
