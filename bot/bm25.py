@@ -33,6 +33,7 @@ EPSILON = 0.25
 
 _SAMPLE = 512  # documents of the rarest term scored first, to know how high the k-th goes
 _SLACK = 1e-9  # relative margin on pruning bounds, far above float64 rounding
+_FEW_CONTENDERS = 1024  # candidates scored at once; more are first thinned term by term
 _SMALL_QUERY = 1024  # candidates always worth scoring one by one, whatever the postings
 _BITMAP_SHARE = 16  # a term in at least 1/16 of the documents has a bitmap
 # A binary search per candidate costs about _PROBE_COST posting reads; marking the candidates
@@ -314,6 +315,8 @@ class BM25Index:
             candidates = query.candidates(theta)
             if candidates is None:
                 return None
+            if len(candidates) > _FEW_CONTENDERS:
+                candidates = query.contenders(candidates, theta)
             scores = query.exact_scores(candidates)
         keys = None if tiebreak is None else tiebreak[candidates]
         chosen = top_k(scores, k, tiebreak=keys)
@@ -339,7 +342,7 @@ class _PrunedQuery:
     def __init__(self, index: BM25Index, sequence: list[int]) -> None:
         self._index = index
         self._sequence = sequence
-        repeats = Counter(sequence)
+        repeats = self._repeats = Counter(sequence)
         self.terms = list(repeats)
         self._per_ratio = {t: repeats[t] * float(index.idf[t]) for t in self.terms}
         self._bounds = {
@@ -421,36 +424,28 @@ class _PrunedQuery:
 
     def exact_scores(self, candidates: np.ndarray) -> np.ndarray:
         """The candidates' scores, each term's weight added in query order like ``scores``."""
-        index = self._index
-        found = {}
-        marked = None
-        probe = None
-        for term in self.terms:
-            start, end = self._postings[term]
-            docs = index._docs[start:end]
-            bitmap = index._bitmaps.get(term)
-            if bitmap is not None:
-                probe = probe or _Probe(candidates)
-                hits, positions = bitmap.find(probe)
-            elif len(candidates) * _PROBE_COST < _MARKING_COST + len(docs):
-                positions = np.searchsorted(docs, candidates)
-                positions[positions == len(docs)] = 0
-                hits = np.flatnonzero(docs[positions] == candidates)
-                positions = positions[hits]
-            else:  # many candidates: read the whole posting list once instead of probing
-                if marked is None:
-                    marked = np.zeros(index.corpus_size, dtype=bool)
-                    marked[candidates] = True
-                positions = np.flatnonzero(np.take(marked, docs))
-                hits = np.searchsorted(candidates, docs[positions])
-            weights = np.take(index._ratio, np.take(index._codes[start:end], positions))
-            weights *= index.idf[term]
-            found[term] = (hits, weights)
+        lookup = _Lookup(self, candidates)
+        found = {term: lookup.weights(term) for term in self.terms}
         scores = np.zeros(len(candidates), dtype=np.float64)
         for term in self._sequence:
             hits, weights = found[term]
             scores[hits] += weights
         return scores
+
+    def contenders(self, candidates: np.ndarray, theta: float) -> np.ndarray:
+        """The candidates that can still reach ``θ``: each term's weights are read, heaviest
+        bound first, and a candidate whose weights so far plus the bounds of the terms still
+        unread fall short of θ is dropped before the next term is read."""
+        unread = self.ceiling
+        floor = theta - self._slack
+        partial = np.zeros(len(candidates), dtype=np.float64)
+        for term in sorted(self.terms, key=self._bounds.__getitem__, reverse=True)[:-1]:
+            hits, weights = _Lookup(self, candidates).weights(term)
+            partial[hits] += weights * self._repeats[term]
+            unread -= self._bounds[term]
+            keep = np.flatnonzero(partial + unread >= floor)
+            candidates, partial = candidates[keep], partial[keep]
+        return candidates
 
     def matching_documents(self) -> int:
         """How many documents hold a query term: the frequent terms' bitmaps or-ed together
@@ -472,6 +467,42 @@ class _PrunedQuery:
         for words in frequent:
             union |= words
         return int(np.bitwise_count(union).sum())
+
+
+class _Lookup:
+    """Finds a set of candidates in one term's postings after another, by bitmap, binary
+    search or a map of the candidates, whichever is cheapest for the sizes at hand."""
+
+    def __init__(self, query: _PrunedQuery, candidates: np.ndarray) -> None:
+        self._query = query
+        self._candidates = candidates
+        self._marked: np.ndarray | None = None
+        self._probe: _Probe | None = None
+
+    def weights(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Which candidates (indices) hold ``term``, and its weight in each."""
+        index = self._query._index
+        candidates = self._candidates
+        start, end = self._query._postings[term]
+        docs = index._docs[start:end]
+        bitmap = index._bitmaps.get(term)
+        if bitmap is not None:
+            self._probe = self._probe or _Probe(candidates)
+            hits, positions = bitmap.find(self._probe)
+        elif len(candidates) * _PROBE_COST < _MARKING_COST + len(docs):
+            positions = np.searchsorted(docs, candidates)
+            positions[positions == len(docs)] = 0
+            hits = np.flatnonzero(docs[positions] == candidates)
+            positions = positions[hits]
+        else:  # many candidates: read the whole posting list once instead of probing
+            if self._marked is None:
+                self._marked = np.zeros(index.corpus_size, dtype=bool)
+                self._marked[candidates] = True
+            positions = np.flatnonzero(np.take(self._marked, docs))
+            hits = np.searchsorted(candidates, docs[positions])
+        weights = np.take(index._ratio, np.take(index._codes[start:end], positions))
+        weights *= index.idf[term]
+        return hits, weights
 
 
 class _Bitmap:
