@@ -182,6 +182,33 @@ def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
     assert_same_as_rank_bm25(documents, real_queries(catalogue, index, 25))
 
 
+def test_search_pages_are_the_same_whether_pruned_or_fully_scored(
+    catalogue: LoadedCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a researcher sees (papers, order, scores, match count, bolded words) must not
+    depend on whether the index pruned the query."""
+    index = SearchIndex.build(catalogue.papers)
+    rng = random.Random(11)
+    queries = []
+    for paper in rng.sample([p for p in catalogue.papers if p.abstract], 60):
+        words = paper.plain_abstract.split()
+        start = rng.randrange(len(words))
+        queries.append(" ".join(words[start : start + rng.randint(1, 5)]))
+
+    def pages() -> list[tuple[object, ...]]:
+        results = [
+            index.search(query, limit=10, offset=offset) for query in queries for offset in (0, 5)
+        ]
+        return [
+            (result.total, [(hit.paper.id, hit.score, hit.matched_terms) for hit in result.hits])
+            for result in results
+        ]
+
+    pruned = pages()
+    monkeypatch.setattr(BM25Index, "best", lambda *args, **kwargs: None)
+    assert pages() == pruned
+
+
 def test_a_term_repeated_beyond_two_bytes_of_tf_still_scores_identically() -> None:
     documents = [["echo"] * 70_000 + ["rare"], ["echo", "other"], ["other"], ["rare", "x"]]
     assert_same_as_rank_bm25(documents, [["echo"], ["rare", "echo"], ["other", "x"]])
