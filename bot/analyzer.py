@@ -392,9 +392,8 @@ class CorpusAnalyzer:
         try:
             analysed = list(map(self._chunks.__getitem__, chunks))
         except KeyError:  # chunks never seen before: analyse them in reading order
-            for chunk in filterfalse(self._chunks.__contains__, chunks):
-                if chunk not in self._chunks:
-                    self._chunks[chunk] = self._analyze_chunk(chunk)
+            for chunk in filterfalse(self._chunks.__contains__, chunks):  # checked lazily
+                self._chunks[chunk] = self._analyze_chunk(chunk)
             analysed = list(map(self._chunks.__getitem__, chunks))
         return list(chain.from_iterable(analysed))
 

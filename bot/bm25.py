@@ -9,7 +9,9 @@ depends only on the term frequency and the document length; the few thousand dis
 2-byte code for its pair instead of an 8-byte weight. Ratios, weights and the idf (with its
 average-idf floor, summed in the same first-seen term order) are computed with the same
 floating-point operations, in the same order, as rank-bm25's expression, so the scores are
-bit-identical to ``BM25Okapi(...).get_scores``.
+bit-identical to ``BM25Okapi(...).get_scores``. ``best`` finds a page of top documents
+without scoring every posting: codes are numbered in weight order, so the postings that can
+matter are found by comparing codes, and only those documents are scored, in query order.
 
 rank-bm25's quirks are kept on purpose because the scores must equal its own: only negative
 idfs are floored (to ``epsilon`` times the mean idf, which can itself be negative in corpora of
