@@ -424,8 +424,8 @@ class Highlighter:
     """The words of a text that a query matched, as written (for bolding).
 
     Made once per query: it knows every chunk of the corpus holding a wanted token, so a text
-    is marked up with a split and a set lookup per chunk, and only those chunks are read word
-    by word, each once per query however many hits repeat it.
+    is marked up with a split and a set lookup per chunk, and only the distinct chunks found
+    are read word by word, each once per query however many hits repeat it.
     """
 
     def __init__(self, analyzer: CorpusAnalyzer, wanted: set[str], chunks: set[str]) -> None:
@@ -434,13 +434,13 @@ class Highlighter:
         self._chunks = chunks
         self._matched: dict[str, list[str]] = {}
 
-    def words(self, text: str) -> list[str]:
-        chunks = text.split()
-        return [
-            written
-            for chunk in compress(chunks, map(self._chunks.__contains__, chunks))
-            for written in self._words_of(chunk)
-        ]
+    def words(self, texts: Iterable[str]) -> tuple[str, ...]:
+        """The matched words of ``texts``, each once, in reading order."""
+        wanted = self._chunks.__contains__
+        chunks = dict.fromkeys(
+            chain.from_iterable(compress(c, map(wanted, c)) for c in map(str.split, texts))
+        )
+        return tuple(dict.fromkeys(chain.from_iterable(map(self._words_of, chunks))))
 
     def _words_of(self, chunk: str) -> list[str]:
         matched = self._matched.get(chunk)

@@ -347,14 +347,18 @@ class Ranking:
 
 @dataclass(frozen=True)
 class _Candidates:
-    """Documents to score, sorted, with the weights already read for terms they all hold
-    (those they were selected by), so no term is looked up twice."""
+    """Documents to score, sorted, with the weights already read for some terms, one per
+    candidate (0.0 where it lacks the term: adding 0.0 changes no score), so no term is
+    looked up twice."""
 
     docs: np.ndarray
     known: dict[int, np.ndarray]
 
     def __getitem__(self, kept: np.ndarray) -> _Candidates:
         return _Candidates(self.docs[kept], {t: w[kept] for t, w in self.known.items()})
+
+    def knowing(self, term: int, weights: np.ndarray) -> _Candidates:
+        return _Candidates(self.docs, {**self.known, term: weights})
 
 
 class _PrunedQuery:
@@ -480,18 +484,22 @@ class _PrunedQuery:
         return scores
 
     def contenders(self, candidates: _Candidates, theta: float) -> _Candidates:
-        """The candidates that can still reach ``θ``: each term's weights are read, heaviest
-        bound first (those already known first of all), and a candidate whose weights so far
-        plus the bounds of the terms still unread fall short of θ is dropped before the next
-        term is read."""
-        unread = self.ceiling
+        """The candidates that can still reach ``θ``: starting from the weights already
+        known, the other terms' weights are read, heaviest bound first, and a candidate whose
+        weights so far plus the bounds of the terms still unread fall short of θ is dropped
+        before the next term is read. (The known weights alone drop nothing: they are what
+        selected the candidates.)"""
         floor = theta - self._slack
         partial = np.zeros(len(candidates.docs), dtype=np.float64)
-        known = candidates.known
-        order = sorted(self.terms, key=lambda t: (t not in known, -self._bounds[t]))
-        for term in order[:-1]:
-            hits, weights = _Lookup(self, candidates).weights(term)
-            partial[hits] += weights * self._repeats[term]
+        unread = self.ceiling
+        for term, weights in candidates.known.items():
+            partial += weights * self._repeats[term]
+            unread -= self._bounds[term]
+        unknown = [t for t in self.terms if t not in candidates.known]
+        for term in sorted(unknown, key=self._bounds.__getitem__, reverse=True)[:-1]:
+            weights = _Lookup(self, candidates).dense(term)
+            candidates = candidates.knowing(term, weights)
+            partial += weights * self._repeats[term]
             unread -= self._bounds[term]
             keep = np.flatnonzero(partial + unread >= floor)
             candidates, partial = candidates[keep], partial[keep]
@@ -553,12 +561,21 @@ class _Lookup:
         self._marked: np.ndarray | None = None
         self._probe: _Probe | None = None
 
-    def weights(self, term: int) -> tuple[np.ndarray, np.ndarray]:
-        """Which candidates (indices) hold ``term``, and its weight in each."""
+    def dense(self, term: int) -> np.ndarray:
+        """``term``'s weight in each candidate, 0.0 where it is absent."""
+        hits, weights = self.weights(term)
+        if isinstance(hits, slice):
+            return weights
+        dense = np.zeros(len(self._candidates.docs), dtype=np.float64)
+        dense[hits] = weights
+        return dense
+
+    def weights(self, term: int) -> tuple[np.ndarray | slice, np.ndarray]:
+        """Which candidates (indices, or all of them) hold ``term``, and its weight in each."""
         known = self._candidates.known.get(term)
-        candidates = self._candidates.docs
         if known is not None:
-            return np.arange(len(candidates)), known
+            return _EVERY, known
+        candidates = self._candidates.docs
         index = self._query._index
         start, end = self._query._postings[term]
         docs = index._docs[start:end]
@@ -708,6 +725,7 @@ class _PairCodes:
 
 
 _NO_DOCS = np.zeros(0, dtype=np.intc)
+_EVERY = slice(None)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 
 

@@ -22,7 +22,6 @@ from bot.analyzer import (
     WORD_PATTERN,
     Acronym,
     CorpusAnalyzer,
-    Highlighter,
     analyze,
     mine_acronyms,
     word_tokens,
@@ -340,7 +339,8 @@ class SearchIndex:
         page, page_scores, total = self._page(plan, parsed, offset + limit)
         highlighter = self._analyzer.highlighter(plan.tokens)
         hits = tuple(
-            Hit(self.papers[doc], float(score), self._matched_terms(doc, highlighter))
+            # Words of the paper, as written, whose tokens the query asked for (for bolding).
+            Hit(self.papers[doc], float(score), highlighter.words(_texts(self.papers[doc])))
             for doc, score in zip(
                 page[offset:].tolist(), page_scores[offset:].tolist(), strict=True
             )
@@ -588,13 +588,6 @@ class SearchIndex:
         return mask
 
     # --- presenting -------------------------------------------------------------------------
-
-    def _matched_terms(self, doc: int, highlighter: Highlighter) -> tuple[str, ...]:
-        """Words of the paper, as written, whose tokens the query asked for (for bolding)."""
-        found: dict[str, None] = {}
-        for text in _texts(self.papers[doc]):
-            found.update(dict.fromkeys(highlighter.words(text)))
-        return tuple(found)
 
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
         if parsed.authors and not self._author_mask(parsed.authors).any():
