@@ -445,10 +445,14 @@ class Highlighter:
     def _words_of(self, chunk: str) -> list[str]:
         matched = self._matched.get(chunk)
         if matched is None:
-            word = self._analyzer.word
-            matched = self._matched[chunk] = [
-                written
-                for written in WORD_PATTERN.findall(chunk)
-                if not self._wanted.isdisjoint(word(unicodedata.normalize("NFKC", written)).tokens)
-            ]
+            written = WORD_PATTERN.findall(chunk)
+            if len(written) > 1 or not chunk.isascii():
+                word = self._analyzer.word
+                nfkc = unicodedata.normalize
+                written = [
+                    w for w in written if not self._wanted.isdisjoint(word(nfkc("NFKC", w)).tokens)
+                ]
+            # else the chunk's tokens are its one word's (NFKC leaves ASCII be), and it is
+            # only here because one of them is wanted: no need to analyse the word again.
+            matched = self._matched[chunk] = written
         return matched

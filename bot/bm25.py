@@ -42,6 +42,7 @@ _SKETCHED = 1024  # a term in more documents has its codes sampled by rank; fewe
 # The ranks (1 = highest code) a sketch samples: about 10% apart, so a count read off a
 # sketch is at most ~10% above the true one.
 _SKETCH_RANKS = np.unique(np.ceil(1.1 ** np.arange(240)).astype(np.int64))
+_PRICES = np.geomspace(1e-1, 1e7, 24)  # of a unit of score in candidates, tried by _balanced
 # A binary search per candidate costs about _PROBE_COST posting reads; marking the candidates
 # in a map of every document costs _MARKING_COST reads more (measured at 300k documents).
 _PROBE_COST = 16
@@ -443,27 +444,26 @@ class _PrunedQuery:
     def candidates(self, theta: float) -> _Candidates | None:
         """Every document that may score at least ``θ``; None if too many.
 
-        θ is split into term shares: preferably all of it on one term, every other term's
-        share above its bound (the term whose qualifying postings are fewest), else, when no
-        single term can carry it, in proportion to the bounds."""
+        θ is split into term shares, a document being a candidate when one of its weights
+        reaches its term's share. Preferably all of θ goes to one term, every other term's
+        share above its bound (the term whose qualifying postings are fewest); when no single
+        term can carry it, or only with many candidates, θ is also split in proportion to the
+        bounds and by ``_balanced``, and the split with the fewest candidates wins."""
         reachable = theta - self._slack
+        target = reachable - len(self.terms) * self._slack
         options = []
         for term, bound in self._bounds.items():
-            share = reachable - (self.ceiling - bound) - len(self.terms) * self._slack
+            share = target - (self.ceiling - bound)
             if share > 0:
                 code = self._first_code(term, share)
                 options.append((self._count(term, code), {term: code}))
-        if not options:
+        if not options or min(size for size, _ in options) > self._budget:
             shares = {
                 t: self._first_code(t, reachable * bound / self.ceiling)
                 for t, bound in self._bounds.items()
             }
-            size = 0
-            for term in sorted(shares, key=self._length, reverse=True):  # over budget soonest
-                size += self._count(term, shares[term])
-                if size > self._budget:
-                    return None
-            options.append((size, shares))
+            options.append((sum(map(self._count, shares, shares.values())), shares))
+            options.append(self._balanced(target))
         size, allocation = min(options, key=lambda option: option[0])
         if size > self._budget:
             return None
@@ -472,6 +472,53 @@ class _PrunedQuery:
             return parts[0]
         merged = np.sort(np.concatenate([part.docs for part in parts]))
         return _Candidates(merged[np.concatenate(([True], merged[1:] != merged[:-1]))], {})
+
+    def _balanced(self, target: float) -> tuple[float, dict[int, int]]:
+        """The split of θ with the fewest candidates that a Lagrangian search finds.
+
+        Each term offers (share, count) points: its bound with no postings, or the weight at
+        each sketched rank with the postings reaching it. For a price λ per unit of share,
+        each term takes the point of least ``count + λ·share``; over a grid of prices, the
+        cheapest choice whose shares add up to at most ``target`` wins."""
+        points = [self._points(term) for term in self.terms]
+        width = max(len(shares) for shares, _ in points)
+        shares = np.full((len(points), width), np.inf)
+        counts = np.full((len(points), width), np.inf)
+        for row, (term_shares, term_counts) in enumerate(points):
+            shares[row, : len(term_shares)] = term_shares
+            counts[row, : len(term_counts)] = term_counts
+        choice = (counts + _PRICES[:, None, None] * shares).argmin(axis=2)
+        rows = np.arange(len(points))
+        total = counts[rows, choice].sum(axis=1)
+        total[shares[rows, choice].sum(axis=1) > target] = np.inf
+        best = int(total.argmin())
+        allocation = {
+            term: self._first_code(term, float(shares[row, choice[best, row]]))
+            for row, term in enumerate(self.terms)
+            if choice[best, row]
+        }
+        return float(total[best]), allocation
+
+    def _points(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Shares ``term`` may take (its bound, then its weights at ``_SKETCH_RANKS``) and
+        how many of its postings reach each, at most."""
+        index = self._index
+        sketch = index._sketches.get(term)
+        length = self._length(term)
+        if sketch is None:  # few postings: their codes sorted, and the counts exact
+            start, end = self._postings[term]
+            codes = np.sort(index._codes[start:end])
+            at_ranks = codes[
+                length - _SKETCH_RANKS[: np.searchsorted(_SKETCH_RANKS, length, "right")]
+            ]
+            counts = length - np.searchsorted(codes, at_ranks)
+        else:  # a rank's code is reached by the postings up to the first rank below it
+            at_ranks = sketch[::-1]
+            reached = len(sketch) - np.searchsorted(sketch, at_ranks)
+            ranks = np.append(_SKETCH_RANKS[: len(sketch)][1:] - 1, length)
+            counts = ranks[reached - 1]
+        shares = index._ratio[at_ranks[::2]] * self._per_ratio[term]  # every other: enough
+        return np.append(self._bounds[term], shares), np.append(0, counts[::2])
 
     def exact_scores(self, candidates: _Candidates) -> np.ndarray:
         """The candidates' scores, each term's weight added in query order like ``scores``."""
