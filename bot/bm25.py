@@ -572,8 +572,11 @@ class _PrunedQuery:
         union = frequent[0].copy() if len(frequent) > 1 else frequent[0]
         for words in frequent[1:]:
             union |= words
-        outside = [docs[~_Probe(docs).held_in(union)] for docs in rare]
-        return int(np.bitwise_count(union).sum()) + _distinct(outside, index.corpus_size)
+        if len(rare) > 1:
+            union = union | _Bitmap.of(rare, index.corpus_size)
+            rare = []
+        outside = sum(len(docs) - int(np.count_nonzero(_bits_of(union, docs))) for docs in rare)
+        return int(np.bitwise_count(union).sum()) + outside
 
 
 def _distinct(doc_lists: list[np.ndarray], corpus_size: int) -> int:
@@ -581,6 +584,11 @@ def _distinct(doc_lists: list[np.ndarray], corpus_size: int) -> int:
     if len(doc_lists) <= 1:
         return sum(map(len, doc_lists))
     return int(np.count_nonzero(_marks(doc_lists, corpus_size)))
+
+
+def _bits_of(words: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """Each document's bit (0 or 1) in the bitmap of ``words``."""
+    return (np.take(words, docs >> 6) >> (docs & 63).astype(np.uint64)) & np.uint64(1)
 
 
 def _marks(doc_lists: Iterable[np.ndarray], size: int) -> np.ndarray:
@@ -680,10 +688,6 @@ class _Probe:
         self.word_numbers = docs >> 6
         self.bits = np.left_shift(np.uint64(1), (docs & 63).astype(np.uint64))
         self.lower_bits = self.bits - np.uint64(1)
-
-    def held_in(self, words: np.ndarray) -> np.ndarray:
-        """Whether each document is set in the bitmap of ``words``."""
-        return (np.take(words, self.word_numbers) & self.bits) != 0
 
 
 def _sort_by_term(
