@@ -6,10 +6,11 @@ of numpy arrays, and a query adds its terms' weights into a float64 score vector
 order. A weight is ``idf * ratio`` where the ratio, ``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``,
 depends only on the term frequency and the document length; the few thousand distinct
 (tf, length) pairs of a corpus each get their ratio computed once, and a posting stores a
-2-byte code for its pair instead of an 8-byte weight. Ratios, weights and the idf (with its
-average-idf floor, summed in the same first-seen term order) are computed with the same
-floating-point operations, in the same order, as rank-bm25's expression, so the scores are
-bit-identical to ``BM25Okapi(...).get_scores``. ``best`` finds a page of top documents
+2-byte code for its pair instead of an 8-byte weight (a term in most documents also keeps a
+code per document, so adding it is a gather rather than a scatter). Ratios, weights and the
+idf (with its average-idf floor, summed in the same first-seen term order) are computed with
+the same floating-point operations, in the same order, as rank-bm25's expression, so the
+scores are bit-identical to ``BM25Okapi(...).get_scores``. ``best`` finds a page of top documents
 without scoring every posting: codes are numbered in weight order, so the postings that can
 matter are found by comparing codes, and only those documents are scored, in query order.
 
@@ -47,9 +48,14 @@ _PRICES = np.geomspace(1e-1, 1e7, 24)  # of a unit of score in candidates, tried
 # in a map of every document costs _MARKING_COST reads more (measured at 300k documents).
 _PROBE_COST = 16
 _MARKING_COST = 8000
+# In the full scoring, a dense term's gather-and-add costs _DENSE_COST of a posting's
+# scattered add per document (1.9 ns against 7-10 ns at 300k); pruning budgets a candidate's
+# lookup in one term at _LOOKUP_COST posting adds.
+_DENSE_COST = 0.25
+_LOOKUP_COST = 2
 
 _BLOCK = 1 << 19  # postings per vectorised step while building: bounds the peak memory
-_DENSE_SHARE = 2.5  # a term in over 1/2.5 of the documents is added as a dense vector
+_DENSE_SHARE = 2.5  # a term in over 1/2.5 of the documents also has a code per document
 _MAX_PAIR_GRID = 1 << 24  # (tf, length) cells marked directly; beyond, pairs are sorted
 
 
@@ -198,6 +204,17 @@ class BM25Index:
             term: _Bitmap(self._docs[self._indptr[term] : self._indptr[term + 1]], self.corpus_size)
             for term in frequent.tolist()
         }
+        # Terms in most documents also get a code per document (one past the last code where
+        # the term is absent): 2 bytes a document, so scoring them is one gather, no scatter.
+        dense = np.flatnonzero(document_frequency * _DENSE_SHARE > self.corpus_size)
+        absent = len(self._ratio)
+        dense_type = np.uint16 if absent <= np.iinfo(np.uint16).max else np.uint32
+        self._dense_codes = {}
+        for term in dense.tolist():
+            start, end = self._indptr[term], self._indptr[term + 1]
+            dense_codes = np.full(self.corpus_size, absent, dtype=dense_type)
+            dense_codes[self._docs[start:end]] = self._codes[start:end]
+            self._dense_codes[term] = dense_codes
         # Terms in many documents get their codes at ``_SKETCH_RANKS`` (ascending), so
         # how many postings reach a weight, or which code the n-th highest has, is a binary
         # search rather than a pass over the postings (radix sorts: 0.1 s at 300k documents).
@@ -268,22 +285,33 @@ class BM25Index:
         scores = np.zeros(self.corpus_size, dtype=np.float64)
         untouched = True
         for token in tokens:
-            postings = repeated.get(token) or self.postings(token)  # a repeat reuses weights
-            if token in repeated:
-                repeated[token] = postings
-            docs, weights = postings
+            addend = repeated.get(token)  # a repeat reuses weights
+            if addend is None:
+                addend = self._addend(token)
+                if token in repeated:
+                    repeated[token] = addend
+            if isinstance(addend, np.ndarray):  # every document's weight, 0.0 where absent
+                scores += addend
+                untouched = False
+                continue
+            docs, weights = addend
             if untouched and len(docs):
                 scores[docs] = weights  # 0.0 + w is w: skipping the read changes no bit
                 untouched = False
-            elif len(docs) * _DENSE_SHARE > self.corpus_size:
-                # A term in most documents: adding a dense vector (0.0 where the term is
-                # absent, which changes no score) beats a scattered read-add-write.
-                dense = np.zeros(self.corpus_size, dtype=np.float64)
-                dense[docs] = weights
-                scores += dense
             else:
                 scores[docs] += weights
         return scores
+
+    def _addend(self, token: str) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """What ``token`` adds to the scores: for a term in most documents, a weight per
+        document (0.0 where absent, which changes no score: a dense add beats a scattered
+        read-add-write); else its postings."""
+        term = self.vocabulary.get(token)
+        dense_codes = None if term is None else self._dense_codes.get(term)
+        if dense_codes is None:
+            return self.postings(token)
+        # The weights of the postings' path, ratio * idf bit for bit, and 0.0 for "absent".
+        return np.take(np.append(self._ratio * self.idf[term], 0.0), dense_codes)
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""
@@ -381,9 +409,13 @@ class _PrunedQuery:
         self.ceiling = sum(self._bounds.values())
         self._slack = self.ceiling * _SLACK
         self._postings = {t: (int(index._indptr[t]), int(index._indptr[t + 1])) for t in self.terms}
-        # A candidate costs a lookup per term, the full scoring an add per posting.
-        postings = sum(end - start for start, end in self._postings.values())
-        self._budget = max(postings // len(self.terms), _SMALL_QUERY)
+        # A candidate costs a lookup per term; the full scoring costs an add per posting, or
+        # a gather and add per document for a term in most documents.
+        full = sum(
+            index.corpus_size * _DENSE_COST if t in index._dense_codes else self._length(t)
+            for t in self.terms
+        )
+        self._budget = max(int(full / (len(self.terms) * _LOOKUP_COST)), _SMALL_QUERY)
 
     def _selected(self, term: int, code: int) -> _Candidates:
         """The documents whose ``term`` has at least ``code``, with their weights for it
@@ -500,7 +532,7 @@ class _PrunedQuery:
         return float(total[best]), allocation
 
     def _points(self, term: int) -> tuple[np.ndarray, np.ndarray]:
-        """Shares ``term`` may take (its bound, then its weights at ``_SKETCH_RANKS``) and
+        """Shares ``term`` may take (its bound, its weights at ``_SKETCH_RANKS``, then 0) and
         how many of its postings reach each, at most."""
         index = self._index
         sketch = index._sketches.get(term)
@@ -518,7 +550,10 @@ class _PrunedQuery:
             ranks = np.append(_SKETCH_RANKS[: len(sketch)][1:] - 1, length)
             counts = ranks[reached - 1]
         shares = index._ratio[at_ranks[::2]] * self._per_ratio[term]  # every other: enough
-        return np.append(self._bounds[term], shares), np.append(0, counts[::2])
+        return (
+            np.concatenate(([self._bounds[term]], shares, [0.0])),
+            np.concatenate(([0], counts[::2], [length])),
+        )
 
     def exact_scores(self, candidates: _Candidates) -> np.ndarray:
         """The candidates' scores, each term's weight added in query order like ``scores``."""

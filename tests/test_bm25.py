@@ -91,6 +91,40 @@ def test_the_pruned_ranking_is_the_full_one_and_is_usually_taken(
     assert answered >= 0.8 * asked
 
 
+def test_every_split_of_theta_keeps_every_document_that_reaches_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However θ is split among the terms (all on one term, in proportion to the bounds, or
+    by the Lagrangian search over sketched counts), a document scoring at least θ is always a
+    candidate, and the candidates' exact scores are the full scoring's."""
+    monkeypatch.setattr(bm25, "_SKETCHED", 40)
+    rng = random.Random(7)
+    documents = zipf_corpus(rng, 3000)
+    index = BM25Index(documents)
+    words = [f"w{i}" for i in range(400)]
+    for _ in range(120):
+        query = rng.choices(words, k=rng.randint(2, 7))
+        sequence = [index.vocabulary[t] for t in query if t in index.vocabulary]
+        if len(set(sequence)) < 2:
+            continue
+        scores = index.scores(query)
+        pruned = bm25._PrunedQuery(index, sequence)
+        for theta in np.quantile(scores[scores > 0], [0.5, 0.9, 0.99, 1.0]):
+            reaching = set(np.flatnonzero(scores >= theta).tolist())
+            target = theta - pruned._slack * (1 + len(pruned.terms))
+            size, allocation = pruned._balanced(target)
+            chosen = set()
+            for term, code in allocation.items():
+                chosen |= set(pruned._selected(term, code).docs.tolist())
+            assert reaching <= chosen, (query, theta)
+            assert len(chosen) <= size
+            found = pruned.candidates(theta)
+            if found is not None:
+                assert reaching <= set(found.docs.tolist())
+                exact = pruned.exact_scores(found)
+                assert exact.tobytes() == scores[found.docs].tobytes()
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 50, 400])
 def test_random_corpora_score_identically(size: int) -> None:
     rng = random.Random(size)
