@@ -191,6 +191,10 @@ class SpellCorrector:
         order = np.argsort(keys, kind="stable")
         return keys[order], np.concatenate(owners)[order]
 
+    def prepare(self) -> None:
+        """Build the deletion map now rather than on the first correction."""
+        self._by_deletion  # noqa: B018 - a cached property: reading it builds it
+
     def _candidates(self, word: str, limit: int) -> set[str]:
         keys, owners = self._by_deletion
         wanted = np.fromiter(map(hash, _deletions(word, limit)), dtype=np.int64)

@@ -64,6 +64,16 @@ def test_a_typo_is_corrected_and_said_so(index: SearchIndex) -> None:
     assert ids(result)[0] == SNN
 
 
+def test_the_typo_corrector_can_be_built_before_the_first_typo(
+    seed_corpus: LoadedCorpus,
+) -> None:
+    """The bot builds it in the background at start-up, so nobody's first typo waits."""
+    fresh = SearchIndex.build(seed_corpus.papers)
+    fresh.prepare_spelling()
+    assert "_by_deletion" in vars(vars(fresh)["_speller"])
+    assert fresh.search("spikng nueral networks").corrected_query == "spiking neural networks"
+
+
 def test_a_quoted_word_is_searched_as_typed(index: SearchIndex) -> None:
     result = index.search('"spikng"')
     assert result.corrected_query is None
