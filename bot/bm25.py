@@ -642,8 +642,8 @@ def _sketch(codes: np.ndarray) -> np.ndarray:
 
 
 class _Lookup:
-    """Finds a set of candidates in one term's postings after another, by bitmap, binary
-    search or a map of the candidates, whichever is cheapest for the sizes at hand."""
+    """Finds a set of candidates in one term's postings after another, by code per document,
+    bitmap, binary search or a map of the candidates, whichever is cheapest at hand."""
 
     def __init__(self, query: _PrunedQuery, candidates: _Candidates) -> None:
         self._query = query
@@ -667,6 +667,13 @@ class _Lookup:
             return _EVERY, known
         candidates = self._candidates.docs
         index = self._query._index
+        dense_codes = index._dense_codes.get(term)
+        if dense_codes is not None:  # a gather of codes, the absent ones past the last
+            codes = np.take(dense_codes, candidates)
+            hits = np.flatnonzero(codes != len(index._ratio))
+            weights = np.take(index._ratio, np.take(codes, hits))
+            weights *= index.idf[term]
+            return hits, weights
         start, end = self._query._postings[term]
         docs = index._docs[start:end]
         bitmap = index._bitmaps.get(term)
