@@ -194,7 +194,7 @@ def run(settings: Settings, mode: str | None) -> int:
         print(f"paperbot: {error}", file=sys.stderr)
         return 2
     print(f"paperbot: {MODE_NAMES[chosen]}; {services.corpus.description}", flush=True)
-    threading.Thread(target=services.index.prepare_spelling, name="spelling", daemon=True).start()
+    threading.Thread(target=services.index.prepare, name="prepare-index", daemon=True).start()
     app = build_app(settings, services.answers, client)
     scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
     if scheduler is not None:

@@ -168,6 +168,10 @@ class SpellCorrector:
         return [word for word in self.frequencies if len(word) >= 3 and word.isalpha()]
 
     @cached_property
+    def _longest(self) -> int:
+        return max(map(len, self._words), default=0)
+
+    @cached_property
     def _by_deletion(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted deletion hashes, the number in ``_words`` of the word of each)."""
         by_length: dict[int, list[int]] = {}
@@ -215,7 +219,10 @@ class SpellCorrector:
         """
         if len(word) <= MAX_UNCORRECTED_LENGTH:
             return 0
-        return 1 if len(word) < LONG_WORD_LENGTH else self.max_distance
+        limit = 1 if len(word) < LONG_WORD_LENGTH else self.max_distance
+        # Past the longest corpus word no word is in reach, and a pasted run of letters
+        # would otherwise have its deletions (quadratic in its length) hashed for nothing.
+        return 0 if len(word) > self._longest + limit else limit
 
     def correct(self, word: str) -> str | None:
         """The best replacement for ``word`` (case-folded), or None when nothing is close."""

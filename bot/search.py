@@ -13,7 +13,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, reduce
+from functools import cached_property, lru_cache, reduce
 from itertools import compress, filterfalse, islice, product
 
 import numpy as np
@@ -82,11 +82,12 @@ def _bm25_tokens(fields: tuple[list[str], list[str], list[str]]) -> list[str]:
     return title * TITLE_WEIGHT + abstract + authors
 
 
-def _name_tokens(name: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)  # a corpus names the same authors over and over
+def _name_tokens(name: str) -> tuple[str, ...]:
     """Author-name words without accents or case, so ``author:muller`` finds Müller."""
     decomposed = unicodedata.normalize("NFKD", name)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _NAME_TOKEN.findall(bare.casefold())
+    return tuple(_NAME_TOKEN.findall(bare.casefold()))
 
 
 def _quote(text: str) -> str:
@@ -257,11 +258,12 @@ class SearchIndex:
         """Built on the first unknown query word: most processes never need it."""
         return SpellCorrector(self._spelling_frequencies())
 
-    def prepare_spelling(self) -> None:
-        """Build the typo corrector ahead of the first misspelt query. At hundreds of
-        thousands of papers it takes seconds, which a long-running bot had better spend
-        while it is idle after start-up than in a researcher's first query."""
+    def prepare(self) -> None:
+        """Build what is otherwise built on first use: the typo corrector and the author
+        map. At hundreds of thousands of papers each takes seconds, which a long-running bot
+        had better spend while it is idle after start-up than in a researcher's query."""
         self._speller.prepare()
+        self._authors_by_token  # noqa: B018 - a cached property: reading it builds it
 
     def _spelling_frequencies(self) -> dict[str, int]:
         """Corpus words a typo may be corrected to, with how many papers use their stem.

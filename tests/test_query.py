@@ -77,6 +77,13 @@ def test_corrector_prefers_the_closest_then_the_most_frequent_word() -> None:
     assert corrector.correct("xylophone") is None
 
 
+def test_a_word_longer_than_any_corpus_word_is_left_alone_at_once() -> None:
+    corrector = SpellCorrector({"graph": 50, "sparsification": 3})
+    assert corrector.correct("a" * 1000) is None
+    assert "_by_deletion" not in vars(corrector)  # no deletion map was needed to say so
+    assert corrector.correct("sparsificatoin") == "sparsification"
+
+
 def test_short_everyday_words_are_not_turned_into_unrelated_corpus_words() -> None:
     corrector = SpellCorrector({"law": 30, "even": 40, "transformer": 20, "graph": 10})
     assert corrector.correct("saw") is None  # three letters: never corrected

@@ -64,13 +64,12 @@ def test_a_typo_is_corrected_and_said_so(index: SearchIndex) -> None:
     assert ids(result)[0] == SNN
 
 
-def test_the_typo_corrector_can_be_built_before_the_first_typo(
-    seed_corpus: LoadedCorpus,
-) -> None:
-    """The bot builds it in the background at start-up, so nobody's first typo waits."""
+def test_what_is_built_on_first_use_can_be_built_ahead(seed_corpus: LoadedCorpus) -> None:
+    """The bot builds it in the background at start-up, so no first query waits for it."""
     fresh = SearchIndex.build(seed_corpus.papers)
-    fresh.prepare_spelling()
+    fresh.prepare()
     assert "_by_deletion" in vars(vars(fresh)["_speller"])
+    assert "_authors_by_token" in vars(fresh)
     assert fresh.search("spikng nueral networks").corrected_query == "spiking neural networks"
 
 
