@@ -363,11 +363,9 @@ class CorpusAnalyzer:
     def words(self, text: str) -> list[WordTokens]:
         return [self.word(word) for word in written_words(text)]
 
-    def phrase_tokens(self, text: str) -> str:
-        """A paper text's tokens in reading order without joined forms, space-separated and
-        space-framed, so a phrase is found with a substring test."""
-        written = WORD_PATTERN.findall(unicodedata.normalize("NFKC", text))
-        return " " + " ".join(t for word in written for t in self.word(word).parts) + " "
+    def phrase_reader(self) -> PhraseReader:
+        """Reads paper texts as token sequences, to find a quoted phrase in them."""
+        return PhraseReader(self)
 
     def _analyze_chunk(self, chunk: str) -> tuple[str, ...]:
         if chunk.isascii() and chunk.isalpha():  # most chunks: one word, NFKC leaves it be
@@ -456,3 +454,25 @@ class Highlighter:
             # only here because one of them is wanted: no need to analyse the word again.
             matched = self._matched[chunk] = written
         return matched
+
+
+class PhraseReader(dict[str, str]):
+    """A paper text's tokens in reading order without joined forms, space-separated and
+    space-framed, so a phrase is found with a substring test.
+
+    Made once per query: a text is read a whitespace-delimited chunk at a time, and each
+    distinct chunk is analysed once however many of the re-read papers repeat it (a dict
+    from chunk to its tokens, filled on first sight).
+    """
+
+    def __init__(self, analyzer: CorpusAnalyzer) -> None:
+        super().__init__()
+        self._word = analyzer.word
+
+    def tokens(self, text: str) -> str:
+        return " " + " ".join(filter(None, map(self.__getitem__, text.split()))) + " "
+
+    def __missing__(self, chunk: str) -> str:
+        written = WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk))
+        tokens = self[chunk] = " ".join(t for word in written for t in self._word(word).parts)
+        return tokens

@@ -551,8 +551,9 @@ class SearchIndex:
         """Papers containing one of the token sequences: the papers holding all its tokens
         are re-read, so no positions need to be kept for the rare quoted query."""
         mask = np.zeros(len(self.papers), dtype=bool)
+        reader = self._analyzer.phrase_reader()
         for variant in variants:
-            postings = [self._bm25.postings(token)[0] for token in set(variant)]
+            postings = [self._bm25.documents(token) for token in set(variant)]
             candidates = reduce(np.intersect1d, postings)
             if len(variant) == 1:
                 mask[candidates] = True
@@ -560,8 +561,7 @@ class SearchIndex:
             wanted = " " + " ".join(variant) + " "
             for doc in candidates.tolist():
                 if not mask[doc] and any(
-                    wanted in self._analyzer.phrase_tokens(text)
-                    for text in _texts(self.papers[doc])
+                    wanted in reader.tokens(text) for text in _texts(self.papers[doc])
                 ):
                     mask[doc] = True
         return mask
