@@ -354,12 +354,13 @@ class BM25Index:
         scores = query.exact_scores(candidates)
         if not single_term:
             theta = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-            candidates = query.candidates(theta)
+            leaders, candidates = candidates, query.candidates(theta, candidates)
             if candidates is None:
                 return None
-            if len(candidates.docs) > _FEW_CONTENDERS:
-                candidates = query.contenders(candidates, theta)
-            scores = query.exact_scores(candidates)
+            if candidates is not leaders:  # else every candidate is scored already
+                if len(candidates.docs) > _FEW_CONTENDERS:
+                    candidates = query.contenders(candidates, theta)
+                scores = query.exact_scores(candidates)
         docs = candidates.docs
         chosen = top_k(scores, k, tiebreak=None if tiebreak is None else tiebreak[docs])
         return Ranking(docs[chosen], scores[chosen], query.matching_documents())
@@ -416,6 +417,7 @@ class _PrunedQuery:
             for t in self.terms
         )
         self._budget = max(int(full / (len(self.terms) * _LOOKUP_COST)), _SMALL_QUERY)
+        self._leaders: tuple[int, int] | None = None  # the term and code ``leaders`` took
 
     def _selected(self, term: int, code: int) -> _Candidates:
         """The documents whose ``term`` has at least ``code``, with their weights for it
@@ -438,7 +440,8 @@ class _PrunedQuery:
         if not spans:
             return None
         term = min(spans, key=self._length)
-        return self._selected(term, self._cut(term, count))
+        self._leaders = term, self._cut(term, count)
+        return self._selected(*self._leaders)
 
     def _cut(self, term: int, count: int) -> int:
         """A code that about ``count`` of ``term``'s postings reach (at least ``count``,
@@ -473,8 +476,9 @@ class _PrunedQuery:
             return self._length(term)
         return int(_SKETCH_RANKS[reached]) - 1 if reached else 0
 
-    def candidates(self, theta: float) -> _Candidates | None:
-        """Every document that may score at least ``θ``; None if too many.
+    def candidates(self, theta: float, leaders: _Candidates) -> _Candidates | None:
+        """Every document that may score at least ``θ`` (``leaders`` itself when they hold
+        them all); None if too many.
 
         θ is split into term shares, a document being a candidate when one of its weights
         reaches its term's share. Preferably all of θ goes to one term, every other term's
@@ -499,6 +503,10 @@ class _PrunedQuery:
         size, allocation = min(options, key=lambda option: option[0])
         if size > self._budget:
             return None
+        if self._leaders is not None and len(allocation) == 1:
+            term, cut = self._leaders
+            if allocation.get(term, -1) >= cut:
+                return leaders
         parts = [self._selected(term, code) for term, code in allocation.items()]
         if len(parts) == 1:
             return parts[0]

@@ -118,7 +118,7 @@ def test_every_split_of_theta_keeps_every_document_that_reaches_it(
                 chosen |= set(pruned._selected(term, code).docs.tolist())
             assert reaching <= chosen, (query, theta)
             assert len(chosen) <= size
-            found = pruned.candidates(theta)
+            found = pruned.candidates(theta, pruned.leaders(1, 64))  # maybe those leaders
             if found is not None:
                 assert reaching <= set(found.docs.tolist())
                 exact = pruned.exact_scores(found)
