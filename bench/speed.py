@@ -44,6 +44,7 @@ SIZES = (10_000, 100_000, 300_000)
 START_SIZE = 100_000
 QUERY_COUNT = 200
 WARMUP_QUERIES = 10
+REPEATS = 3  # search measurements per engine and size, alternating engines
 TOP_K = 10
 SEED = 2025
 ENGINES = ("engine", "get_scores")
@@ -423,6 +424,19 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     return [format_row(header), "|" + "---|" * len(header), *(format_row(row) for row in rows)]
 
 
+def combine(runs: Sequence[dict[str, object]]) -> dict[str, object]:
+    """One engine at one size over its repeated runs: the median of each time, the highest
+    peak memory, and every run's p50 and p99 (so the spread is on record)."""
+    combined = dict(runs[0])
+    for key in ("corpus_seconds", "build_seconds", "p50_ms", "p99_ms", "max_ms"):
+        combined[key] = float(np.median([run[key] for run in runs]))
+    for key in ("corpus_rss_mb", "peak_rss_mb"):
+        combined[key] = max(run[key] for run in runs)
+    combined["p50_runs"] = [run["p50_ms"] for run in runs]
+    combined["p99_runs"] = [run["p99_ms"] for run in runs]
+    return combined
+
+
 def search_section(results: Sequence[dict[str, object]]) -> list[str]:
     rows = [
         [
@@ -433,11 +447,23 @@ def search_section(results: Sequence[dict[str, object]]) -> list[str]:
             f"{r['p50_ms']:.2f}",
             f"{r['p99_ms']:.2f}",
             f"{r['max_ms']:.2f}",
+            " / ".join(f"{p50:.2f}" for p50 in r["p50_runs"]),
+            " / ".join(f"{p99:.2f}" for p99 in r["p99_runs"]),
         ]
         for r in results
     ]
     return table(
-        ["papers", "engine", "build s", "peak RSS MB (corpus alone)", "p50 ms", "p99 ms", "max ms"],
+        [
+            "papers",
+            "engine",
+            "build s",
+            "peak RSS MB (corpus alone)",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "p50 ms of each run",
+            "p99 ms of each run",
+        ],
         rows,
     )
 
@@ -558,6 +584,7 @@ def report(
     startups: Sequence[StartupMeasurement],
     targets: Sequence[Target],
     query_count: int,
+    repeats: int,
 ) -> str:
     lines = [
         "# Search speed",
@@ -565,9 +592,12 @@ def report(
         f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/speed.py`"
         f" ({code_version()}) on {machine_description()}.",
         "",
-        f"Top-{TOP_K} search over {query_count} queries per row ({WARMUP_QUERIES} untimed"
-        " warm-up queries first). *engine* is `SearchIndex.search` (query parsing, typo"
-        " correction, analysis, BM25, ranking, matched terms); *get_scores* is rank-bm25's"
+        f"Top-{TOP_K} search over {query_count} queries per run ({WARMUP_QUERIES} untimed"
+        f" warm-up queries first), {repeats} runs per row, each in a fresh process, the two"
+        " engines taking turns: a row gives the median of its runs' times (every run's p50"
+        " and p99 are listed) and the highest peak memory. *engine* is `SearchIndex.search`"
+        " (query parsing, typo correction, analysis, BM25, ranking, matched terms);"
+        " *get_scores* is rank-bm25's"
         " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes, with"
         " queries analysed by `bot.analyzer.analyze` (no expansions). Engine build time"
         " includes analysing every paper; get_scores build time is the `BM25Okapi`"
@@ -669,29 +699,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--start-size", type=int, default=START_SIZE, help="papers in the start-up measurement"
     )
     parser.add_argument("--skip-startup", action="store_true", help="skip start-up timings")
+    parser.add_argument(
+        "--repeats", type=int, default=REPEATS, help="search runs per engine and size"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
 
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         for size in args.sizes:
-            for engine in ENGINES:
-                skip_above = args.skip_baseline_above
-                if engine == "get_scores" and skip_above is not None and size > skip_above:
-                    continue
-                print(f"measuring {engine} at {size:,} papers…", file=sys.stderr, flush=True)
-                command = ["search", engine, str(size), str(args.queries)]
-                if engine == "get_scores":
-                    tokens = Path(scratch) / f"tokens-{size}.txt"
-                    run_pinned(worker_command("tokens", str(size), str(tokens)))
-                    command.append(str(tokens))
-                _, output = run_pinned(worker_command(*command))
-                results.append(last_json_line(output))
+            skip_above = args.skip_baseline_above
+            commands = {"engine": ["search", "engine", str(size), str(args.queries)]}
+            if skip_above is None or size <= skip_above:
+                tokens = Path(scratch) / f"tokens-{size}.txt"
+                run_pinned(worker_command("tokens", str(size), str(tokens)))
+                commands["get_scores"] = [
+                    "search",
+                    "get_scores",
+                    str(size),
+                    str(args.queries),
+                    str(tokens),
+                ]
+            runs: dict[str, list[dict[str, object]]] = {engine: [] for engine in commands}
+            for repeat in range(args.repeats):
+                for engine, command in commands.items():
+                    print(
+                        f"measuring {engine} at {size:,} papers ({repeat + 1}/{args.repeats})…",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    _, output = run_pinned(worker_command(*command))
+                    runs[engine].append(last_json_line(output))
+            results += [combine(engine_runs) for engine_runs in runs.values()]
     startups = [] if args.skip_startup else measure_startups(args.start_size)
     cli_seconds = None if args.skip_startup else measure_cli_seconds()
 
     targets = bar_targets(results, startups, cli_seconds)
-    text = report(results, startups, targets, args.queries)
+    text = report(results, startups, targets, args.queries, args.repeats)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
     print(text)
