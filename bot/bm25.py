@@ -339,8 +339,8 @@ class BM25Index:
         ratio, finding them is a comparison of small integers rather than a scattered add per
         posting. θ is the k-th best score among the rarest term's highest-weighted documents
         (the likeliest to score high). None when that does not pay: idfs that are not all
-        positive (a tiny corpus), no term in k documents, or a query whose candidates are not
-        few compared to its postings."""
+        positive (a tiny corpus), no term in k documents, or a query whose candidates would
+        cost more to look up than scoring every posting."""
         if k <= 0 or not self.idf_positive:
             return None
         sequence = [term for term in map(self.vocabulary.get, query_tokens) if term is not None]
@@ -483,8 +483,8 @@ class _PrunedQuery:
         θ is split into term shares, a document being a candidate when one of its weights
         reaches its term's share. Preferably all of θ goes to one term, every other term's
         share above its bound (the term whose qualifying postings are fewest); when no single
-        term can carry it, or only with many candidates, θ is also split in proportion to the
-        bounds and by ``_balanced``, and the split with the fewest candidates wins."""
+        term can carry it within the budget, θ is also split in proportion to the bounds and
+        by ``_balanced``, and the split with the fewest candidates wins."""
         reachable = theta - self._slack
         target = reachable - len(self.terms) * self._slack
         options = []
