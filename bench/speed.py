@@ -506,7 +506,7 @@ def bar_targets(
         at = f"at {largest['size']:,}"
         for what, value, limit, unit in (
             ("p50", largest["p50_ms"], TARGET_P50_MS, "ms"),
-            ("p99", largest["p99_ms"], TARGET_P99_MS, "ms"),
+            ("p99 (the worst run's)", max(largest["p99_runs"]), TARGET_P99_MS, "ms"),
             ("build", largest["build_seconds"], TARGET_BUILD_S, "s"),
             ("peak RSS", largest["peak_rss_mb"], TARGET_PEAK_RSS_MB, "MB"),
         ):
@@ -677,6 +677,13 @@ def run_worker(args: Sequence[str]) -> int:
     return 0
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def parse_sizes(text: str) -> tuple[int, ...]:
     return tuple(int(part.replace("_", "")) for part in text.split(",") if part.strip())
 
@@ -700,7 +707,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--skip-startup", action="store_true", help="skip start-up timings")
     parser.add_argument(
-        "--repeats", type=int, default=REPEATS, help="search runs per engine and size"
+        "--repeats", type=positive_int, default=REPEATS, help="search runs per engine and size"
     )
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)

@@ -445,15 +445,15 @@ class Highlighter:
         if matched is None:
             written = WORD_PATTERN.findall(chunk)
             if len(written) > 1 or not chunk.isascii():
-                word = self._analyzer.word
-                nfkc = unicodedata.normalize
-                written = [
-                    w for w in written if not self._wanted.isdisjoint(word(nfkc("NFKC", w)).tokens)
-                ]
+                written = [w for w in written if self._holds_wanted(w)]
             # else the chunk's tokens are its one word's (NFKC leaves ASCII be), and it is
             # only here because one of them is wanted: no need to analyse the word again.
             matched = self._matched[chunk] = written
         return matched
+
+    def _holds_wanted(self, written: str) -> bool:
+        tokens = self._analyzer.word(unicodedata.normalize("NFKC", written)).tokens
+        return not self._wanted.isdisjoint(tokens)
 
 
 class PhraseReader(dict[str, str]):

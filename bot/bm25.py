@@ -209,7 +209,7 @@ class BM25Index:
         dense = np.flatnonzero(document_frequency * _DENSE_SHARE > self.corpus_size)
         absent = len(self._ratio)
         dense_type = np.uint16 if absent <= np.iinfo(np.uint16).max else np.uint32
-        self._dense_codes = {}
+        self._dense_codes: dict[int, np.ndarray] = {}
         for term in dense.tolist():
             start, end = self._indptr[term], self._indptr[term + 1]
             dense_codes = np.full(self.corpus_size, absent, dtype=dense_type)
@@ -252,13 +252,17 @@ class BM25Index:
             return _NO_DOCS, _NO_WEIGHTS
         term, start, end = found
         codes = self._codes[start:end]
-        # ratio * idf either way, the same product bit for bit; ``np.take`` gathers about
-        # twice as fast as fancy indexing.
         if end - start > len(self._ratio):  # one weight per (tf, length) pair, then look up
             return self._docs[start:end], np.take(self._ratio * self.idf[term], codes)
+        return self._docs[start:end], self._weights(term, codes)
+
+    def _weights(self, term: int, codes: np.ndarray) -> np.ndarray:
+        """``term``'s weight for each code: ratio * idf, the product every path computes, so
+        whichever path scores a document, its score is the same bit for bit. (``np.take``
+        gathers about twice as fast as fancy indexing.)"""
         weights = np.take(self._ratio, codes)
         weights *= self.idf[term]
-        return self._docs[start:end], weights
+        return weights
 
     @property
     def document_frequencies(self) -> np.ndarray:
@@ -375,7 +379,7 @@ class Ranking:
     total: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Candidates:
     """Documents to score, sorted, with the weights already read for some terms, one per
     candidate (0.0 where it lacks the term: adding 0.0 changes no score), so no term is
@@ -383,6 +387,8 @@ class _Candidates:
 
     docs: np.ndarray
     known: dict[int, np.ndarray]
+    # (term, code) when these are exactly the documents whose term reaches that code.
+    selected_by: tuple[int, int] | None = None
 
     def __getitem__(self, kept: np.ndarray) -> _Candidates:
         return _Candidates(self.docs[kept], {t: w[kept] for t, w in self.known.items()})
@@ -417,31 +423,28 @@ class _PrunedQuery:
             for t in self.terms
         )
         self._budget = max(int(full / (len(self.terms) * _LOOKUP_COST)), _SMALL_QUERY)
-        self._leaders: tuple[int, int] | None = None  # the term and code ``leaders`` took
 
     def _selected(self, term: int, code: int) -> _Candidates:
-        """The documents whose ``term`` has at least ``code``, with their weights for it
-        (computed as ``_Lookup.weights`` does, so bit for bit the same)."""
+        """The documents whose ``term`` has at least ``code``, with their weights for it."""
         index = self._index
         start, end = self._postings[term]
         codes = index._codes[start:end]
         chosen = np.flatnonzero(codes >= code)
-        weights = np.take(index._ratio, np.take(codes, chosen))
-        weights *= index.idf[term]
-        return _Candidates(np.take(index._docs[start:end], chosen), {term: weights})
+        weights = index._weights(term, np.take(codes, chosen))
+        docs = np.take(index._docs[start:end], chosen)
+        return _Candidates(docs, {term: weights}, selected_by=(term, code))
 
     def leaders(self, least: int, count: int) -> _Candidates | None:
         """About ``count`` documents of the rarest query term holding at least ``least`` (or
         of the only term), its highest weights first (with every document at the cut's code);
         None when no term is that frequent."""
-        spans = [t for t in self.terms if self._length(t) >= least]
+        frequent_enough = [t for t in self.terms if self._length(t) >= least]
         if len(self.terms) == 1:
-            spans = self.terms
-        if not spans:
+            frequent_enough = self.terms
+        if not frequent_enough:
             return None
-        term = min(spans, key=self._length)
-        self._leaders = term, self._cut(term, count)
-        return self._selected(*self._leaders)
+        term = min(frequent_enough, key=self._length)
+        return self._selected(term, self._cut(term, count))
 
     def _cut(self, term: int, count: int) -> int:
         """A code that about ``count`` of ``term``'s postings reach (at least ``count``,
@@ -503,8 +506,8 @@ class _PrunedQuery:
         size, allocation = min(options, key=lambda option: option[0])
         if size > self._budget:
             return None
-        if self._leaders is not None and len(allocation) == 1:
-            term, cut = self._leaders
+        if leaders.selected_by is not None and len(allocation) == 1:
+            term, cut = leaders.selected_by
             if allocation.get(term, -1) >= cut:
                 return leaders
         parts = [self._selected(term, code) for term, code in allocation.items()]
@@ -662,8 +665,6 @@ class _Lookup:
     def dense(self, term: int) -> np.ndarray:
         """``term``'s weight in each candidate, 0.0 where it is absent."""
         hits, weights = self.weights(term)
-        if isinstance(hits, slice):
-            return weights
         dense = np.zeros(len(self._candidates.docs), dtype=np.float64)
         dense[hits] = weights
         return dense
@@ -679,9 +680,7 @@ class _Lookup:
         if dense_codes is not None:  # a gather of codes, the absent ones past the last
             codes = np.take(dense_codes, candidates)
             hits = np.flatnonzero(codes != len(index._ratio))
-            weights = np.take(index._ratio, np.take(codes, hits))
-            weights *= index.idf[term]
-            return hits, weights
+            return hits, index._weights(term, np.take(codes, hits))
         start, end = self._query._postings[term]
         docs = index._docs[start:end]
         bitmap = index._bitmaps.get(term)
@@ -699,9 +698,7 @@ class _Lookup:
                 self._marked[candidates] = True
             positions = np.flatnonzero(np.take(self._marked, docs))
             hits = np.searchsorted(candidates, docs[positions])
-        weights = np.take(index._ratio, np.take(index._codes[start:end], positions))
-        weights *= index.idf[term]
-        return hits, weights
+        return hits, index._weights(term, np.take(index._codes[start:end], positions))
 
 
 class _Bitmap:
@@ -800,15 +797,15 @@ class _PairCodes:
         else:  # a term repeated very often in a very long document: sort the pairs instead
             found = [np.unique(self._keys(s, min(s + _BLOCK, size))) for s in blocks]
             self._sorted_keys = np.unique(np.concatenate(found))
-        self.dtype = np.uint16 if len(self._sorted_keys) <= 1 << 16 else np.uint32
         width = self._width
         ratios = ratio_of(self._sorted_keys // width, self._sorted_keys % width)
-        # Codes are numbered in ascending ratio order, so within one term a higher code
-        # never weighs less: "every posting weighing at least w" is a comparison of codes.
-        by_ratio = np.argsort(ratios, kind="stable")
-        self.ratios = ratios[by_ratio]
-        self._code_of_key = np.empty(len(by_ratio), dtype=self.dtype)
-        self._code_of_key[by_ratio] = np.arange(len(by_ratio), dtype=self.dtype)
+        # A code per distinct ratio, numbered in ascending order, so within one term a higher
+        # code weighs strictly more and equal weights share a code: "every posting weighing
+        # at least w" is a comparison of codes, ties included. (Different pairs can share a
+        # ratio exactly: with avgdl 3, tf 1 at length 1 and tf 2 at length 3.)
+        self.ratios, codes = np.unique(ratios, return_inverse=True)
+        self.dtype = np.uint16 if len(self.ratios) <= 1 << 16 else np.uint32
+        self._code_of_key = codes.astype(self.dtype)
         if key_range <= _MAX_PAIR_GRID:
             self._dense = np.zeros(key_range, dtype=self.dtype)
             self._dense[self._sorted_keys] = self._code_of_key

@@ -157,7 +157,8 @@ class SpellCorrector:
     and the word it came from) rather than a dict of strings: at hundreds of thousands of
     words a dict holds millions of small strings and lists, hundreds of MB and seconds to
     build. A hash collision only adds a candidate, which the edit distance then rejects. The
-    map is built on the first correction, so indexes nobody misspells into pay nothing for it.
+    map is built by ``prepare`` (the bot does so at start-up) or else on the first correction,
+    so a one-off search that nobody misspells pays nothing for it.
     """
 
     frequencies: Mapping[str, int]

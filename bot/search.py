@@ -8,13 +8,15 @@ which keeps the index small enough for hundreds of thousands of abstracts.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache, reduce
+from functools import lru_cache, reduce
 from itertools import compress, filterfalse, islice, product
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -46,6 +48,7 @@ _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while in
 _RUN_BLOCK = 1 << 16
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,35 @@ def _name_tokens(name: str) -> tuple[str, ...]:
     decomposed = unicodedata.normalize("NFKD", name)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return tuple(_NAME_TOKEN.findall(bare.casefold()))
+
+
+class _built_once(Generic[T]):
+    """``functools.cached_property`` with the lock per attribute it lost in Python 3.12: the
+    bot's background ``prepare`` and a query may ask for a part at the same moment, and it
+    must be built once (seconds and hundreds of MB at large corpora), not twice."""
+
+    def __init__(self, build: Callable[[Any], T]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self.__doc__ = build.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> _built_once[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        values = instance.__dict__  # once built, the instance's own value hides this
+        with self._lock:
+            if self._name not in values:
+                values[self._name] = self._build(instance)
+        return values[self._name]
 
 
 def _quote(text: str) -> str:
@@ -253,17 +285,20 @@ class SearchIndex:
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         return cls(papers, bm25, acronyms, analyzer)
 
-    @cached_property
+    @_built_once
     def _speller(self) -> SpellCorrector:
-        """Built on the first unknown query word: most processes never need it."""
-        return SpellCorrector(self._spelling_frequencies())
+        """The typo corrector, its deletion map included: built by ``prepare`` at the bot's
+        start-up, else on the first unknown query word (a one-off search need not pay)."""
+        speller = SpellCorrector(self._spelling_frequencies())
+        speller.prepare()
+        return speller
 
     def prepare(self) -> None:
         """Build what is otherwise built on first use: the typo corrector and the author
         map. At hundreds of thousands of papers each takes seconds, which a long-running bot
         had better spend while it is idle after start-up than in a researcher's query."""
-        self._speller.prepare()
-        self._authors_by_token  # noqa: B018 - a cached property: reading it builds it
+        self._speller  # noqa: B018 - reading a part built once builds it
+        self._authors_by_token  # noqa: B018
 
     def _spelling_frequencies(self) -> dict[str, int]:
         """Corpus words a typo may be corrected to, with how many papers use their stem.
@@ -566,9 +601,10 @@ class SearchIndex:
                     mask[doc] = True
         return mask
 
-    @cached_property
+    @_built_once
     def _authors_by_token(self) -> dict[str, np.ndarray]:
-        """Name word → papers with an author of that name word (built on first use)."""
+        """Name word → papers with an author of that name word (built by ``prepare``, else
+        on the first ``author:`` query)."""
         lists: dict[str, list[int]] = {}
         for doc, paper in enumerate(self.papers):
             for token in {t for name in paper.authors for t in _name_tokens(name)}:

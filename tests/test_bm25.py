@@ -125,6 +125,17 @@ def test_every_split_of_theta_keeps_every_document_that_reaches_it(
                 assert exact.tobytes() == scores[found.docs].tobytes()
 
 
+def test_pairs_of_equal_weight_tie_in_the_pruned_ranking_too() -> None:
+    """With an average length of exactly 3, one "a" in a 1-token document weighs exactly what
+    two do in a 3-token one: the pruned ranking must see the tie and break it by document."""
+    documents = [["a"], ["a", "a", "b0"], [f"f{i}" for i in range(5)]]
+    documents += [[f"g{i}_{j}" for j in range(3)] for i in range(40)]
+    index = BM25Index(documents)
+    assert index.avgdl == 3.0
+    assert index.scores(["a"])[0] == index.scores(["a"])[1]
+    assert_same_as_rank_bm25(documents, [["a"], ["a", "b0"], ["a", "a"]])
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 50, 400])
 def test_random_corpora_score_identically(size: int) -> None:
     rng = random.Random(size)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
 from dataclasses import replace
 
 import pytest
@@ -68,9 +70,35 @@ def test_what_is_built_on_first_use_can_be_built_ahead(seed_corpus: LoadedCorpus
     """The bot builds it in the background at start-up, so no first query waits for it."""
     fresh = SearchIndex.build(seed_corpus.papers)
     fresh.prepare()
+    assert {"_speller", "_authors_by_token"} <= vars(fresh).keys()
     assert "_by_deletion" in vars(vars(fresh)["_speller"])
-    assert "_authors_by_token" in vars(fresh)
     assert fresh.search("spikng nueral networks").corrected_query == "spiking neural networks"
+
+
+def test_a_query_racing_the_background_preparation_does_not_build_twice(
+    seed_corpus: LoadedCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fresh = SearchIndex.build(seed_corpus.papers)
+    builds = []
+    read_frequencies = SearchIndex._spelling_frequencies
+
+    def slow_frequencies(index: SearchIndex) -> dict[str, int]:
+        builds.append(threading.current_thread().name)
+        time.sleep(0.05)  # long enough for every thread to ask while it is being built
+        return read_frequencies(index)
+
+    monkeypatch.setattr(SearchIndex, "_spelling_frequencies", slow_frequencies)
+    results = []
+    threads = [threading.Thread(target=fresh.prepare)] + [
+        threading.Thread(target=lambda: results.append(fresh.search("spikng nueral networks")))
+        for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(builds) == 1
+    assert [r.corrected_query for r in results] == ["spiking neural networks"] * 3
 
 
 def test_a_quoted_word_is_searched_as_typed(index: SearchIndex) -> None:
