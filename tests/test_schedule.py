@@ -82,6 +82,8 @@ def service(store, index, recorder) -> DigestService:
 
 @pytest.fixture
 def scheduler(service) -> Iterator[DigestScheduler]:
+    """A test stops it before its frozen clock ends: stopping wakes the scheduler's thread,
+    which runs whatever is due first, and on the real clock every job is long due."""
     built = DigestScheduler(service)
     yield built
     built.stop()
@@ -108,6 +110,7 @@ def test_jobs_follow_subscribe_unsubscribe_with_the_expected_options(
         assert job.misfire_grace_time >= 3600
         service.unsubscribe(channel)
         assert channel not in scheduler.next_runs()
+        scheduler.stop()
 
 
 def test_the_job_posts_at_the_scheduled_instant(service, scheduler, recorder, channel) -> None:
@@ -120,6 +123,7 @@ def test_the_job_posts_at_the_scheduled_instant(service, scheduler, recorder, ch
         )
         assert "Saturday 29 March 2025" in post.blocks[0]["text"]["text"]
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 30, 9, 0)
+        scheduler.stop()
 
 
 def test_start_catches_up_a_post_missed_today(service, scheduler, recorder, channel) -> None:
@@ -128,7 +132,8 @@ def test_start_catches_up_a_post_missed_today(service, scheduler, recorder, chan
         scheduler.start()
         recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 31, 9, 0)
-    assert len(posts(recorder, channel)) == 1
+        scheduler.stop()
+        assert len(posts(recorder, channel)) == 1
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
@@ -158,7 +163,8 @@ def test_a_claim_held_elsewhere_gets_a_retry_after_its_lease(
         scheduler.start()
         wait_until(lambda: channel in scheduler.retries())
         assert scheduler.retries()[channel] == berlin(2025, 3, 28, 9, 0, 30) + LEASE
-    assert posts(recorder, channel) == []
+        scheduler.stop()
+        assert posts(recorder, channel) == []
 
 
 def test_subscribing_after_todays_time_posts_today(service, scheduler, recorder, channel) -> None:
@@ -167,3 +173,4 @@ def test_subscribing_after_todays_time_posts_today(service, scheduler, recorder,
         service.subscribe(channel, "9:00 Europe/Berlin")
         recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 31, 9, 0)
+        scheduler.stop()
