@@ -24,9 +24,9 @@ from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
-from bot.corpus import load_corpus
-from bot.paper import Paper
-from bot.search import SearchIndex
+from bot.papers.corpus import load_corpus
+from bot.papers.paper import Paper
+from bot.search.engine import SearchIndex
 
 BENCH_DIR = Path(__file__).resolve().parent
 QUERIES_PATH = BENCH_DIR / "queries.jsonl"
@@ -294,7 +294,8 @@ def report(
             f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with Python"
             f" {platform.python_version()} by `python bench/quality.py` ({code_version()}):"
             f" {counts['overall']} queries from `bench/queries.jsonl`, binary relevance."
-            " *Engine* is `bot.search.SearchIndex`; *plain BM25* is rank-bm25's BM25Okapi over"
+            " *Engine* is `bot.search.engine.SearchIndex`; *plain BM25* is rank-bm25's"
+            " BM25Okapi over"
             " lowercased whitespace tokens of title, abstract and authors.",
             "",
             markdown_table(engine, baseline, counts),

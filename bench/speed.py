@@ -32,10 +32,10 @@ import numpy as np
 from quality import code_version, load_queries
 from rank_bm25 import BM25Okapi
 
-from bot.analyzer import analyze
-from bot.corpus import load_corpus
-from bot.paper import Paper
-from bot.search import SearchIndex
+from bot.papers.corpus import load_corpus
+from bot.papers.paper import Paper
+from bot.search.analyzer import analyze
+from bot.search.engine import SearchIndex
 from bot.settings import CATALOGUE_PATH, PROJECT_ROOT
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -254,8 +254,8 @@ def read_token_lists(path: Path) -> list[list[str]]:
 def build_get_scores(token_lists: list[list[str]]) -> Built:
     """rank-bm25 over exactly the token lists the engine indexes, ranked by a full sort.
 
-    Queries are analysed with ``bot.analyzer.analyze`` alone, without the engine's acronym and
-    compound expansions, so rank-bm25 scores no more terms than the engine does.
+    Queries are analysed with ``bot.search.analyzer.analyze`` alone, without the engine's
+    acronym and compound expansions, so rank-bm25 scores no more terms than the engine does.
     """
     started = time.perf_counter()
     bm25 = BM25Okapi(token_lists)
@@ -371,8 +371,8 @@ def write_catalogue_jsonl(size: int, path: Path) -> None:
 STARTUP_SCRIPT = """
 import json, resource, sys, time
 started = time.perf_counter()
-from bot.corpus import load_corpus
-from bot.search import SearchIndex
+from bot.papers.corpus import load_corpus
+from bot.search.engine import SearchIndex
 imported = time.perf_counter()
 papers = load_corpus(sys.argv[1]).papers
 loaded = time.perf_counter()
@@ -599,7 +599,7 @@ def report(
         " (query parsing, typo correction, analysis, BM25, ranking, matched terms);"
         " *get_scores* is rank-bm25's"
         " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes, with"
-        " queries analysed by `bot.analyzer.analyze` (no expansions). Engine build time"
+        " queries analysed by `bot.search.analyzer.analyze` (no expansions). Engine build time"
         " includes analysing every paper; get_scores build time is the `BM25Okapi`"
         " construction only. Peak RSS is the subprocess's `ru_maxrss`, which includes the"
         " corpus itself (in brackets: the peak before indexing; for get_scores that includes"

@@ -17,8 +17,8 @@ from bot.render import papers as render
 from bot.render.message import Message
 
 if TYPE_CHECKING:
-    from bot.paper import Paper
-    from bot.search import SearchIndex, SearchResult
+    from bot.papers.paper import Paper
+    from bot.search.engine import SearchIndex, SearchResult
     from bot.store import Store
 
 THREAD_PAGE_SIZE = 3

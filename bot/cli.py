@@ -41,15 +41,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if args and args[0] == "search":
-        from bot.search_cli import main as search_main
+        from bot.search.cli import main as search_main
 
         return search_main(args[1:], settings)
     if args and args[0] == "digest":
-        from bot.digest_cli import main as digest_main
+        from bot.digest.cli import main as digest_main
 
         return digest_main(args[1:], settings)
     if args and args[0] == "shell":
-        from bot.shell import main as shell_main
+        from bot.shell.repl import main as shell_main
 
         return shell_main(args[1:], settings)
     mode = None
@@ -58,6 +58,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(USAGE, end="", file=sys.stderr)
             return 2
         mode = MODE_FLAGS[args[0]]
-    from bot.app import run
+    from bot.slack.app import run
 
     return run(settings, mode)

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from slack_harness import LiveBot
 
-from bot.corpus import LoadedCorpus, load_corpus
-from bot.search import SearchIndex
-from bot.slack_recorder import SlackRecorder
+from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.search.engine import SearchIndex
+from bot.shell.fake_slack import SlackRecorder
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """The real app served over HTTP on 127.0.0.1, with ``SlackRecorder`` as Slack's Web API.
 
-Requests are built by ``bot.slack_payloads`` in Slack's real shapes and signed with the
+Requests are built by ``bot.slack.payloads`` in Slack's real shapes and signed with the
 test signing secret; answers are read back from the recorder. Listeners run on a
 single-worker executor so ``drain()`` can wait for every request already acknowledged,
 which lets tests assert that something did *not* happen without sleeping.
@@ -20,12 +20,12 @@ from typing import Any
 
 from waitress import wasyncore
 
-from bot import slack_payloads as payloads
-from bot.app import Services, build_app, build_services, create_http_server
-from bot.corpus import LoadedCorpus
+from bot.papers.corpus import LoadedCorpus
 from bot.settings import Settings
-from bot.slack_client import make_web_client
-from bot.slack_recorder import SlackRecorder
+from bot.shell.fake_slack import SlackRecorder
+from bot.slack import payloads as payloads
+from bot.slack.app import Services, build_app, build_services, create_http_server
+from bot.slack.client import make_web_client
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-paperbot"

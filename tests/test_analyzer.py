@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bot.analyzer import (
+from bot.papers.corpus import LoadedCorpus
+from bot.search.analyzer import (
     CorpusAnalyzer,
     analyze,
     analyze_phrase,
@@ -10,7 +11,6 @@ from bot.analyzer import (
     mine_acronyms,
     words,
 )
-from bot.corpus import LoadedCorpus
 
 
 def shares_a_token(query: str, text: str) -> bool:

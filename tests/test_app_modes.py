@@ -10,9 +10,9 @@ import urllib.request
 
 import pytest
 
-from bot.app import HTTP, SHELL, SOCKET, ModeError, choose_mode, run
 from bot.settings import PROJECT_ROOT, Settings
-from bot.slack_recorder import SlackRecorder
+from bot.shell.fake_slack import SlackRecorder
+from bot.slack.app import HTTP, SHELL, SOCKET, ModeError, choose_mode, run
 
 BOT = "xoxb-1-abc"
 APP = "xapp-1-abc"

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from bot.corpus import LoadedCorpus
+from bot.papers.corpus import LoadedCorpus
 from bot.settings import PROJECT_ROOT
 
 QUALITY_SCRIPT = PROJECT_ROOT / "bench" / "quality.py"

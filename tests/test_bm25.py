@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from bot import bm25, search
-from bot.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
-from bot.corpus import LoadedCorpus, load_corpus
-from bot.search import SearchIndex
+from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.search import bm25
+from bot.search import engine as search
+from bot.search.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
+from bot.search.engine import SearchIndex
 
 
 def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]]) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.corpus import CorpusError, LoadedCorpus, load_corpus
+from bot.papers.corpus import CorpusError, LoadedCorpus, load_corpus
+from bot.papers.text import clean_text, match_key
 from bot.settings import CATALOGUE_PATH, SEEDS_DIR
-from bot.text import clean_text, match_key
 
 
 def _catalogue() -> list[dict]:

@@ -11,13 +11,13 @@ import pytest
 import time_machine
 from slack_sdk import WebClient
 
-from bot.digest import EVENT_TYPE, LEASE, DigestService
+from bot.digest.service import EVENT_TYPE, LEASE, DigestService
 from bot.render import blocks as bk
 from bot.render.message import Message
-from bot.search import SearchIndex
+from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.slack_client import make_web_client
-from bot.slack_recorder import SlackRecorder, rate_limited, server_error, slack_error
+from bot.shell.fake_slack import SlackRecorder, rate_limited, server_error, slack_error
+from bot.slack.client import make_web_client
 from bot.store import Store
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -404,7 +404,7 @@ def test_a_day_missed_entirely_is_skipped_and_logged(
     traveller.move_to(berlin(2025, 3, 28, 9, 0))
     service.serve(channel)
     traveller.move_to(berlin(2025, 3, 30, 8, 0))  # down from Friday night to Sunday 08:00
-    with caplog.at_level(logging.WARNING, logger="bot.digest"):
+    with caplog.at_level(logging.WARNING, logger="bot.digest.service"):
         assert make_bot().service.serve_due() == []
     assert "2025-03-29" in caplog.text
     assert len(posts(recorder, channel)) == 1

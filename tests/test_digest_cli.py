@@ -9,13 +9,13 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from bot.corpus import load_corpus
-from bot.digest import DigestService
-from bot.digest_cli import main
-from bot.search import SearchIndex
+from bot.digest.cli import main
+from bot.digest.service import DigestService
+from bot.papers.corpus import load_corpus
+from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.slack_client import make_web_client
-from bot.slack_recorder import SlackRecorder, slack_error
+from bot.shell.fake_slack import SlackRecorder, slack_error
+from bot.slack.client import make_web_client
 from bot.store import Store
 
 BERLIN = ZoneInfo("Europe/Berlin")

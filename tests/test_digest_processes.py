@@ -24,7 +24,7 @@ import pytest
 from test_store import throwaway_postgres_database
 
 from bot.settings import PROJECT_ROOT
-from bot.slack_recorder import SlackRecorder
+from bot.shell.fake_slack import SlackRecorder
 from bot.store import Store, SubscriptionRecord
 
 CHANNELS = [f"CPROC{number:02d}" for number in range(8)]

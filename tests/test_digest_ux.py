@@ -9,7 +9,7 @@ from slack_harness import LiveBot, all_text
 
 from bot.render.blocks import validate
 from bot.render.message import Message
-from bot.slack_recorder import RESPONSE_URL, RecordedCall
+from bot.shell.fake_slack import RESPONSE_URL, RecordedCall
 
 
 def answer(bot: LiveBot, text: str, *, channel_id: str | None = None) -> RecordedCall:

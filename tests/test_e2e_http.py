@@ -17,11 +17,11 @@ from slack_harness import (
     all_text,
 )
 
-from bot import slack_payloads as payloads
 from bot.render import papers as render
 from bot.render.blocks import validate
 from bot.render.message import Message
-from bot.slack_recorder import RESPONSE_URL, rate_limited, slack_error
+from bot.shell.fake_slack import RESPONSE_URL, rate_limited, slack_error
+from bot.slack import payloads as payloads
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 MOG_ID = "7ANDviElAo"

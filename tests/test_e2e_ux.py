@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from slack_harness import LiveBot, Reply, all_text, find_button
 
-from bot import slack_payloads as payloads
 from bot.render import papers as render
 from bot.render.blocks import validate
 from bot.render.message import Message
-from bot.slack_recorder import RESPONSE_URL, RecordedCall, slack_error
+from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, slack_error
+from bot.slack import payloads as payloads
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 MOG_ID = "7ANDviElAo"

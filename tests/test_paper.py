@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.corpus import LoadedCorpus, load_corpus
-from bot.paper import Paper
-from bot.summary import tldr
-from bot.text import clean_text
+from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.papers.paper import Paper
+from bot.papers.summary import tldr
+from bot.papers.text import clean_text
 
 ABSTRACT = (
     "Graph neural networks are slow on large graphs. We propose **MoG**, which keeps "

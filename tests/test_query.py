@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.query import (
+from bot.search.query import (
     MAX_QUERY_CHARS,
     SpellCorrector,
     edit_distance,

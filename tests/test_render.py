@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bot.render import blocks as bk
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.search import Hit, SearchResult
+from bot.search.engine import Hit, SearchResult
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; <https://evil.example|click> *bold* `x` >"
 

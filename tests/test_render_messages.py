@@ -11,7 +11,7 @@ from bot.render import blocks as bk
 from bot.render import digest as digest_render
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.search import SearchResult
+from bot.search.engine import SearchResult
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; 🚀 שלום " + "x" * 10_000
 

@@ -11,13 +11,13 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from bot.digest import LEASE, DigestService
-from bot.schedule import DigestScheduler, DigestTrigger
+from bot.digest.schedule import DigestScheduler, DigestTrigger
+from bot.digest.service import LEASE, DigestService
+from bot.digest.subscriptions import Schedule
 from bot.settings import Settings
-from bot.slack_client import make_web_client
-from bot.slack_recorder import SlackRecorder
+from bot.shell.fake_slack import SlackRecorder
+from bot.slack.client import make_web_client
 from bot.store import Store
-from bot.subscriptions import Schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

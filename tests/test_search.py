@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from bot.analyzer import analyze
-from bot.corpus import LoadedCorpus, load_corpus
-from bot.paper import Paper
-from bot.search import SearchIndex, SearchResult
+from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.papers.paper import Paper
+from bot.search.analyzer import analyze
+from bot.search.engine import SearchIndex, SearchResult
 
 GRAPH_SPARSIFICATION = "7ANDviElAo"
 ATTENTION_SINK = "78Nn4QJTEN"  # writes "auto-regressive"

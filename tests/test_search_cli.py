@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bot.search_cli import main
+from bot.search.cli import main
 from bot.settings import PROJECT_ROOT, Settings
 
 SETTINGS = Settings(corpus="seeds")

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 from slack_harness import fixed_clock
 
-from bot.app import build_services
 from bot.settings import Settings
-from bot.shell import SHELL_TOKEN, Shell, main
-from bot.slack_client import make_web_client
-from bot.slack_recorder import SlackRecorder
+from bot.shell.fake_slack import SlackRecorder
+from bot.shell.repl import SHELL_TOKEN, Shell, main
+from bot.slack.app import build_services
+from bot.slack.client import make_web_client
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 

@@ -1,8 +1,8 @@
 import pytest
 from slack_sdk.errors import SlackApiError
 
-from bot.slack_client import make_web_client
-from bot.slack_recorder import SlackRecorder, rate_limited, server_error
+from bot.shell.fake_slack import SlackRecorder, rate_limited, server_error
+from bot.slack.client import make_web_client
 
 
 @pytest.fixture

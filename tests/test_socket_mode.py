@@ -16,11 +16,11 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_harness import ACK_LIMIT_SECONDS, BOT_TOKEN, all_text, find_button, fixed_clock
 from websockets.sync.server import ServerConnection, serve
 
-from bot import slack_payloads as payloads
-from bot.app import build_app, build_services
 from bot.settings import Settings
-from bot.slack_client import make_web_client
-from bot.slack_recorder import RESPONSE_URL, SlackRecorder
+from bot.shell.fake_slack import RESPONSE_URL, SlackRecorder
+from bot.slack import payloads as payloads
+from bot.slack.app import build_app, build_services
+from bot.slack.client import make_web_client
 
 APP_TOKEN = "xapp-1-A0PAPERBOT-1-test"
 

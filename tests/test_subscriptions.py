@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.subscriptions import (
+from bot.digest.subscriptions import (
     Schedule,
     SubscriptionError,
     local_instant,

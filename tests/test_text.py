@@ -11,9 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.settings import CATALOGUE_PATH, SEEDS_DIR
-from bot.summary import derive_title, split_sentences, tldr
-from bot.text import (
+from bot.papers.summary import derive_title, split_sentences, tldr
+from bot.papers.text import (
     _TOKEN_CHARS,
     _TOKEN_START,
     _may_hold_markup,
@@ -24,10 +23,11 @@ from bot.text import (
     match_key,
     normalise_whitespace,
 )
+from bot.settings import CATALOGUE_PATH, SEEDS_DIR
 
 
 def _seed_abstracts() -> list[str]:
-    """Every abstract paragraph of the real seed files, read independently of bot.corpus."""
+    """Every abstract paragraph of the real seed files, read independently of bot.papers.corpus."""
     abstracts = []
     for path in sorted(SEEDS_DIR.glob("*.txt")):
         paragraphs = path.read_text(encoding="utf-8").split("\n\n")[1:]

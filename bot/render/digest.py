@@ -10,11 +10,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from bot.paper import Paper
+from bot.papers.paper import Paper
+from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
-from bot.text import escape_mrkdwn
 
 
 def long_date(day: date) -> str:

@@ -13,14 +13,14 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from bot.analyzer import normalize, word_tokens, words
-from bot.paper import Paper
+from bot.papers.paper import Paper
+from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
-from bot.text import escape_mrkdwn
+from bot.search.analyzer import normalize, word_tokens, words
 
 if TYPE_CHECKING:
-    from bot.search import SearchResult
+    from bot.search.engine import SearchResult
 
 ACTION_ABSTRACT = "paper_abstract"
 ACTION_SHARE = "paper_share"

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot import settings
-from bot.paper import Paper
-from bot.summary import derive_title
-from bot.text import (
+from bot.papers.paper import Paper
+from bot.papers.summary import derive_title
+from bot.papers.text import (
     clean_normalised_text,
     extract_code_urls,
     match_key,

@@ -23,12 +23,12 @@ from slack_sdk import WebClient
 
 from bot.answers import Answers
 from bot.clock import Clock, system_clock
-from bot.corpus import CorpusError, LoadedCorpus, load_corpus
-from bot.digest import DigestService
-from bot.schedule import DigestScheduler
-from bot.search import SearchIndex
+from bot.digest.schedule import DigestScheduler
+from bot.digest.service import DigestService
+from bot.papers.corpus import CorpusError, LoadedCorpus, load_corpus
+from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.slack_client import make_web_client
+from bot.slack.client import make_web_client
 from bot.store import Store
 from handlers import register_all
 
@@ -181,7 +181,7 @@ def run(settings: Settings, mode: str | None) -> int:
         print(f"paperbot: {error}", file=sys.stderr)
         return 2
     if chosen == SHELL:
-        from bot.shell import main as shell_main
+        from bot.shell.repl import main as shell_main
 
         return shell_main([], settings)
     client = make_web_client(settings.slack_bot_token, settings.slack_api_url)

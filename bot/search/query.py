@@ -1,6 +1,6 @@
 """What a researcher typed, taken apart: free words, phrases, exclusions, filters, references.
 
-Parsing knows nothing about the index; ``bot.search`` decides what each part means for a
+Parsing knows nothing about the index; ``bot.search.engine`` decides what each part means for a
 given corpus. Typo correction lives here too (``SpellCorrector``) because it rewrites the
 query text the user sees ("showing results for …").
 """

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.summary import tldr
-from bot.text import clean_text, mrkdwn_literal
+from bot.papers.summary import tldr
+from bot.papers.text import clean_text, mrkdwn_literal
 
 
 @dataclass(frozen=True, slots=True)

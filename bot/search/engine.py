@@ -20,7 +20,8 @@ from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from bot.analyzer import (
+from bot.papers.paper import Paper
+from bot.search.analyzer import (
     WORD_PATTERN,
     Acronym,
     CorpusAnalyzer,
@@ -29,9 +30,8 @@ from bot.analyzer import (
     word_tokens,
     written_words,
 )
-from bot.bm25 import BM25Builder, BM25Index, top_k
-from bot.paper import Paper
-from bot.query import (
+from bot.search.bm25 import BM25Builder, BM25Index, top_k
+from bot.search.query import (
     ParsedQuery,
     SpellCorrector,
     openreview_id_from_url,

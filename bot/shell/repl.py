@@ -20,13 +20,13 @@ from typing import Any, TextIO
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
-from bot import slack_payloads as payloads
-from bot.app import Services, build_app, build_services
-from bot.corpus import CorpusError
+from bot.papers.corpus import CorpusError
 from bot.render.terminal import render
 from bot.settings import Settings
-from bot.slack_client import make_web_client
-from bot.slack_recorder import RESPONSE_URL, RecordedCall, SlackRecorder
+from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
+from bot.slack import payloads as payloads
+from bot.slack.app import Services, build_app, build_services
+from bot.slack.client import make_web_client
 
 SHELL_TOKEN = "xoxb-local-shell"
 BOT_NAME = "@paperbot"

@@ -1,6 +1,6 @@
 """Running the paper of the day inside the bot process with APScheduler.
 
-One job per subscribed channel, whose trigger asks ``bot.subscriptions`` for the next post
+One job per subscribed channel, whose trigger asks ``bot.digest.subscriptions`` for the next post
 instant, so the DST rules live in one place. The scheduler only decides *when to try*:
 whether to post is decided by ``DigestService.serve`` under the database claim, so a job
 that fires twice, late, or in several replicas at once still posts once.
@@ -18,8 +18,8 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from bot.clock import Clock, system_clock
-from bot.digest import DigestOutcome, DigestService
-from bot.subscriptions import Schedule
+from bot.digest.service import DigestOutcome, DigestService
+from bot.digest.subscriptions import Schedule
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """What a reader sees before the abstract: a TL;DR and, when a paper has no catalogue title, a
 title derived from its text.
 
-Both are chosen from the cleaned plain abstract (``bot.text``), sentence by sentence, with rules
-tuned on how ICLR abstracts are written: background first, then "we propose …".
+Both are chosen from the cleaned plain abstract (``bot.papers.text``), sentence by sentence, with
+rules tuned on how ICLR abstracts are written: background first, then "we propose …".
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.text import normalise_whitespace
+from bot.papers.text import normalise_whitespace
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
 _INITIAL = re.compile(r"\b[A-Z]\.$")

@@ -3,7 +3,7 @@
 One constructor so that retries behave the same everywhere: Slack answers bursts with HTTP
 429 and ``Retry-After``, and has the odd 5xx or dropped connection; ``slack_sdk``'s retry
 handlers wait and retry those instead of surfacing them to users. ``base_url`` lets the shell
-and the tests point the client at ``bot.slack_recorder`` (``SLACK_API_URL``).
+and the tests point the client at ``bot.shell.fake_slack`` (``SLACK_API_URL``).
 """
 
 from __future__ import annotations

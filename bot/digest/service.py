@@ -28,12 +28,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock, system_clock
-from bot.paper import Paper
-from bot.render import digest as render
-from bot.render.message import Message
-from bot.settings import Settings
-from bot.store import POSTED, POSTING, DigestClaim, Store, SubscriptionRecord
-from bot.subscriptions import (
+from bot.digest.subscriptions import (
     Schedule,
     SubscriptionError,
     format_time,
@@ -41,9 +36,14 @@ from bot.subscriptions import (
     parse_time,
     parse_zone,
 )
+from bot.papers.paper import Paper
+from bot.render import digest as render
+from bot.render.message import Message
+from bot.settings import Settings
+from bot.store import POSTED, POSTING, DigestClaim, Store, SubscriptionRecord
 
 if TYPE_CHECKING:
-    from bot.search import SearchIndex
+    from bot.search.engine import SearchIndex
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from bot.corpus import CorpusError, load_corpus
-from bot.search import Hit, SearchIndex, SearchResult
+from bot.papers.corpus import CorpusError, load_corpus
+from bot.search.engine import Hit, SearchIndex, SearchResult
 from bot.settings import Settings
 
 logger = logging.getLogger(__name__)

@@ -11,12 +11,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from bot.corpus import CorpusError, load_corpus
-from bot.digest import DigestOutcome, DigestService
+from bot.digest.service import DigestOutcome, DigestService
+from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
-from bot.search import SearchIndex
+from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.slack_client import make_web_client
+from bot.slack.client import make_web_client
 from bot.store import Store
 
 OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_due", "dry_run"})

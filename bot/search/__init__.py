@@ -1,0 +1,6 @@
+"""Search: from a query string to ranked papers.
+
+Owns the analyzer, query parsing, spelling correction, the BM25Okapi index, the search
+facade (``engine``) and the ``search`` command line. Imports ``bot.papers`` and nothing from
+``bot.slack``, ``bot.shell``, ``bot.digest``, ``bot.store`` or ``handlers``.
+"""
