@@ -96,6 +96,7 @@ def _paper(
     url: str | None,
     abstract: str | None,
     source: str,
+    authors_in_order: bool = False,
 ) -> Paper:
     abstract = normalise_whitespace(abstract) if abstract else None
     cleaned = clean_normalised_text(abstract) if abstract else None
@@ -118,6 +119,7 @@ def _paper(
         links=links,
         title_derived=title_derived,
         source=source,
+        authors_in_order=authors_in_order,
     )
 
 
@@ -131,6 +133,7 @@ def _paper_from_record(record: _Record, source: str, abstract: str | None = None
         url=data.get("url"),
         abstract=abstract if abstract is not None else data.get("abstract"),
         source=source,
+        authors_in_order=data.get("authors_in_order") is True,
     )
 
 

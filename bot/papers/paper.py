@@ -25,6 +25,9 @@ class Paper:
     derived from the fields above the first time it is read. Only the few papers a reader is
     shown ever need them, and rendering and summarising every paper was over a third of the
     time to load 100,000. Reading one always gives text.
+
+    ``authors_in_order`` is true only where the catalogue vouches that ``authors`` is in the
+    paper's own order; elsewhere the list is alphabetical and names no first author.
     """
 
     id: str
@@ -38,6 +41,7 @@ class Paper:
     links: tuple[str, ...]
     title_derived: bool
     source: str
+    authors_in_order: bool = False
     display_title: str = None  # type: ignore[assignment]
     display_abstract: str = None  # type: ignore[assignment]
     tldr: str = None  # type: ignore[assignment]
