@@ -10,6 +10,7 @@ it), so everything a click needs travels in the button's value.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from slack_bolt import Ack, App, Respond
@@ -47,59 +48,66 @@ def _in_place_reply(respond: Respond, body: dict[str, Any]) -> Any:
     return tell
 
 
+def show_abstract(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    respond: Respond,
+    logger: logging.Logger,
+) -> None:
+    ack()
+    tell = _in_place_reply(respond, body)
+    with answering_failures(tell, logger):
+        tell(answers.abstract(action["value"], public=not _is_ephemeral(body)))
+
+
+def show_page(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    respond: Respond,
+    logger: logging.Logger,
+) -> None:
+    ack()
+    tell = _in_place_reply(respond, body)
+    with answering_failures(tell, logger):
+        tell(answers.page(action["value"]))
+
+
+def more_like_this(
+    answers: Answers, ack: Ack, action: dict[str, Any], respond: Respond, logger: logging.Logger
+) -> None:
+    ack()
+    tell = _private_reply(respond)
+    with answering_failures(tell, logger):
+        tell(answers.more_like_this(action["value"]))
+
+
+def share(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    respond: Respond,
+    logger: logging.Logger,
+) -> None:
+    ack()
+    tell = _private_reply(respond)
+    channel = _channel_id(body)
+    with answering_failures(tell, logger, channel_id=channel):
+        message = answers.share(action["value"], body["user"]["id"])
+        if message is None:
+            tell(render.not_found_message(action["value"]))
+            return
+        client.chat_postMessage(channel=channel, **message.as_kwargs())
+
+
 def register(app: App, answers: Answers) -> None:
-    @app.action(render.ACTION_ABSTRACT)
-    def show_abstract(
-        ack: Ack,
-        body: dict[str, Any],
-        action: dict[str, Any],
-        respond: Respond,
-        logger: logging.Logger,
-    ) -> None:
-        ack()
-        tell = _in_place_reply(respond, body)
-        with answering_failures(tell, logger):
-            tell(answers.abstract(action["value"], public=not _is_ephemeral(body)))
-
-    def show_page(
-        ack: Ack,
-        body: dict[str, Any],
-        action: dict[str, Any],
-        respond: Respond,
-        logger: logging.Logger,
-    ) -> None:
-        ack()
-        tell = _in_place_reply(respond, body)
-        with answering_failures(tell, logger):
-            tell(answers.page(action["value"]))
-
+    app.action(render.ACTION_ABSTRACT)(partial(show_abstract, answers))
     for action_id in render.PAGE_ACTIONS:
-        app.action(action_id)(show_page)
-
-    @app.action(render.ACTION_MORE_LIKE_THIS)
-    def more_like_this(
-        ack: Ack, action: dict[str, Any], respond: Respond, logger: logging.Logger
-    ) -> None:
-        ack()
-        tell = _private_reply(respond)
-        with answering_failures(tell, logger):
-            tell(answers.more_like_this(action["value"]))
-
-    @app.action(render.ACTION_SHARE)
-    def share(
-        ack: Ack,
-        body: dict[str, Any],
-        action: dict[str, Any],
-        client: WebClient,
-        respond: Respond,
-        logger: logging.Logger,
-    ) -> None:
-        ack()
-        tell = _private_reply(respond)
-        channel = _channel_id(body)
-        with answering_failures(tell, logger, channel_id=channel):
-            message = answers.share(action["value"], body["user"]["id"])
-            if message is None:
-                tell(render.not_found_message(action["value"]))
-                return
-            client.chat_postMessage(channel=channel, **message.as_kwargs())
+        app.action(action_id)(partial(show_page, answers))
+    app.action(render.ACTION_MORE_LIKE_THIS)(partial(more_like_this, answers))
+    app.action(render.ACTION_SHARE)(partial(share, answers))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from slack_bolt import Ack, App, Respond
@@ -15,16 +16,22 @@ from handlers.errors import answering_failures
 COMMAND = "/paper"
 
 
+def paper_command(
+    answers: Answers,
+    ack: Ack,
+    command: dict[str, Any],
+    respond: Respond,
+    logger: logging.Logger,
+) -> None:
+    ack()
+
+    def tell(message: Message) -> None:
+        respond(response_type="ephemeral", **message.as_kwargs())
+
+    with answering_failures(tell, logger):
+        request = parse_command(command.get("text") or "")
+        tell(answers.command(request, command["channel_id"]))
+
+
 def register(app: App, answers: Answers) -> None:
-    @app.command(COMMAND)
-    def paper_command(
-        ack: Ack, command: dict[str, Any], respond: Respond, logger: logging.Logger
-    ) -> None:
-        ack()
-
-        def tell(message: Message) -> None:
-            respond(response_type="ephemeral", **message.as_kwargs())
-
-        with answering_failures(tell, logger):
-            request = parse_command(command.get("text") or "")
-            tell(answers.command(request, command["channel_id"]))
+    app.command(COMMAND)(partial(paper_command, answers))

@@ -49,3 +49,8 @@ def answering_failures(
     except Exception:
         logger.exception("failed to answer a Slack request")
         _tell_safely(tell, render.apology_message(), logger)
+
+
+def log_unhandled(error: Exception, logger: logging.Logger) -> None:
+    """Last resort for failures outside a listener's own guard: log, never crash."""
+    logger.error("unhandled error for a Slack request", exc_info=error)

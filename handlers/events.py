@@ -8,6 +8,7 @@ another process received the first one.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from slack_bolt import App, BoltContext
@@ -33,55 +34,62 @@ def _not_from_a_person(event: dict[str, Any], bot_user_id: str | None) -> bool:
     )
 
 
+def _reply(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
+    logger: logging.Logger,
+    *,
+    direct: bool,
+) -> None:
+    if _not_from_a_person(event, context.bot_user_id):
+        return
+    channel = event["channel"]
+    if not answers.first_delivery(channel, event["ts"]):
+        logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))
+        return
+    in_thread = "thread_ts" in event
+    reply_ts = event.get("thread_ts") or (None if direct else event["ts"])
+    thread_key = reply_ts or DM_THREAD
+
+    def tell(message: Message) -> None:
+        client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
+
+    with answering_failures(tell, logger):
+        request = parse_mention(event.get("text") or "", context.bot_user_id)
+        if request.intent is Intent.THREAD and in_thread:
+            replies = client.conversations_replies(channel=channel, ts=reply_ts, limit=1)
+            first = replies["messages"][0].get("text") or ""
+            tell(answers.thread_related(first, channel, thread_key))
+        else:
+            tell(answers.mention(request, channel, thread_key, in_thread=in_thread))
+
+
+def app_mention(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
+    logger: logging.Logger,
+) -> None:
+    _reply(answers, event, body, client, context, logger, direct=False)
+
+
+def direct_message(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
+    logger: logging.Logger,
+) -> None:
+    if event.get("channel_type") == "im":
+        _reply(answers, event, body, client, context, logger, direct=True)
+
+
 def register(app: App, answers: Answers) -> None:
-    def reply(
-        event: dict[str, Any],
-        body: dict[str, Any],
-        client: WebClient,
-        context: BoltContext,
-        logger: logging.Logger,
-        *,
-        direct: bool,
-    ) -> None:
-        if _not_from_a_person(event, context.bot_user_id):
-            return
-        channel = event["channel"]
-        if not answers.first_delivery(channel, event["ts"]):
-            logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))
-            return
-        in_thread = "thread_ts" in event
-        reply_ts = event.get("thread_ts") or (None if direct else event["ts"])
-        thread_key = reply_ts or DM_THREAD
-
-        def tell(message: Message) -> None:
-            client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
-
-        with answering_failures(tell, logger):
-            request = parse_mention(event.get("text") or "", context.bot_user_id)
-            if request.intent is Intent.THREAD and in_thread:
-                replies = client.conversations_replies(channel=channel, ts=reply_ts, limit=1)
-                first = replies["messages"][0].get("text") or ""
-                tell(answers.thread_related(first, channel, thread_key))
-            else:
-                tell(answers.mention(request, channel, thread_key, in_thread=in_thread))
-
-    @app.event("app_mention")
-    def app_mention(
-        event: dict[str, Any],
-        body: dict[str, Any],
-        client: WebClient,
-        context: BoltContext,
-        logger: logging.Logger,
-    ) -> None:
-        reply(event, body, client, context, logger, direct=False)
-
-    @app.event("message")
-    def direct_message(
-        event: dict[str, Any],
-        body: dict[str, Any],
-        client: WebClient,
-        context: BoltContext,
-        logger: logging.Logger,
-    ) -> None:
-        if event.get("channel_type") == "im":
-            reply(event, body, client, context, logger, direct=True)
+    app.event("app_mention")(partial(app_mention, answers))
+    app.event("message")(partial(direct_message, answers))
