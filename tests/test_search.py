@@ -276,3 +276,44 @@ def test_catalogue_author_search_finds_papers_without_abstracts() -> None:
     result = index.search(f'author:"{author}"', limit=50)
     assert result.total >= 1
     assert all(author in hit.paper.authors for hit in result.hits)
+
+
+def test_authors_are_not_ranked_text(index: SearchIndex, seed_corpus: LoadedCorpus) -> None:
+    """BM25 sees title (twice) and abstract only, so 80 names cannot dilute a paper."""
+    paper = seed_corpus.papers[0]
+    title, abstract = analyze(paper.title), analyze(paper.plain_abstract)
+    assert index.document_tokens(paper) == title * 2 + abstract
+    crowded = replace(paper, id="crowded", authors=tuple(f"Author{n} Name{n}" for n in range(80)))
+    alone = replace(paper, id="alone", authors=("Solo Writer",))
+    both = SearchIndex.build([crowded, alone, *seed_corpus.papers[1:]])
+    hits = both.search("regretful decisions label noise", limit=2).hits
+    assert {hit.paper.id for hit in hits} == {"crowded", "alone"}
+    assert hits[0].score == hits[1].score
+
+
+def test_a_name_typed_as_a_query_lists_that_author_s_papers_first(index: SearchIndex) -> None:
+    by_name = index.search("Tianlong Chen", limit=5)
+    assert [hit.paper.id for hit in by_name.hits[:2]] == ids(index.search('author:"Tianlong Chen"'))
+    assert by_name.corrected_query is None
+    with_topic = index.search("tianlong graph sparsification", limit=3)
+    assert ids(with_topic)[0] == GRAPH_SPARSIFICATION
+    assert all("Tianlong Chen" in hit.paper.authors for hit in with_topic.hits[:2])
+
+
+def test_a_first_name_alone_is_no_filter_it_adds_papers(index: SearchIndex) -> None:
+    """A topical query naming a person keeps every topical match and puts theirs first."""
+    topical = index.search("graph", limit=100)
+    named = index.search("graph Tianlong", limit=100)
+    assert set(ids(topical)) <= set(ids(named))
+
+
+@pytest.mark.parametrize("query", ["sea ice", "soap", "language models", "federated learning"])
+def test_only_acronyms_typed_as_acronyms_are_expanded(
+    index: SearchIndex, seed_corpus: LoadedCorpus, query: str
+) -> None:
+    """``sea`` and ``soap`` spell acronyms some abstract defines, and ``language models``
+    and ``federated learning`` have acronyms (LM, FL): none of that is added to the query."""
+    reference = BM25Okapi([index.document_tokens(p) for p in seed_corpus.papers])
+    expected = reference.get_scores(analyze(query))
+    for hit in index.search(query, limit=10).hits:
+        assert hit.score == expected[seed_corpus.papers.index(hit.paper)]

@@ -25,12 +25,12 @@ from bot.search.analyzer import (
     WORD_PATTERN,
     Acronym,
     CorpusAnalyzer,
-    analyze,
     mine_acronyms,
     word_tokens,
     written_words,
 )
 from bot.search.bm25 import BM25Builder, BM25Index, top_k
+from bot.search.lexicon import english_words
 from bot.search.query import (
     ParsedQuery,
     SpellCorrector,
@@ -48,6 +48,8 @@ _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while in
 _RUN_BLOCK = 1 << 16
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
 T = TypeVar("T")
 
 
@@ -69,20 +71,22 @@ class SearchResult:
     similar_to: Paper | None = None  # set for like:ID results
 
 
-def _texts(paper: Paper) -> tuple[str, str, str]:
-    """The indexed fields: title, abstract and the authors as one text."""
-    return (paper.title, paper.plain_abstract, " , ".join(paper.authors))
+def _texts(paper: Paper) -> tuple[str, str]:
+    """The ranked fields: title and abstract. Authors are a field of their own (see
+    ``SearchIndex._authors_by_token``): in the ranked text, a paper with 80 authors would have
+    its length doubled by names and sink for every topical query."""
+    return (paper.title, paper.plain_abstract)
 
 
-def _fields(analyzer: CorpusAnalyzer, paper: Paper) -> tuple[list[str], list[str], list[str]]:
-    """Index tokens of the title, the abstract and the authors."""
-    title, abstract, authors = _texts(paper)
-    return analyzer.tokens(title), analyzer.tokens(abstract), analyzer.tokens(authors)
+def _fields(analyzer: CorpusAnalyzer, paper: Paper) -> tuple[list[str], list[str]]:
+    """Index tokens of the title and the abstract."""
+    title, abstract = _texts(paper)
+    return analyzer.tokens(title), analyzer.tokens(abstract)
 
 
-def _bm25_tokens(fields: tuple[list[str], list[str], list[str]]) -> list[str]:
-    title, abstract, authors = fields
-    return title * TITLE_WEIGHT + abstract + authors
+def _bm25_tokens(fields: tuple[list[str], list[str]]) -> list[str]:
+    title, abstract = fields
+    return title * TITLE_WEIGHT + abstract
 
 
 @lru_cache(maxsize=1 << 16)  # a corpus names the same authors over and over
@@ -140,7 +144,6 @@ class _ChunkIndexer:
     def __init__(self) -> None:
         self._numbers: dict[str, int] = {}
         self._text = _Runs()  # titles and abstracts
-        self._authors = _Runs()
 
     def _add(self, run: array, text: str, times: int = 1) -> None:
         numbers = self._numbers
@@ -155,16 +158,13 @@ class _ChunkIndexer:
 
     def index(self, papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, BM25Index]:
         for paper in papers:
-            title, abstract, authors = _texts(paper)
+            title, abstract = _texts(paper)
             text = self._text.start()
             self._add(text, title, TITLE_WEIGHT)
             self._add(text, abstract)
-            self._add(self._authors.start(), authors)
         chunks = list(self._numbers)
         self._numbers = {}
-        in_text = np.zeros(len(chunks), dtype=bool)
-        self._text.mark(in_text)
-        analyzer = CorpusAnalyzer.for_chunks(compress(chunks, in_text.tolist()))
+        analyzer = CorpusAnalyzer.for_chunks(chunks)
         builder = BM25Builder()
         chunk_starts = array("q", [0])
         chunk_terms = array("i")
@@ -177,26 +177,18 @@ class _ChunkIndexer:
         del chunk_starts, chunk_terms
         analyzer.forget_chunks()  # before the terms are counted, which sets the peak
         for block, first in enumerate(range(0, len(papers), _RUN_BLOCK)):
-            text, names = self._text.pop(block), self._authors.pop(block)
+            text = self._text.pop(block)
             count = min(_RUN_BLOCK, len(papers) - first)
             for start in range(0, count, _INDEX_BLOCK):
                 end = min(start + _INDEX_BLOCK, count)
-                text_chunks, text_papers = _runs_of(*text, start, end)
-                name_chunks, name_papers = _runs_of(*names, start, end)
-                builder.add_chunked(
-                    starts,
-                    terms,
-                    np.concatenate([text_chunks, name_chunks]),
-                    np.concatenate([text_papers, name_papers]),
-                    end - start,
-                )
-            del text, names  # counted: a block left alive would sit through the sort
+                builder.add_chunked(starts, terms, *_runs_of(*text, start, end), end - start)
+            del text  # counted: a block left alive would sit through the sort
         del starts, terms
         return analyzer, builder.build()
 
 
 class _Runs:
-    """Chunk numbers of one field of every paper, one run per paper, stored in blocks of
+    """Chunk numbers of the ranked text of every paper, one run per paper, stored in blocks of
     ``_RUN_BLOCK`` papers so each block can be dropped once it is counted: the whole corpus
     as chunk numbers is as large as its postings, and both at once would set the peak."""
 
@@ -212,11 +204,6 @@ class _Runs:
         occurrences, starts = self._blocks[-1]  # type: ignore[misc]
         starts.append(len(occurrences))
         return occurrences
-
-    def mark(self, seen: np.ndarray) -> None:
-        """Set ``seen`` at every chunk number in the runs."""
-        for occurrences, _ in filter(None, self._blocks):
-            seen[np.frombuffer(occurrences, dtype=np.intc)] = True
 
     def pop(self, block: int) -> tuple[np.ndarray, np.ndarray]:
         """Block ``block``'s chunk numbers and where each paper's run starts (one more for
@@ -245,6 +232,19 @@ class _Plan:
     excluded: list[tuple[str, list[tuple[str, ...]]]] = field(default_factory=list)
     corrected_text: str | None = None
     exclude_doc: int | None = None
+    # Per paper, how many name words of the query its authors carry (None: the query names
+    # nobody): papers by the authors a query names come first.
+    author_tiers: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """A free word of a query as typed, and as searched (after typo correction);
+    ``author_only`` when it matches author names and no title or abstract word."""
+
+    typed: str
+    text: str
+    author_only: bool = False
 
 
 class SearchIndex:
@@ -260,12 +260,7 @@ class SearchIndex:
         self.papers = papers
         self._bm25 = bm25
         self._acronyms = acronyms
-        # Long forms recognised in queries; one word ("out of distribution" is one word once
-        # stopwords go) would turn every mention of it into the acronym.
-        self._long_forms: dict[str, list[Acronym]] = {}
-        for acronym in acronyms.values():
-            if len(acronym.long_phrase) > 1:
-                self._long_forms.setdefault(acronym.long_phrase[0], []).append(acronym)
+        self._usual_long_forms: dict[str, bool] = {}  # by acronym token, filled on demand
         self._analyzer = analyzer
         order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
@@ -294,11 +289,13 @@ class SearchIndex:
         return speller
 
     def prepare(self) -> None:
-        """Build what is otherwise built on first use: the typo corrector and the author
-        map. At hundreds of thousands of papers each takes seconds, which a long-running bot
-        had better spend while it is idle after start-up than in a researcher's query."""
+        """Build what is otherwise built on first use: the typo corrector, the English
+        lexicon and the author map. At hundreds of thousands of papers each takes seconds,
+        which a long-running bot had better spend while it is idle after start-up than in a
+        researcher's query."""
         self._speller  # noqa: B018 - reading a part built once builds it
         self._authors_by_token  # noqa: B018
+        english_words()
 
     def _spelling_frequencies(self) -> dict[str, int]:
         """Corpus words a typo may be corrected to, with how many papers use their stem.
@@ -361,7 +358,7 @@ class SearchIndex:
                 notes.append(f"No paper with id {_quote(parsed.like)} to find similar papers to.")
                 return self._result(query, (), 0, offset, None, notes)
         plan = self._plan(parsed, similar_to)
-        if not plan.tokens and not parsed.authors:
+        if not plan.tokens and not parsed.authors and plan.author_tiers is None:
             notes.append(
                 "The query has only common words or punctuation; add a more specific word."
             )
@@ -401,14 +398,32 @@ class SearchIndex:
         filters (phrases, exclusions, authors, the paper of "more like this") need every
         match's score, and so does a query the index finds not worth pruning."""
         plain = not (plan.phrases or plan.excluded or parsed.authors)
-        if plain and plan.exclude_doc is None:
+        if plain and plan.exclude_doc is None and plan.author_tiers is None:
             ranking = self._bm25.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
                 return ranking.docs, ranking.scores, ranking.total
         scores, matched = self._score(plan, parsed)
-        candidates = self._contenders(scores, matched, plan.tokens, k)
-        page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
+        if plan.author_tiers is not None:
+            page = self._by_tier(scores, matched, plan.author_tiers, k)
+        else:
+            candidates = self._contenders(scores, matched, plan.tokens, k)
+            page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
         return page, scores[page], int(np.count_nonzero(matched))
+
+    def _by_tier(
+        self, scores: np.ndarray, matched: np.ndarray, tiers: np.ndarray, k: int
+    ) -> np.ndarray:
+        """The ``k`` best matches, papers by the authors the query names first (the more of
+        its name words they carry, the earlier), each tier ordered by score."""
+        page: list[np.ndarray] = [_NO_PAPERS]
+        found = 0
+        for tier in sorted(set(tiers[matched].tolist()), reverse=True):
+            if found >= k:
+                break
+            members = np.flatnonzero(matched & (tiers == tier))
+            page.append(top_k(scores, k - found, candidates=members, tiebreak=self._tiebreak))
+            found += len(page[-1])
+        return np.concatenate(page)
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int
@@ -457,11 +472,14 @@ class SearchIndex:
         if parsed.like and similar_to is None:
             return []
         plan = self._plan(parsed, similar_to)
-        if not plan.tokens and not parsed.authors:
+        if not plan.tokens and not parsed.authors and plan.author_tiers is None:
             return []
         scores, matched = self._score(plan, parsed)
-        candidates = np.flatnonzero(matched & (scores > 0))
-        ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
+        if plan.author_tiers is None:
+            candidates = np.flatnonzero(matched & (scores > 0))
+            ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
+        else:
+            ranked = self._by_tier(scores, matched, plan.author_tiers, len(self.papers))
         return [(self.papers[doc], float(scores[doc])) for doc in ranked]
 
     # --- query planning ---------------------------------------------------------------------
@@ -474,26 +492,29 @@ class SearchIndex:
 
     def _plan(self, parsed: ParsedQuery, similar_to: Paper | None) -> _Plan:
         plan = _Plan()
-        vocabulary = self._bm25.vocabulary
         replacements: list[tuple[int, int, str]] = []
-        reading_order: list[str] = []
+        typed: list[_Typed] = []
         for span in parsed.words:
             if "$" in span.text or "\\" in span.text:
-                units = written_words(span.text)
-            else:
-                units = []
-                for unit, start, end in unit_spans(span, WORD_PATTERN):
-                    known = any(token in vocabulary for token in word_tokens(unit).tokens)
-                    if word_tokens(unit).tokens and not known and unit.isalpha():
-                        fix = self._speller.correct(unit)
-                        if fix is not None:
-                            replacements.append((start, end, fix))
-                            unit = fix
-                    units.append(unit)
-            for unit in units:
-                plan.tokens.extend(self._analyzer.query_word(unit).tokens)
-                reading_order.extend(word_tokens(unit).parts)
-        plan.tokens.extend(self._expansions(plan.tokens, reading_order))
+                typed.extend(_Typed(unit, unit) for unit in written_words(span.text))
+                continue
+            for unit, start, _ in unit_spans(span, WORD_PATTERN):
+                if self._is_known(unit):
+                    typed.append(_Typed(unit, unit))
+                elif self._is_author_word(unit):
+                    typed.append(_Typed(unit, unit, author_only=True))
+                else:
+                    fixes = self._corrections(unit)
+                    fixed = unit
+                    for piece_start, piece_end, fix in reversed(fixes):
+                        fixed = fixed[:piece_start] + fix + fixed[piece_end:]
+                        replacements.append((start + piece_start, start + piece_end, fix))
+                    typed.append(_Typed(unit, fixed))
+        for word in typed:
+            if not word.author_only:
+                plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
+        plan.tokens.extend(self._expansions(typed, plan.tokens))
+        plan.author_tiers = self._author_tiers(self._author_runs(typed))
         for phrase in parsed.phrases:
             for word in written_words(phrase):
                 plan.tokens.extend(self._analyzer.query_word(word).tokens)
@@ -503,35 +524,117 @@ class SearchIndex:
         if similar_to is not None:
             plan.exclude_doc = self._doc(similar_to)
             plan.tokens.extend(self._paper_terms(plan.exclude_doc))
-        if not plan.tokens:
-            for name in parsed.authors:
-                plan.tokens.extend(analyze(name))
         if replacements:
             text = parsed.text
-            for start, end, fix in reversed(replacements):
+            for start, end, fix in sorted(replacements, reverse=True):
                 text = text[:start] + fix + text[end:]
             plan.corrected_text = text
         return plan
 
-    def _expansions(self, tokens: list[str], reading_order: list[str]) -> list[str]:
-        """Long forms of acronyms in the query, and acronyms of long forms in it (only the
-        longest: "multimodal large language models" means MLLM, not also LLM)."""
-        extra: list[str] = []
-        for token in tokens:
-            acronym = self._acronyms.get(token)
-            if acronym is not None:
-                extra.extend(acronym.long_tokens)
-        spans: list[tuple[int, int, str]] = []
-        for position, token in enumerate(reading_order):
-            for acronym in self._long_forms.get(token, ()):
-                end = position + len(acronym.long_phrase)
-                if tuple(reading_order[position:end]) == acronym.long_phrase:
-                    spans.append((position, end, acronym.token))
-        for start, end, token in spans:
-            if not any(s <= start and end <= e and (s, e) != (start, end) for s, e, _ in spans):
-                extra.append(token)
+    def _is_known(self, word: str) -> bool:
+        """Whether a paper's title or abstract has the word: one of its tokens, or for a
+        hyphenated word its joined form or every part (``text-to-moton`` is not known)."""
+        vocabulary = self._bm25.vocabulary
+        tokens = word_tokens(word)
+        if tokens.joined is None:
+            return any(token in vocabulary for token in tokens.tokens)
+        return tokens.joined in vocabulary or all(token in vocabulary for token in tokens.parts)
+
+    def _is_name(self, word: str) -> bool:
+        """Whether every name word in ``word`` (as typed) is part of some author's name.
+        Stopwords never are: ``do`` and ``an`` are surnames too, and in every question."""
+        names = _name_tokens(word)
+        return (
+            bool(word_tokens(word).tokens)
+            and bool(names)
+            and all(name in self._authors_by_token for name in names)
+        )
+
+    def _is_author_word(self, word: str) -> bool:
+        """A word (as typed) that names authors and nothing else: no title or abstract has
+        it, and it is not an English word unless capitalised (``Young``, not ``young``)."""
+        return (
+            not self._is_known(word)
+            and self._is_name(word)
+            and (not word.islower() or word.casefold() not in english_words())
+        )
+
+    def _corrections(self, word: str) -> list[tuple[int, int, str]]:
+        """Typo corrections inside a word the corpus does not know, as (start, end,
+        replacement) within it: the word itself if it is all letters, or each unknown part
+        of a hyphenated word (``text-to-moton``). Nothing is corrected that the corpus, the
+        English lexicon or an author's name vouches for, nor a word typed with two or more
+        capitals (an acronym or a name the corpus lacks, not a slip)."""
+        if sum(c.isupper() for c in word) >= 2:
+            return []
+        if word.isalpha():
+            pieces = [(word, 0, len(word))]
+        elif _HYPHENATED_LETTERS.fullmatch(word):
+            pieces = [(m.group(), m.start(), m.end()) for m in _LETTERS.finditer(word)]
+        else:
+            return []
+        english = english_words()
+        fixes = []
+        for piece, start, end in pieces:
+            if (
+                not word_tokens(piece).tokens
+                or piece.casefold() in english
+                or self._is_known(piece)
+                or self._is_name(piece)
+            ):
+                continue
+            fix = self._speller.correct(piece)
+            if fix is not None:
+                fixes.append((start, end, fix))
+        return fixes
+
+    def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
+        """Long forms of the acronyms the user typed as acronyms: two or more capitals
+        (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
+        ``node``), and never the other way round (``language models`` is not ``LM``)."""
         seen = set(tokens)
-        return [t for t in extra if not (t in seen or seen.add(t))]
+        extra: list[str] = []
+        for word in typed:
+            if word.author_only or sum(c.isupper() for c in word.text) < 2:
+                continue
+            for token in word_tokens(word.text).tokens:
+                acronym = self._acronyms.get(token)
+                if acronym is None or not self._long_form_is_usual(acronym):
+                    continue
+                for long_token in acronym.long_tokens:
+                    if long_token not in seen:
+                        seen.add(long_token)
+                        extra.append(long_token)
+        return extra
+
+    def _long_form_is_usual(self, acronym: Acronym) -> bool:
+        """Whether more papers hold every word of the long form than the acronym. Only then
+        does the long form find papers the acronym would miss; where the acronym is how the
+        papers say it (``LoRA``), they already match, and the long form's common words
+        (``low``, ``rank``) would lift every paper on the topic over the one the rest of
+        the query describes."""
+        usual = self._usual_long_forms.get(acronym.token)
+        if usual is None:
+            postings = [self._bm25.documents(token) for token in set(acronym.long_tokens)]
+            holding = len(reduce(np.intersect1d, postings))
+            usual = holding > self._bm25.document_frequency(acronym.token)
+            self._usual_long_forms[acronym.token] = usual
+        return usual
+
+    def _author_runs(self, typed: list[_Typed]) -> list[frozenset[str]]:
+        """Name words of the authors a query names: each run of neighbouring words that are
+        all parts of author names, with at least one that no title or abstract uses (so
+        ``Le Song`` is a name, but ``graph neural`` is not, whoever is called Graph)."""
+        runs: list[frozenset[str]] = []
+        run: list[_Typed] = []
+        for word in [*typed, None]:
+            if word is not None and (word.author_only or self._is_name(word.typed)):
+                run.append(word)
+                continue
+            if any(member.author_only for member in run):
+                runs.append(frozenset(t for member in run for t in _name_tokens(member.typed)))
+            run = []
+        return runs
 
     def _phrase_variants(self, phrase: str) -> list[tuple[str, ...]]:
         """Token sequences a phrase may appear as: split into its parts (as the index stores
@@ -566,12 +669,14 @@ class SearchIndex:
 
     def _score(self, plan: _Plan, parsed: ParsedQuery) -> tuple[np.ndarray, np.ndarray]:
         scores = self._bm25.scores(plan.tokens)
-        if not plan.tokens:
-            matched = np.ones(len(scores), dtype=bool)
-        elif self._bm25.idf_positive:  # then containing a query token means scoring above 0
+        if plan.tokens and self._bm25.idf_positive:  # then a query token means a score > 0
             matched = scores > 0
-        else:
+        elif plan.tokens:
             matched = self._bm25.matches(plan.tokens)
+        else:  # everything, for a filter to narrow down; nothing, for named authors to add to
+            matched = np.full(len(scores), plan.author_tiers is None)
+        if plan.author_tiers is not None:
+            matched |= plan.author_tiers > 0
         for _, variants in plan.phrases:
             matched &= self._phrase_mask(variants)
         for _, variants in plan.excluded:
@@ -630,6 +735,23 @@ class SearchIndex:
             allowed[docs] = True
             mask &= allowed
         return mask
+
+    def _author_tiers(self, runs: list[frozenset[str]]) -> np.ndarray | None:
+        """How many of the name words of each run one author of a paper carries, summed
+        over the runs: ``Yoshua Bengio`` puts his papers (2) before other Yoshuas' (1)."""
+        if not runs:
+            return None
+        tiers = np.zeros(len(self.papers), dtype=np.int64)
+        for run in runs:
+            postings = [self._authors_by_token.get(token, _NO_PAPERS) for token in run]
+            docs = reduce(np.union1d, postings)
+            if len(run) == 1:
+                tiers[docs] += 1
+                continue
+            for doc in docs.tolist():
+                authors = self.papers[doc].authors
+                tiers[doc] += max(len(run.intersection(_name_tokens(a))) for a in authors)
+        return tiers
 
     # --- presenting -------------------------------------------------------------------------
 

@@ -1,0 +1,115 @@
+"""Typo correction fixes slips and leaves English, names and acronyms alone.
+
+The seed corpus is the hard case: 76 abstracts lack most of English, so a corrector that
+knew only the corpus would turn ordinary words into whatever corpus word lies an edit away.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.search.engine import SearchIndex
+from bot.search.lexicon import english_words
+
+# Each was "corrected" into a corpus word before the English lexicon was consulted
+# (``lawyers`` → ``layers``, ``write`` → ``white``, ``older`` → ``order``, ...), and the rest
+# are just as ordinary.
+ENGLISH = [
+    "unreliable",
+    "wrong",
+    "lawyers",
+    "lawyer",
+    "write",
+    "wrote",
+    "teaching",
+    "cheating",
+    "wiser",
+    "wider",
+    "newer",
+    "older",
+    "loud",
+    "later",
+    "early",
+    "hidden",
+    "honest",
+    "cheap",
+    "faster",
+    "quickly",
+    "forget",
+    "remember",
+    "tiny",
+    "huge",
+    "safer",
+    "doctors",
+    "patients",
+    "listens",
+    "speaking",
+    "photos",
+    "videos",
+    "songs",
+    "music",
+    "guess",
+    "mistakes",
+    "broken",
+    "lies",
+    "truth",
+    "trust",
+    "hiring",
+    "kitchen",
+    "garden",
+    "farmers",
+    "weather",
+    "angry",
+    "lonely",
+    "careful",
+    "sleepy",
+    "quiet",
+    "seldom",
+]
+
+TYPOS = {
+    "spikng nueral netwroks": "spiking neural networks",
+    "grpah sparsifcation": "graph sparsification",
+    "nosiy labls": "noisy labels",
+    "diffusoin trasformer": "diffusion transformer",
+    "halucination": "hallucination",
+    "machine unlearnign": "machine unlearning",
+    "atention sink": "attention sink",
+    # inside hyphenated words, only the misspelt part
+    "text-to-moton": "text-to-motion",
+    "self-atention": "self-attention",
+}
+
+
+@pytest.mark.parametrize("word", ENGLISH)
+def test_an_english_word_is_never_corrected(index: SearchIndex, word: str) -> None:
+    assert index.search(word).corrected_query is None
+
+
+def test_the_issue_s_example_is_left_as_typed(index: SearchIndex) -> None:
+    assert index.search("unreliable wrong labels").corrected_query is None
+
+
+@pytest.mark.parametrize(("typed", "meant"), TYPOS.items())
+def test_a_typo_is_corrected(index: SearchIndex, typed: str, meant: str) -> None:
+    assert index.search(typed).corrected_query == meant
+
+
+def test_a_typo_is_never_corrected_into_an_author_s_name(index: SearchIndex) -> None:
+    """``tianlong`` occurs only as a first name in the author lists, not in any text."""
+    assert "tianlong" not in index._bm25.vocabulary
+    assert index.search("Tianlong").corrected_query is None  # a name, found as one
+    corrected = index.search("tianlomg graph").corrected_query
+    assert corrected is None or "tianlong" not in corrected
+
+
+def test_words_typed_in_capitals_are_acronyms_not_typos(index: SearchIndex) -> None:
+    assert index.search("GRPO").corrected_query is None
+    assert index.search("Grpah").corrected_query == "graph"
+
+
+def test_the_lexicon_is_a_real_english_word_list() -> None:
+    words = english_words()
+    assert len(words) > 80_000
+    assert {"unreliable", "lawyers", "write", "colour"} <= words
+    assert not {"nueral", "netwroks", "teh"} & words
