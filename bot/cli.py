@@ -1,6 +1,7 @@
 """Command-line entry point: ``python -m bot`` and the ``paperbot`` script.
 
-Subcommands are routed to the module that owns them; only argument routing lives here.
+Subcommands are routed to the module that owns them; only argument routing lives here, and
+the one place where a start-up failure becomes one line and exit code 2.
 """
 
 from __future__ import annotations
@@ -9,20 +10,22 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from bot.settings import Settings, SettingsError
+from bot.settings import Settings, StartupError
 
 SUBCOMMANDS = ("search", "digest", "shell")
 MODE_FLAGS = {"--socket": "socket", "--http": "http", "--shell": "shell"}
+IF_CONFIGURED = "--if-configured"
 
 USAGE = """\
-usage: python -m bot [--socket | --http | --shell]
-       python -m bot shell [--once TEXT]
+usage: python -m bot [--socket | --http] [--if-configured]
+       python -m bot shell [--once TEXT]     (or: python -m bot --shell [--once TEXT])
        python -m bot search [options] [--] QUERY...
        python -m bot digest [--channel C] [--dry-run]
 
 With no arguments the mode follows the environment: Socket Mode when SLACK_BOT_TOKEN and
 SLACK_APP_TOKEN are set, HTTP when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set, and a
-local shell when no SLACK_* variable is set.
+local shell when no SLACK_* variable is set. --if-configured (for a Procfile that starts
+every process type) exits 0 with one line when the environment does not set up that mode.
 """
 
 
@@ -33,13 +36,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         settings = Settings.from_env()
-    except SettingsError as error:
+        logging.basicConfig(
+            level=settings.log_level,
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        )
+        return _dispatch(args, settings)
+    except StartupError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+
+
+def _dispatch(args: list[str], settings: Settings) -> int:
     if args and args[0] == "search":
         from bot.search.cli import main as search_main
 
@@ -48,16 +55,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.digest.cli import main as digest_main
 
         return digest_main(args[1:], settings)
-    if args and args[0] == "shell":
+    if args and args[0] in {"shell", "--shell"}:
         from bot.shell.repl import main as shell_main
 
         return shell_main(args[1:], settings)
-    mode = None
-    if args:
-        if len(args) > 1 or args[0] not in MODE_FLAGS:
-            print(USAGE, end="", file=sys.stderr)
-            return 2
-        mode = MODE_FLAGS[args[0]]
+    modes = [MODE_FLAGS[arg] for arg in args if arg in MODE_FLAGS]
+    unknown = [arg for arg in args if arg not in MODE_FLAGS and arg != IF_CONFIGURED]
+    if unknown:
+        kind = "option" if unknown[0].startswith("-") else "argument"
+        print(
+            f"paperbot: unknown {kind} {unknown[0]!r} (see python -m bot --help)", file=sys.stderr
+        )
+        return 2
+    if len(modes) > 1:
+        print("paperbot: choose one of --socket and --http", file=sys.stderr)
+        return 2
     from bot.slack.app import run
 
-    return run(settings, mode)
+    return run(settings, modes[0] if modes else None, if_configured=IF_CONFIGURED in args)

@@ -8,6 +8,7 @@ one directly and the README can list every variable from this file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,18 @@ SEEDS_DIR = PROJECT_ROOT / "seeds"
 CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
 
 
-class SettingsError(ValueError):
+SECRET_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
+"""Taken out of the process environment once read: no library then reads a token behind the
+settings' back (Bolt would pick ``SLACK_BOT_TOKEN`` up again and warn that the client's token
+wins), and no child process inherits one."""
+
+
+class StartupError(Exception):
+    """Something the operator must fix before the bot can start: ``python -m bot`` prints the
+    message as one line and exits 2, so it must name what to fix and never hold a secret."""
+
+
+class SettingsError(StartupError, ValueError):
     """A setting has a value the bot cannot use; the message names the variable."""
 
 
@@ -41,6 +53,27 @@ def _timezone(value: str) -> str:
             f"PAPERBOT_TIMEZONE must be UTC or an IANA zone such as Europe/Berlin, not {value!r}"
         ) from None
     return value
+
+
+_CLOCK_TIME = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _digest_time(value: str) -> str:
+    if _CLOCK_TIME.fullmatch(value) is None:
+        raise SettingsError(
+            f"PAPERBOT_DIGEST_TIME must be a 24-hour time such as 09:00 or 17:30, not {value!r}"
+        )
+    return value
+
+
+def _log_level(value: str) -> str:
+    level = value.upper()
+    if level not in LOG_LEVELS:
+        raise SettingsError(
+            f"PAPERBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {value!r}"
+        )
+    return level
 
 
 def _port(value: str) -> int:
@@ -94,7 +127,7 @@ class Settings:
             value = environ.get(name, "").strip()
             return value or None
 
-        return cls(
+        settings = cls(
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
@@ -104,7 +137,11 @@ class Settings:
             database_url=get("PAPERBOT_DATABASE_URL") or "sqlite:///paperbot.db",
             timezone=_timezone(get("PAPERBOT_TIMEZONE") or "UTC"),
             digest_channel=get("PAPERBOT_DIGEST_CHANNEL"),
-            digest_time=get("PAPERBOT_DIGEST_TIME") or "09:00",
+            digest_time=_digest_time(get("PAPERBOT_DIGEST_TIME") or "09:00"),
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
-            log_level=(get("PAPERBOT_LOG_LEVEL") or "INFO").upper(),
+            log_level=_log_level(get("PAPERBOT_LOG_LEVEL") or "INFO"),
         )
+        if environ is os.environ:
+            for name in SECRET_VARIABLES:
+                os.environ.pop(name, None)
+        return settings

@@ -39,8 +39,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from bot.clock import Clock, system_clock
+from bot.settings import StartupError
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +57,8 @@ QUERY_KEY_LENGTH = 16
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 
 
-class StoreError(RuntimeError):
-    """The database cannot be used as is (for example, it was written by a newer bot)."""
+class StoreError(StartupError, RuntimeError):
+    """The database cannot be used as is: unreachable, refused, or written by a newer bot."""
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -249,10 +251,16 @@ class Store:
 
     def __init__(self, database_url: str, clock: Clock = system_clock) -> None:
         self._clock = clock
-        self._engine = _make_engine(database_url)
-        self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
         self._last_prune: datetime | None = None
-        self._create_schema()
+        try:
+            self._engine = _make_engine(database_url)
+            self._insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+            self._create_schema()
+        except (SQLAlchemyError, OSError, ImportError) as error:
+            raise StoreError(
+                f"cannot use the database {_shown_url(database_url)} (PAPERBOT_DATABASE_URL): "
+                f"{_first_line(error)}"
+            ) from None
 
     @property
     def dialect(self) -> str:
@@ -559,6 +567,20 @@ class Store:
                 .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
             )
         return True
+
+
+def _shown_url(database_url: str) -> str:
+    """The URL without its password, for a message people will paste into chats."""
+    try:
+        return make_url(database_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not a database URL)"
+
+
+def _first_line(error: Exception) -> str:
+    """The driver's own words, without SQLAlchemy's wrapping, statement or help link."""
+    cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
+    return str(cause).strip().split("\n", 1)[0].removeprefix("connection failed: ")
 
 
 def _claim_query(channel: str, local_date: date) -> Any:

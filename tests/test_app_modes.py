@@ -80,10 +80,9 @@ def test_missing_or_wrong_kind_of_token_names_the_variable(settings, forced, mes
         choose_mode(settings, forced)
 
 
-def test_run_reports_a_one_line_error_and_exits_2(capsys):
-    assert run(Settings(slack_bot_token=BOT), "socket") == 2
-    captured = capsys.readouterr()
-    assert captured.err == "paperbot: SLACK_APP_TOKEN is not set\n"
+def test_run_names_the_missing_variable():
+    with pytest.raises(ModeError, match="SLACK_APP_TOKEN is not set"):
+        run(Settings(slack_bot_token=BOT), "socket")
 
 
 def test_python_dash_m_bot_prints_no_traceback(tmp_path):
@@ -125,7 +124,7 @@ def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
             cwd=tmp_path,
             env=env,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
         )
         try:
@@ -137,4 +136,5 @@ def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
                 assert reply.read() == b"ok\n"
         finally:
             process.terminate()
-            process.wait(timeout=10)
+            _, errors = process.communicate(timeout=10)
+    assert "will be unused" not in errors

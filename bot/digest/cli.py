@@ -7,10 +7,10 @@ reported and the command still succeeds.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
+from bot.arguments import ArgumentParser
 from bot.digest.service import DigestOutcome, DigestService
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
@@ -23,8 +23,8 @@ OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_d
 """Outcomes that are not a failure: "busy" means another process is posting it right now."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog="python -m bot digest",
         description=(
             "Post today's paper of the day now. Without --channel, serve every subscribed "

@@ -33,7 +33,7 @@ _HEADER_MAX_CHARS = 100
 _MIN_ABSTRACT_CHARS = 40
 
 
-class CorpusError(Exception):
+class CorpusError(settings.StartupError):
     """No paper at all could be loaded; the message says why."""
 
 

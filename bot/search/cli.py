@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.search.engine import Hit, SearchIndex, SearchResult
 from bot.settings import Settings
@@ -24,8 +25,8 @@ _VALUE_OPTIONS = {"-k", "--limit", "--offset", "--corpus"}
 _FLAG_OPTIONS = {"--json", "-h", "--help"}
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog="python -m bot search",
         description="Search the papers. The query is everything after the options "
         '(use -- before a query that starts with "-"); "-" reads one query per line '

@@ -9,7 +9,6 @@ is printed. So the shell and Slack cannot disagree about what the bot says.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import secrets
 import sys
@@ -20,6 +19,7 @@ from typing import Any, TextIO
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
+from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError
 from bot.render.terminal import render
 from bot.settings import Settings
@@ -185,7 +185,7 @@ class Shell:
 def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) -> int:
     """Run the shell; ``--once TEXT`` prints one exchange and exits."""
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="python -m bot shell")
+    parser = ArgumentParser(prog="python -m bot shell")
     parser.add_argument("--once", metavar="TEXT", help="send one line, print the answer, exit")
     args = parser.parse_args(list(argv))
     with SlackRecorder() as recorder:

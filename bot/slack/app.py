@@ -8,7 +8,7 @@ request.
 
 from __future__ import annotations
 
-import sys
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -20,14 +20,15 @@ from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.answers import Answers
 from bot.clock import Clock, system_clock
 from bot.digest.schedule import DigestScheduler
 from bot.digest.service import DigestService
-from bot.papers.corpus import CorpusError, LoadedCorpus, load_corpus
+from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.search.engine import SearchIndex
-from bot.settings import Settings
+from bot.settings import Settings, StartupError
 from bot.slack.client import make_web_client
 from bot.store import Store
 from handlers import register_all
@@ -44,8 +45,8 @@ of 5 would let a burst of slow replies hold back the acks queued behind them pas
 3 seconds, so the pool is sized for waiting, not for CPU."""
 
 
-class ModeError(ValueError):
-    """The chosen mode cannot start; the message names the variable to fix."""
+class ModeError(StartupError, ValueError):
+    """The chosen mode cannot start; the message names the variable or service to fix."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,16 @@ def choose_mode(settings: Settings, forced: str | None) -> str:
     return mode
 
 
+def mode_configured(settings: Settings, mode: str) -> bool:
+    """Whether the environment asks for ``mode`` at all: its own variable is set (the app
+    token for Socket Mode, the signing secret for HTTP)."""
+    if mode == SOCKET:
+        return settings.slack_app_token is not None
+    if mode == HTTP:
+        return settings.slack_signing_secret is not None
+    return True
+
+
 def wsgi_app(app: App) -> Callable[..., Iterable[bytes]]:
     """Bolt's WSGI adapter at ``/slack/events``, plus ``GET /healthz`` for the platform."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
@@ -173,26 +184,79 @@ def create_http_server(app: App, *, host: str = "0.0.0.0", port: int = 3000) -> 
     )
 
 
-def run(settings: Settings, mode: str | None) -> int:
-    """Start the bot in ``mode`` (or the one the environment implies); the process exit code."""
-    try:
-        chosen = choose_mode(settings, mode)
-    except ModeError as error:
-        print(f"paperbot: {error}", file=sys.stderr)
-        return 2
+_QUIET = logging.getLogger("paperbot.preflight")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+
+
+def check_slack(settings: Settings, mode: str) -> None:
+    """Ask Slack who the bot is (and, for Socket Mode, for a connection) before loading
+    anything, so a revoked token or an unreachable API stops the start-up with one line
+    instead of failing every request later.
+
+    One attempt, through a client that logs nothing: its retries and error logs would put a
+    dozen lines in front of the one that says what to fix.
+    """
+    client = WebClient(
+        token=settings.slack_bot_token,
+        base_url=settings.slack_api_url or WebClient.BASE_URL,
+        logger=_QUIET,
+    )
+    checks = [("SLACK_BOT_TOKEN", client.auth_test)]
+    if mode == SOCKET:
+        checks.append(
+            (
+                "SLACK_APP_TOKEN",
+                lambda: client.apps_connections_open(app_token=settings.slack_app_token),
+            )
+        )
+    for variable, check in checks:
+        try:
+            check()
+        except SlackApiError as error:
+            raise ModeError(_refusal(variable, client, error)) from None
+        except OSError as error:
+            raise ModeError(_unreachable(client, error)) from None
+
+
+def _refusal(variable: str, client: WebClient, error: SlackApiError) -> str:
+    code = error.response.get("error")
+    if code is None:
+        return f"the Slack API at {client.base_url} answered HTTP {error.response.status_code}"
+    return f"Slack rejected {variable} ({code}): copy the token from the app's settings again"
+
+
+def _unreachable(client: WebClient, error: OSError) -> str:
+    reason = getattr(error, "reason", None) or error.strerror or error
+    return f"cannot reach the Slack API at {client.base_url} ({reason}): check SLACK_API_URL"
+
+
+def _serve_socket_mode(app: App, settings: Settings, client: WebClient) -> None:
+    SocketModeHandler(app, settings.slack_app_token, web_client=client).connect()
+    print("paperbot: connected to Slack in Socket Mode", flush=True)
+    threading.Event().wait()
+
+
+def run(settings: Settings, mode: str | None, *, if_configured: bool = False) -> int:
+    """Start the bot in ``mode`` (or the one the environment implies); the process exit code.
+
+    ``if_configured`` is for a platform that starts every process type of the Procfile: a
+    process whose mode the environment does not select says so and exits 0.
+    """
+    if if_configured and mode is not None and not mode_configured(settings, mode):
+        print(f"paperbot: {MODE_NAMES[mode]} is not configured here; exiting", flush=True)
+        return 0
+    chosen = choose_mode(settings, mode)
     if chosen == SHELL:
         from bot.shell.repl import main as shell_main
 
         return shell_main([], settings)
+    check_slack(settings, chosen)
     client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
     digest_client = make_web_client(
         settings.slack_bot_token, settings.slack_api_url, retry_maybe_delivered=False
     )
-    try:
-        services = build_services(settings, digest_client)
-    except CorpusError as error:
-        print(f"paperbot: {error}", file=sys.stderr)
-        return 2
+    services = build_services(settings, digest_client)
     print(f"paperbot: {MODE_NAMES[chosen]}; {services.corpus.description}", flush=True)
     threading.Thread(target=services.index.prepare, name="prepare-index", daemon=True).start()
     app = build_app(settings, services.answers, client)
@@ -201,7 +265,7 @@ def run(settings: Settings, mode: str | None) -> int:
         scheduler.start()
     try:
         if chosen == SOCKET:
-            SocketModeHandler(app, settings.slack_app_token).start()
+            _serve_socket_mode(app, settings, client)
         else:
             server = create_http_server(app, port=settings.port)
             print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
