@@ -77,7 +77,7 @@ def test_seed_records_show_what_a_reader_needs(seed_corpus: LoadedCorpus) -> Non
     assert riem.links == riem.code_urls
     mog = by_id["7ANDviElAo"]
     assert mog.code_urls == ("https://github.com/yanweiyue/MoG",)
-    assert mog.tldr.startswith("In this paper, we introduce Mixture-of-Graphs (MoG)")
+    assert mog.tldr.startswith("We introduce Mixture-of-Graphs (MoG)")
     assert mog.openreview_id == "7ANDviElAo"
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.papers.summary import derive_title, split_sentences, tldr
+from bot.papers.summary import LONGEST_SENTENCE, derive_title, split_sentences, tldr
 from bot.papers.text import (
     _TOKEN_CHARS,
     _TOKEN_START,
@@ -287,10 +287,10 @@ def _plain_of(fragment: str) -> str:
 
 
 TLDRS = [
-    ("we introduce Mixture-of-Graphs (MoG)", "In this paper, we introduce Mixture-of-Graphs (MoG)"),
-    ("we present ScienceAgentBench", "To this end, we present ScienceAgentBench, a new benchmark"),
-    ("We introduce STRATEGIST", "We introduce STRATEGIST, a new approach"),
-    ("we design TabWak", "In this paper, we design TabWak, the first watermarking method"),
+    ("we introduce Mixture-of-Graphs (MoG)", "We introduce Mixture-of-Graphs (MoG)"),
+    ("we present ScienceAgentBench", "We present ScienceAgentBench, a new benchmark"),
+    ("We introduce STRATEGIST", "We introduce STRATEGIST. It uses LLMs"),
+    ("we design TabWak", "We design TabWak, the first watermarking method"),
     ("We further introduce scaled potentials", "We examine the implicit bias of mirror flow"),
 ]
 
@@ -301,12 +301,14 @@ def test_tldr_is_the_contribution_sentence(fragment: str, start: str) -> None:
 
 
 @pytest.mark.parametrize("raw", SEED_ABSTRACTS, ids=[a[:40] for a in SEED_ABSTRACTS])
-def test_tldr_is_one_or_two_sentences_of_at_most_300_characters(raw: str) -> None:
+def test_tldr_is_one_or_two_whole_sentences(raw: str) -> None:
     plain = clean_text(raw).plain
     summary = tldr(plain)
-    assert 0 < len(summary) <= 300
-    assert 1 <= len(split_sentences(summary)) <= 2
-    assert summary.rstrip("…") in plain or summary in plain
+    sentences = split_sentences(summary)
+    assert 0 < len(summary) <= (300 if len(sentences) == 2 else LONGEST_SENTENCE)
+    assert 1 <= len(sentences) <= 2
+    # Words may be dropped ("To address this gap, we …" → "We …"), never made up.
+    assert set(re.findall(r"\w+", summary.lower())) <= set(re.findall(r"\w+", plain.lower()))
 
 
 DERIVED_TITLES = [
@@ -441,5 +443,5 @@ def test_cleaning_never_raises_and_never_leaks_markup(raw: str) -> None:
 def test_cleaning_arbitrary_unicode_never_raises(raw: str) -> None:
     cleaned = clean_text(raw)
     assert "**" not in cleaned.display
-    assert len(tldr(cleaned.plain)) <= 300
+    assert len(tldr(cleaned.plain)) <= LONGEST_SENTENCE
     assert derive_title(cleaned.plain)

@@ -76,9 +76,104 @@ _FINDING = re.compile(
 _SECONDARY = re.compile(r"\b(?:also|further)\b", re.IGNORECASE)
 TLDR_MAX_CHARS = 300
 _SECOND_SENTENCE_BELOW = 150
+LONGEST_SENTENCE = 600
+"""A "sentence" longer than this is a run-on the splitter could not cut (a list, a table in
+prose); only then is a TL;DR cut mid-sentence."""
 
 
-_TOP_RANK = 2
+# A word that points back at something the abstract said earlier: "this gap", "these
+# limitations", "such attacks", "the above", "both methods". "This paper" and "this work"
+# name the paper itself and "such as" introduces an example, so neither counts.
+_POINTER = re.compile(
+    r"\b(?:(?i:this|these|those)"
+    r"(?!\s+(?i:paper|work|study|article|manuscript|of|that|which|who|whose)\b)"
+    r"(?=\s+[a-z]|\s*[,.;:]|$)"
+    r"|(?i:such)\s+(?!as\b|that\b)(?=[a-z])"
+    r"|(?i:the)\s+(?:above|aforementioned|latter|former)\b"
+    r"|(?i:both)\s+(?:methods|approaches|paradigms|techniques|settings|issues|problems"
+    r"|challenges|worlds|lines|families|directions)\b)"
+)
+# An opening clause before the subject ("To address this gap, we …", "In this paper, we …").
+_LEAD = re.compile(
+    r"(?P<lead>[^,]{1,120}?),\s+(?=(?i:we|our|this (?:paper|work|study|article)|by)\b)"
+)
+# Openings that only say where the sentence sits in the abstract: dropped with their comma.
+_FRAME = re.compile(
+    r"(?i:in this (?:paper|work|study|article)|in the present (?:paper|work|study)|here"
+    r"|specifically|in particular|namely|concretely|however|moreover|furthermore"
+    r"|additionally|in addition|thus|hence|therefore|consequently|accordingly|instead|then"
+    r"|finally|next|first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|overall|in summary"
+    r"|in contrast|meanwhile|nonetheless|nevertheless|importantly|notably|crucially)"
+)
+# "We then propose", "we further show": a step in a sequence the reader did not see.
+_SEQUENCE_WORD = re.compile(
+    r"^(?P<we>[Ww]e)\s+(?:then|further|also|first|now|thus|therefore|hence|instead|next"
+    r"|finally|additionally|take a step further to)\s+"
+)
+# Where a clause that carries a pointer may start: an apposition, a dash, or a purpose
+# ("to address these limitations").
+_CLAUSE_START = re.compile(
+    r",\s+|\s+(?:-{1,2}|\u2014|\u2013)\s+|\s+(?=(?i:to|in order to)\s+(?:\w+ly\s+)?"
+    r"(?i:address|tackle|overcome|solve|mitigate|fill|bridge|close|resolve|alleviate|handle"
+    r"|remedy)\w*\s)"
+)
+_CLAUSE_END = re.compile(r",\s+|\s+(?:-{1,2}|\u2014|\u2013)\s+")
+_SENTENCE_MARK = re.compile(r"[.!?]?$")
+
+
+def points_back(text: str) -> bool:
+    """Whether ``text`` opens by pointing at context it does not state ("This gap …",
+    "To address these limitations, …", "Such methods …")."""
+    match = _POINTER.search(text)
+    if match is None:
+        return False
+    lead = _LEAD.match(text)
+    end_of_opening = lead.end() if lead else len(text.split(" ", 2)[0]) + 1
+    return match.start() < end_of_opening
+
+
+def stand_alone(sentence: str) -> str:
+    """``sentence`` without what only makes sense after the rest of the abstract.
+
+    A leading clause that points back or only frames ("To address this gap, we introduce
+    X" → "We introduce X", "Specifically, we …" → "We …"), a "then / further" after "we",
+    and a clause that points back after the contribution ("We propose X to address these
+    limitations" → "We propose X") are dropped. Pointers elsewhere stay: removing them
+    would change what the sentence says.
+    """
+    text = sentence
+    while True:
+        frame = _FRAME.match(text)
+        lead = _LEAD.match(text)
+        if frame and text.startswith(", ", frame.end()):
+            end = frame.end() + 2
+        elif lead and (
+            _POINTER.search(lead.group("lead")) or _FRAME.fullmatch(lead.group("lead").strip())
+        ):
+            end = lead.end()
+        else:
+            break
+        text = text[end:]
+        text = text[:1].upper() + text[1:]
+    text = _SEQUENCE_WORD.sub(lambda match: f"{match.group('we')} ", text)
+    verb = _CONTRIBUTION.search(text) or _FINDING.search(text)
+    if verb is None:
+        return text
+    for pointer in _POINTER.finditer(text, verb.end()):
+        starts = [
+            clause
+            for clause in _CLAUSE_START.finditer(text, verb.end() + 1, pointer.start())
+            if clause.start() > verb.end()
+        ]
+        if not starts:
+            break
+        start = starts[-1].start()
+        end_match = _CLAUSE_END.search(text, pointer.end())
+        if end_match is None:
+            mark = _SENTENCE_MARK.search(text.rstrip())
+            return text[:start].rstrip(",;: ") + (mark.group() if mark else "")
+        return stand_alone(text[:start] + text[end_match.start() :])
+    return text
 
 
 def _contribution_rank(sentence: str, best: int) -> int:
@@ -100,35 +195,58 @@ def _shorten(text: str, limit: int) -> str:
     return cut + "…"
 
 
+def _pick(sentences: list[str]) -> tuple[int, bool]:
+    """The sentence the TL;DR is built on, and whether the one before it must come too.
+
+    In order of preference: the first sentence of the best rank that stands alone; the
+    first of the best rank with the sentence before it, when that one does not point back
+    itself and both fit ("Previous work analyzed X. We extend this by …"); a lower-ranked
+    contribution that stands alone; any contribution, then any sentence, that does not open
+    by pointing back; the first of the best rank.
+    """
+    cleaned = [stand_alone(sentence) for sentence in sentences]
+    ranks = [_contribution_rank(sentence, 0) for sentence in sentences]
+    alone = [not _POINTER.search(sentence) for sentence in cleaned]
+    opens_back = [points_back(sentence) for sentence in cleaned]
+    top = max(ranks)
+    best = ranks.index(top)
+    by_rank = sorted(range(len(sentences)), key=lambda number: -ranks[number])
+    for number in by_rank:
+        if ranks[number] == top and alone[number]:
+            return number, False
+    pair = len(cleaned[best - 1]) + len(cleaned[best]) + 1 if best else 0
+    if top and best > 0 and not opens_back[best - 1] and pair <= TLDR_MAX_CHARS:
+        return best, True
+    for number in by_rank:
+        if ranks[number] and alone[number]:
+            return number, False
+    for number in by_rank:
+        if not opens_back[number]:
+            return number, False
+    return best, False
+
+
 def tldr(plain: str) -> str:
-    """One or two sentences saying what the paper contributes, at most 300 characters.
+    """One or two whole sentences saying what the paper contributes, standing on their own.
 
     The opening sentence of an abstract is usually background ("LLMs are increasingly…"); the
     sentence that says "we propose / introduce" is what a reader skimming a list wants, then
-    "we show / find". A short choice gets its following sentence when both fit.
+    "we show / find". Whatever ties it to sentences the reader does not see is dropped
+    (``stand_alone``), and a short choice gets its following sentence when both fit in 300
+    characters. Only a run-on longer than ``LONGEST_SENTENCE`` is ever cut.
     """
-    # Sentences are split only as far as needed: up to the one after a "we propose" sentence.
-    chosen: str | None = None
-    following: str | None = None
-    best = 0
-    for sentence in _sentences(plain):
-        if "://" in sentence:
-            continue
-        if chosen is not None and following is None:
-            following = sentence
-            if best == _TOP_RANK:
-                break
-        rank = _contribution_rank(sentence, best)
-        if chosen is None or rank > best:
-            chosen, following, best = sentence, None, rank
-    if chosen is None:
+    sentences = [sentence for sentence in split_sentences(plain) if "://" not in sentence]
+    if not sentences:
         return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
-    summary = chosen
-    if following is not None and len(summary) < _SECOND_SENTENCE_BELOW:
-        longer = f"{summary} {following}"
+    number, with_previous = _pick(sentences)
+    summary = stand_alone(sentences[number])
+    if with_previous:
+        summary = f"{stand_alone(sentences[number - 1])} {summary}"
+    elif number + 1 < len(sentences) and len(summary) < _SECOND_SENTENCE_BELOW:
+        longer = f"{summary} {stand_alone(sentences[number + 1])}"
         if len(longer) <= TLDR_MAX_CHARS:
             summary = longer
-    return _shorten(summary, TLDR_MAX_CHARS)
+    return _shorten(summary, LONGEST_SENTENCE)
 
 
 _ACRONYM = re.compile(r"\(([A-Za-z][\w+\-]*[A-Z][\w+\-]*)\)")
@@ -221,10 +339,8 @@ def derive_title(plain: str) -> str:
     "STRATEGIST: A new approach that…"), else a headline cut from the first sentence.
     """
     sentences = split_sentences(plain)
-    if not sentences:
-        return "Untitled paper"
     for sentence in sentences:
         verb = _CONTRIBUTION.search(sentence)
         if verb and (title := _introduced_name(sentence[verb.end() :])):
             return title
-    return _headline(sentences[0])
+    return (_headline(sentences[0]) if sentences else "") or "Untitled paper"
