@@ -52,11 +52,47 @@ def test_result_card_shows_title_link_status_authors_tldr_and_code(index):
     mog = result.hits[0].paper
     assert f"<{mog.url}|{mog.display_title}>" in text
     assert "ICLR 2025 Spotlight" in text
-    assert "Authors (not in paper order): " in text
-    assert "first author" not in text.lower()
+    assert "Authors: Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more" in text
+    assert "not in paper order" not in text
     assert "Code: <https://github.com/yanweiyue/MoG|github.com/yanweiyue/MoG>" in text
     next_button = message.blocks[-1]["elements"][0]
     assert (next_button["text"]["text"], next_button["value"]) == ("Next 5", "q:5:key")
+
+
+def _authors_of(message: Message) -> str:
+    return next(
+        element["text"]
+        for block in message.blocks
+        if block["type"] == "context"
+        for element in block["elements"]
+        if "Author" in element["text"]
+    )
+
+
+def test_a_card_cites_the_first_three_authors_and_a_single_paper_lists_them_all(seed_corpus):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    assert mog.authors_in_order and len(mog.authors) == 7
+    card = render.results_message(SearchResult("q", (Hit(mog, 1.0, ()),), 1, 0, None, None))
+    assert (
+        _authors_of(card)
+        == "ICLR 2025 Spotlight · Authors: Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more"
+    )
+    assert _authors_of(render.shared_message(mog, "U1")).endswith("Yanwei Yue +4 more")
+    every = "Authors: " + ", ".join(mog.authors)
+    assert every in _authors_of(render.paper_message(mog))
+    assert every in _authors_of(render.abstract_message(mog))
+    assert "more" not in _authors_of(render.abstract_message(mog))
+
+
+def test_authors_not_in_paper_order_say_so_and_one_author_is_an_author(seed_corpus):
+    paper = seed_corpus.papers[0]
+    alphabetical = replace(paper, authors=("Ann A", "Bo B", "Cy C", "Di D"), authors_in_order=False)
+    assert (
+        render.authors_line(alphabetical)
+        == "Authors (not in paper order): Ann A, Bo B, Cy C +1 more"
+    )
+    assert render.authors_line(replace(alphabetical, authors=("Ann A",))) == "Author: Ann A"
+    assert render.authors_line(replace(paper, authors=())) is None
 
 
 def test_matched_terms_are_bold_in_the_tldr(index):

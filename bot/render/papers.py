@@ -45,7 +45,7 @@ _BUTTON_LABELS = {
     ACTION_MORE_LIKE_THIS: "More like this",
 }
 _ACCEPTED = {"Oral", "Spotlight", "Poster"}
-_AUTHORS_SHOWN = 4
+_AUTHORS_CITED = 3
 _ECHO_CHARS = 120
 """How much of a query or topic is quoted back: enough to recognise it, never so much that
 a 10,000-character paste pushes the advice after it out of the message."""
@@ -104,14 +104,23 @@ def status_label(paper: Paper) -> str | None:
     return f"ICLR 2025 submission ({paper.status})"
 
 
-def authors_line(paper: Paper) -> str | None:
-    """Authors with honest wording: the catalogue does not keep the paper's author order."""
+def authors_line(paper: Paper, *, every: bool = False) -> str | None:
+    """Authors as a paper is cited: the first three in the paper's order and how many more
+    ("Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more"); ``every`` lists them all, for a view
+    of one paper. A list the catalogue holds only alphabetically says so, because its first
+    name is no first author."""
     if not paper.authors:
         return None
-    shown = ", ".join(escape_mrkdwn(name) for name in paper.authors[:_AUTHORS_SHOWN])
-    hidden = len(paper.authors) - _AUTHORS_SHOWN
+    names = paper.authors if every else paper.authors[:_AUTHORS_CITED]
+    shown = ", ".join(escape_mrkdwn(name) for name in names)
+    hidden = len(paper.authors) - len(names)
     more = f" +{hidden} more" if hidden > 0 else ""
-    noun = "Author" if len(paper.authors) == 1 else "Authors (not in paper order)"
+    if len(paper.authors) == 1:
+        noun = "Author"
+    elif paper.authors_in_order:
+        noun = "Authors"
+    else:
+        noun = "Authors (not in paper order)"
     return f"{noun}: {shown}{more}"
 
 
@@ -157,11 +166,13 @@ def paper_blocks(
     buttons: Sequence[str] = RESULT_BUTTONS,
     rank: int | None = None,
     back: str | None = None,
+    every_author: bool = False,
 ) -> list[dict[str, Any]]:
     """One paper as a card: title, TL;DR (matched terms bold), then status, authors, code.
 
     Reused by the daily post, which passes ``PUBLIC_BUTTONS``. ``back`` is the cursor of the
-    private page showing the card, so its abstract can offer a way back to it.
+    private page showing the card, so its abstract can offer a way back to it. A card in a
+    list cites its first authors; one shown alone (``every_author``) names them all.
     """
     prefix = f"{rank}. " if rank is not None else ""
     tldr = highlight(paper.tldr, matched_terms) if paper.tldr else ""
@@ -169,7 +180,9 @@ def paper_blocks(
     if tldr:
         body += f"\n*TL;DR:* {tldr}"
     blocks = [bk.section(body)]
-    details = [line for line in (status_label(paper), authors_line(paper)) if line]
+    details = [
+        line for line in (status_label(paper), authors_line(paper, every=every_author)) if line
+    ]
     facts = [item for item in (" · ".join(details), code_line(paper)) if item]
     if facts:
         blocks.append(bk.context(*facts))
@@ -285,7 +298,7 @@ def abstract_message(
     blocks = [bk.section(title_mrkdwn(paper))]
     abstract = paper.display_abstract or "_No abstract is available for this paper._"
     blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
-    facts = (status_label(paper), authors_line(paper), code_line(paper))
+    facts = (status_label(paper), authors_line(paper, every=True), code_line(paper))
     details = [line for line in facts if line]
     if details:
         blocks.append(bk.context(*details))
@@ -308,9 +321,10 @@ def paper_message(
     buttons: Sequence[str] = RESULT_BUTTONS,
     this_page: str | None = None,
 ) -> Message:
-    """A single paper (``/paper random``, ``/paper ID``); ``intro`` is trusted mrkdwn."""
+    """A single paper (``/paper random``, ``/paper ID``), with all its authors; ``intro`` is
+    trusted mrkdwn."""
     blocks = [bk.section(intro)] if intro else []
-    blocks.extend(paper_blocks(paper, buttons=buttons, back=this_page))
+    blocks.extend(paper_blocks(paper, buttons=buttons, back=this_page, every_author=True))
     lead = f"{_plain(intro)} " if intro else ""
     return bk.message(f"{lead}{escape_mrkdwn(paper.title)}", blocks)
 
