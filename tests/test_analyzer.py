@@ -8,6 +8,7 @@ from bot.search.analyzer import (
     analyze,
     analyze_phrase,
     find_acronyms,
+    marked_words,
     mine_acronyms,
     words,
 )
@@ -122,3 +123,9 @@ def test_mining_stops_reading_an_acronym_once_it_is_settled() -> None:
     texts = ["Reinforcement Learning (RL) here."] * 2 + ["Robust Learning (RL) there."] * 3
     assert mine_acronyms(texts, enough=2)["rl"].long_form == "Reinforcement Learning"
     assert mine_acronyms(texts, enough=10)["rl"].long_form == "Robust Learning"
+
+
+def test_marked_words_flag_other_forms_of_a_matched_word_and_keep_the_text() -> None:
+    pieces = marked_words("Sparse graphs … more", ["graph"])
+    assert pieces == (("Sparse ", False), ("graphs", True), (" … more", False))
+    assert marked_words("nothing matched", []) == (("nothing matched", False),)

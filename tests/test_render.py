@@ -97,13 +97,14 @@ def test_authors_not_in_paper_order_say_so_and_one_author_is_an_author(seed_corp
 
 def test_matched_terms_are_bold_in_the_tldr(index):
     hit = index.search("sparsification experts", limit=1).hits[0]
-    tldr = render.paper_blocks(hit.paper, matched_terms=hit.matched_terms)[0]["text"]["text"]
+    tldr = render.paper_blocks(hit.paper, tldr=hit.tldr_pieces)[0]["text"]["text"]
     assert "*Mixture-of-Experts*" in tldr or "*experts*" in tldr.lower()
 
 
-def test_highlight_bolds_other_forms_of_a_matched_word():
-    assert render.highlight("Sparse graphs & more", ["graph"]) == "Sparse *graphs* &amp; more"
-    assert render.highlight("a * b", []) == "a \u2217 b"
+def test_highlight_bolds_the_flagged_pieces():
+    pieces = (("Sparse ", False), ("graphs", True), (" & more", False))
+    assert render.highlight(pieces) == "Sparse *graphs* &amp; more"
+    assert render.highlight([("a * b", False)]) == "a \u2217 b"
 
 
 def test_hostile_query_is_escaped_everywhere(index, seed_corpus):

@@ -17,7 +17,6 @@ from bot.papers.paper import Paper
 from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
-from bot.search.analyzer import normalize, word_tokens, words
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchResult
@@ -75,25 +74,9 @@ def _escape_words(text: str) -> str:
     return escape_mrkdwn(text.replace("*", "\u2217"))
 
 
-def highlight(text: str, matched_words: Iterable[str]) -> str:
-    """Escape plain ``text`` and bold the words that matched the query.
-
-    ``matched_words`` are words as the paper writes them (``Hit.matched_terms``); a word of
-    ``text`` is bold when the search analyzer reduces it to the same token as one of them,
-    so "graphs" in the TL;DR is bold when "graph" matched in the abstract.
-    """
-    wanted = frozenset(token for word in matched_words for token in word_tokens(word).tokens)
-    base = normalize(text)
-    out: list[str] = []
-    position = 0
-    for word in words(base) if wanted else ():
-        if wanted.isdisjoint(word.tokens.tokens):
-            continue
-        out.append(_escape_words(base[position : word.start]))
-        out.append(f"*{_escape_words(word.surface)}*")
-        position = word.end
-    out.append(_escape_words(base[position:]))
-    return "".join(out)
+def highlight(pieces: Iterable[tuple[str, bool]]) -> str:
+    """Escaped mrkdwn of a text in pieces (``Hit.tldr_pieces``), the flagged pieces bold."""
+    return "".join(f"*{_escape_words(t)}*" if bold else _escape_words(t) for t, bold in pieces)
 
 
 def status_label(paper: Paper) -> str | None:
@@ -162,23 +145,24 @@ def paper_buttons(
 def paper_blocks(
     paper: Paper,
     *,
-    matched_terms: Iterable[str] = (),
+    tldr: Iterable[tuple[str, bool]] | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
     rank: int | None = None,
     back: str | None = None,
     every_author: bool = False,
 ) -> list[dict[str, Any]]:
-    """One paper as a card: title, TL;DR (matched terms bold), then status, authors, code.
+    """One paper as a card: title, TL;DR, then status, authors, code.
+
+    ``tldr`` is a search hit's ``tldr_pieces``, whose matched words are bold.
 
     Reused by the daily post, which passes ``PUBLIC_BUTTONS``. ``back`` is the cursor of the
     private page showing the card, so its abstract can offer a way back to it. A card in a
     list cites its first authors; one shown alone (``every_author``) names them all.
     """
     prefix = f"{rank}. " if rank is not None else ""
-    tldr = highlight(paper.tldr, matched_terms) if paper.tldr else ""
     body = f"{prefix}{title_mrkdwn(paper)}"
-    if tldr:
-        body += f"\n*TL;DR:* {tldr}"
+    if paper.tldr:
+        body += f"\n*TL;DR:* {highlight(tldr or ((paper.tldr, False),))}"
     blocks = [bk.section(body)]
     details = [
         line for line in (status_label(paper), authors_line(paper, every=every_author)) if line
@@ -277,9 +261,7 @@ def _fitting_cards(
     cards: list[list[dict[str, Any]]] = []
     used = _RESERVED_BLOCKS
     for rank, hit in enumerate(result.hits, start=result.offset + 1):
-        card = paper_blocks(
-            hit.paper, matched_terms=hit.matched_terms, buttons=buttons, rank=rank, back=back
-        )
+        card = paper_blocks(hit.paper, tldr=hit.tldr_pieces, buttons=buttons, rank=rank, back=back)
         used += len(card) + 1
         if used > bk.MAX_BLOCKS:
             break

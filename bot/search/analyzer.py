@@ -456,6 +456,29 @@ class Highlighter:
         return not self._wanted.isdisjoint(tokens)
 
 
+def marked_words(text: str, matched_words: Iterable[str]) -> tuple[tuple[str, bool], ...]:
+    """``text`` in pieces that join back to it, a piece flagged when it is a word written with
+    a token of one of ``matched_words`` (so "graphs" is flagged when "graph" matched).
+
+    Renderers bold the flagged pieces without knowing the analyzer. Words are found in
+    ``text`` as written and normalised one at a time, so the text keeps its own characters.
+    """
+    wanted = frozenset(token for word in matched_words for token in word_tokens(word).tokens)
+    pieces: list[tuple[str, bool]] = []
+    position = 0
+    for match in WORD_PATTERN.finditer(text) if wanted else ():
+        tokens = word_tokens(unicodedata.normalize("NFKC", match.group())).tokens
+        if wanted.isdisjoint(tokens):
+            continue
+        if match.start() > position:
+            pieces.append((text[position : match.start()], False))
+        pieces.append((match.group(), True))
+        position = match.end()
+    if position < len(text):
+        pieces.append((text[position:], False))
+    return tuple(pieces)
+
+
 class PhraseReader(dict[str, str]):
     """A paper text's tokens in reading order without joined forms, space-separated and
     space-framed, so a phrase is found with a substring test.

@@ -14,7 +14,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, reduce
+from functools import cached_property, lru_cache, reduce
 from itertools import compress, filterfalse, islice, product
 from typing import Any, Generic, TypeVar, overload
 
@@ -25,6 +25,7 @@ from bot.search.analyzer import (
     WORD_PATTERN,
     Acronym,
     CorpusAnalyzer,
+    marked_words,
     mine_acronyms,
     word_tokens,
     written_words,
@@ -58,6 +59,14 @@ class Hit:
     paper: Paper
     score: float | None  # BM25 score; None for a lookup by id
     matched_terms: tuple[str, ...]  # words of the paper's text that matched, as written there
+
+    @cached_property
+    def tldr_pieces(self) -> tuple[tuple[str, bool], ...]:
+        """The paper's TL;DR in pieces, flagged where a word matched (a renderer bolds those).
+
+        Worked out only for the cards a renderer shows, not for every hit of a page.
+        """
+        return marked_words(self.paper.tldr, self.matched_terms)
 
 
 @dataclass(frozen=True)
