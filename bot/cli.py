@@ -1,7 +1,9 @@
 """Command-line entry point: ``python -m bot`` and the ``paperbot`` script.
 
-Subcommands are routed to the module that owns them; only argument routing lives here, and
-the one place where a start-up failure becomes one line and exit code 2.
+The one place that chooses what runs: a subcommand goes to the module that owns it; otherwise
+the mode follows the flags or the environment (``bot.slack.app.choose_mode``), and the shell
+or ``bot.slack.app.run`` serves it. It is also the one place where a start-up failure becomes
+one line and exit code 2.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from collections.abc import Sequence
 
 from bot.settings import Settings, StartupError
 
-SUBCOMMANDS = ("search", "digest", "shell")
 MODE_FLAGS = {"--socket": "socket", "--http": "http", "--shell": "shell"}
 IF_CONFIGURED = "--if-configured"
 
@@ -53,8 +54,9 @@ def _dispatch(args: list[str], settings: Settings) -> int:
         return search_main(args[1:], settings)
     if args and args[0] == "digest":
         from bot.digest.cli import main as digest_main
+        from bot.slack.client import digest_client
 
-        return digest_main(args[1:], settings)
+        return digest_main(args[1:], settings, digest_client(settings))
     if args and args[0] in {"shell", "--shell"}:
         from bot.shell.repl import main as shell_main
 
@@ -70,6 +72,23 @@ def _dispatch(args: list[str], settings: Settings) -> int:
     if len(modes) > 1:
         print("paperbot: choose one of --socket and --http", file=sys.stderr)
         return 2
-    from bot.slack.app import run
+    return _start(settings, modes[0] if modes else None, if_configured=IF_CONFIGURED in args)
 
-    return run(settings, modes[0] if modes else None, if_configured=IF_CONFIGURED in args)
+
+def _start(settings: Settings, forced: str | None, *, if_configured: bool) -> int:
+    """Run the bot in the forced mode or the one the environment implies.
+
+    ``if_configured`` is for a platform that starts every process type of the Procfile: a
+    process whose mode the environment does not select says so and exits 0.
+    """
+    from bot.slack.app import MODE_NAMES, SHELL, choose_mode, mode_configured, run
+
+    if if_configured and forced is not None and not mode_configured(settings, forced):
+        print(f"paperbot: {MODE_NAMES[forced]} is not configured here; exiting", flush=True)
+        return 0
+    mode = choose_mode(settings, forced)
+    if mode == SHELL:
+        from bot.shell.repl import main as shell_main
+
+        return shell_main([], settings)
+    return run(settings, mode)

@@ -10,9 +10,10 @@ import urllib.request
 
 import pytest
 
+from bot.cli import main
 from bot.settings import PROJECT_ROOT, Settings
 from bot.shell.fake_slack import SlackRecorder
-from bot.slack.app import HTTP, SHELL, SOCKET, ModeError, choose_mode, run
+from bot.slack.app import HTTP, SHELL, SOCKET, ModeError, choose_mode
 
 BOT = "xoxb-1-abc"
 APP = "xapp-1-abc"
@@ -80,9 +81,13 @@ def test_missing_or_wrong_kind_of_token_names_the_variable(settings, forced, mes
         choose_mode(settings, forced)
 
 
-def test_run_names_the_missing_variable():
-    with pytest.raises(ModeError, match="SLACK_APP_TOKEN is not set"):
-        run(Settings(slack_bot_token=BOT), "socket")
+def test_a_forced_mode_names_the_missing_variable(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)
+    for name in [key for key in os.environ if key.startswith("SLACK_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT)
+    assert main(["--socket"]) == 2
+    assert capsys.readouterr().err == "paperbot: SLACK_APP_TOKEN is not set\n"
 
 
 def test_python_dash_m_bot_prints_no_traceback(tmp_path):

@@ -15,7 +15,7 @@ from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder, slack_error
-from bot.slack.client import make_web_client
+from bot.slack.client import digest_client, make_web_client
 from bot.store import Store
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -53,17 +53,17 @@ def posted_channels(recorder: SlackRecorder) -> list[str]:
 
 
 def test_channel_posts_now_then_says_it_already_did(settings, recorder, capsys) -> None:
-    assert main(["--channel", "CNOW"], settings) == 0
+    assert main(["--channel", "CNOW"], settings, digest_client(settings)) == 0
     first = capsys.readouterr().out
     assert "CNOW 2025-03-28: posted" in first
-    assert main(["--channel", "CNOW"], settings) == 0
+    assert main(["--channel", "CNOW"], settings, digest_client(settings)) == 0
     second = capsys.readouterr().out
     assert "CNOW 2025-03-28: already posted" in second
     assert posted_channels(recorder) == ["CNOW"]
 
 
 def test_dry_run_prints_the_post_and_records_nothing(settings, recorder, capsys) -> None:
-    assert main(["--channel", "CDRY", "--dry-run"], settings) == 0
+    assert main(["--channel", "CDRY", "--dry-run"], settings, digest_client(settings)) == 0
     out = capsys.readouterr().out
     assert "not posted (dry run)" in out
     assert "Paper of the day · Friday 28 March 2025" in out
@@ -77,11 +77,11 @@ def test_dry_run_prints_the_post_and_records_nothing(settings, recorder, capsys)
 def test_without_a_channel_only_due_channels_are_served(settings, recorder, capsys, frozen) -> None:
     subscribe(settings, recorder, "CEARLY", "7:30 Europe/Berlin")
     subscribe(settings, recorder, "CLATE", "10:00 Europe/Berlin")
-    assert main([], settings) == 0
+    assert main([], settings, digest_client(settings)) == 0
     assert posted_channels(recorder) == ["CEARLY"]
     assert "CEARLY 2025-03-28: posted" in capsys.readouterr().out
     frozen.move_to(datetime(2025, 3, 28, 10, 0, tzinfo=BERLIN).astimezone(UTC))
-    assert main([], settings) == 0
+    assert main([], settings, digest_client(settings)) == 0
     assert posted_channels(recorder) == ["CEARLY", "CLATE"]
     out = capsys.readouterr().out
     assert "CEARLY 2025-03-28: already posted" in out
@@ -89,21 +89,21 @@ def test_without_a_channel_only_due_channels_are_served(settings, recorder, caps
 
 
 def test_nothing_due_says_so(settings, capsys) -> None:
-    assert main([], settings) == 0
+    assert main([], settings, digest_client(settings)) == 0
     assert "no subscribed channel is due now" in capsys.readouterr().out
 
 
 def test_posting_needs_a_token(settings, capsys) -> None:
     without_token = Settings(database_url=settings.database_url)
-    assert main(["--channel", "C1"], without_token) == 2
+    assert main(["--channel", "C1"], without_token, digest_client(without_token)) == 2
     assert "SLACK_BOT_TOKEN" in capsys.readouterr().err
-    assert main(["--channel", "C1", "--dry-run"], without_token) == 0
+    assert main(["--channel", "C1", "--dry-run"], without_token, digest_client(without_token)) == 0
 
 
 def test_a_channel_the_bot_left_fails_and_pauses(settings, recorder, capsys) -> None:
     subscribe(settings, recorder, "CGONE", "7:00 Europe/Berlin")
     recorder.fail_next("chat.postMessage", slack_error("not_in_channel"))
-    assert main([], settings) == 1
+    assert main([], settings, digest_client(settings)) == 1
     assert "CGONE 2025-03-28: paused (not_in_channel)" in capsys.readouterr().out
-    assert main([], settings) == 0
+    assert main([], settings, digest_client(settings)) == 0
     assert len(recorder.calls_to("chat.postMessage")) == 1

@@ -10,13 +10,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from slack_sdk import WebClient
+
 from bot.arguments import ArgumentParser
 from bot.digest.service import DigestOutcome, DigestService
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.slack.client import make_web_client
 from bot.store import Store
 
 OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_due", "dry_run"})
@@ -56,9 +57,10 @@ def _report(outcome: DigestOutcome) -> None:
         print()
 
 
-def main(argv: Sequence[str], settings: Settings) -> int:
+def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> int:
+    """Run the command; ``client`` posts (the entry point makes it when a token is set)."""
     args = _parser().parse_args(list(argv))
-    if not args.dry_run and not settings.slack_bot_token:
+    if not args.dry_run and client is None:
         print("paperbot digest: SLACK_BOT_TOKEN is not set (or use --dry-run)", file=sys.stderr)
         return 2
     try:
@@ -68,11 +70,6 @@ def main(argv: Sequence[str], settings: Settings) -> int:
         return 2
     store = Store(settings.database_url)
     try:
-        client = None
-        if settings.slack_bot_token:
-            client = make_web_client(
-                settings.slack_bot_token, settings.slack_api_url, retry_maybe_delivered=False
-            )
         service = DigestService(store, SearchIndex.build(corpus.papers), client, settings)
         if args.channel:
             outcomes = [service.serve(args.channel, force=True, dry_run=args.dry_run)]

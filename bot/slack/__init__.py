@@ -1,3 +1,3 @@
-"""Slack plumbing: app assembly, the three run modes, the Web API client and Slack's payload
-shapes. The only part that imports ``handlers``, and the only place where modes differ.
+"""Slack plumbing: app assembly, serving it over Socket Mode or HTTP, the Web API client and
+Slack's payload shapes. The only part that imports ``handlers``; ``bot.cli`` chooses the mode.
 """

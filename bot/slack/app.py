@@ -1,9 +1,10 @@
-"""Assembling the bot: services, the Bolt app, and the three ways to run it.
+"""Assembling the bot: services, the Bolt app, the rules that pick a mode, and serving the
+app over Socket Mode or HTTP.
 
-This is the only module where Socket Mode, HTTP and the shell differ. Everything else (the
-listeners, the answers, the renderer) is the same object in all three, built once at
-start-up: loading the corpus and building the index is the slow part, so it is never per
-request.
+``bot.cli`` acts on the mode (the shell builds the same app with ``build_services`` and
+``build_app``). Everything (the listeners, the answers, the renderer) is the same object in
+all three modes, built once at start-up: loading the corpus and building the index is the
+slow part, so it is never per request.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from bot.digest.service import DigestService
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.search.engine import SearchIndex
 from bot.settings import Settings, StartupError
-from bot.slack.client import make_web_client
+from bot.slack.client import digest_client, make_web_client
 from bot.store import Store
 from handlers import register_all
 
@@ -65,14 +66,14 @@ class Services:
 
 def build_services(
     settings: Settings,
-    client: WebClient,
+    client: WebClient | None,
     *,
     clock: Clock = system_clock,
     corpus: LoadedCorpus | None = None,
 ) -> Services:
     """Load the corpus (unless given), build the index, open the store.
 
-    ``client`` is what the daily paper is posted with.
+    ``client`` is what the daily paper is posted with (``slack.client.digest_client``).
     """
     corpus = corpus or load_corpus(settings.corpus)
     index = SearchIndex.build(corpus.papers)
@@ -237,34 +238,20 @@ def _serve_socket_mode(app: App, settings: Settings, client: WebClient) -> None:
     threading.Event().wait()
 
 
-def run(settings: Settings, mode: str | None, *, if_configured: bool = False) -> int:
-    """Start the bot in ``mode`` (or the one the environment implies); the process exit code.
-
-    ``if_configured`` is for a platform that starts every process type of the Procfile: a
-    process whose mode the environment does not select says so and exits 0.
-    """
-    if if_configured and mode is not None and not mode_configured(settings, mode):
-        print(f"paperbot: {MODE_NAMES[mode]} is not configured here; exiting", flush=True)
-        return 0
-    chosen = choose_mode(settings, mode)
-    if chosen == SHELL:
-        from bot.shell.repl import main as shell_main
-
-        return shell_main([], settings)
-    check_slack(settings, chosen)
+def run(settings: Settings, mode: str) -> int:
+    """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``, as ``choose_mode`` gave it) until
+    interrupted; the process exit code."""
+    check_slack(settings, mode)
     client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
-    digest_client = make_web_client(
-        settings.slack_bot_token, settings.slack_api_url, retry_maybe_delivered=False
-    )
-    services = build_services(settings, digest_client)
-    print(f"paperbot: {MODE_NAMES[chosen]}; {services.corpus.description}", flush=True)
+    services = build_services(settings, digest_client(settings))
+    print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
     threading.Thread(target=services.index.prepare, name="prepare-index", daemon=True).start()
     app = build_app(settings, services.answers, client)
     scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
     if scheduler is not None:
         scheduler.start()
     try:
-        if chosen == SOCKET:
+        if mode == SOCKET:
             _serve_socket_mode(app, settings, client)
         else:
             server = create_http_server(app, port=settings.port)

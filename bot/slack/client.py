@@ -15,6 +15,8 @@ from slack_sdk.http_retry.builtin_handlers import (
     ServerErrorRetryHandler,
 )
 
+from bot.settings import Settings
+
 RATE_LIMIT_RETRIES = 3
 SERVER_ERROR_RETRIES = 2
 CONNECTION_RETRIES = 2
@@ -38,3 +40,13 @@ def make_web_client(
             ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
         ]
     return client
+
+
+def digest_client(settings: Settings) -> WebClient | None:
+    """The client the paper of the day is posted with (None without a bot token): no retries
+    of a post Slack may have made, since the digest checks the channel itself first."""
+    if not settings.slack_bot_token:
+        return None
+    return make_web_client(
+        settings.slack_bot_token, settings.slack_api_url, retry_maybe_delivered=False
+    )
