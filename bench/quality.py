@@ -1,12 +1,19 @@
-"""Search quality benchmark: the project's engine against plain BM25 on hand-labelled queries.
+"""Search quality benchmark: the engine, its ablations and two stock BM25 baselines, per kind.
 
 Run from the repository root: ``python bench/quality.py [--verbose]``.
 
-The queries in ``bench/queries.jsonl`` were written from the seed abstracts before the engine
-was tuned, so the scores say how well the engine finds what a researcher means rather than how
-well it was fitted to its own test. The baseline is what one gets with no analyzer at all:
-rank-bm25's BM25Okapi over lowercased whitespace tokens. The script exits non-zero when the
-engine misses the issue's quality bar, so it can gate changes to the analyzer.
+Two labelled query sets, each over its own corpus:
+
+- ``bench/queries_catalogue.jsonl`` (the headline): 174 queries over the 3,706 accepted
+  catalogue papers, written blind, one paper at a time, by writers who never saw the code
+  (see ``bench/README.md``), committed before any tuning;
+- ``bench/queries.jsonl`` (regression): 88 queries over the 76 seed papers, written by the
+  analyzer's first tuner, which the engine saturates.
+
+Every system answers every query in the same run: rank-bm25's BM25Okapi over plain
+whitespace tokens and over a stock stemming analyzer, the engine with the semantic part off
+and on (when the installed engine has one), and the engine without each analyzer feature.
+The script exits non-zero when the engine misses a target (see ``verdicts``).
 """
 
 from __future__ import annotations
@@ -15,13 +22,15 @@ import argparse
 import json
 import math
 import platform
+import re
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import Stemmer
 from rank_bm25 import BM25Okapi
 
 from bot.papers.corpus import load_corpus
@@ -29,22 +38,45 @@ from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
 
 BENCH_DIR = Path(__file__).resolve().parent
-QUERIES_PATH = BENCH_DIR / "queries.jsonl"
 RESULTS_PATH = BENCH_DIR / "results" / "quality.md"
 
-KINDS = ("keyword", "question", "acronym", "broad", "inflected", "hyphenated", "typo")
 CUTOFF = 10
 RECALL_CUTOFF = 5
-MIN_OVERALL_MRR = 0.95
 METRICS = ("MRR@10", "Recall@5", "nDCG@10")
 QUERY_FIELDS = {"query", "kind", "relevant", "note"}
+# The issue's target on the blind set: the default engine beats stem+stop BM25 by this much
+# MRR@10 overall, and is not below it on any kind.
+TARGET_GAIN = 0.08
 
 Ranker = Callable[[str], list[Paper]]
 
 
 @dataclass(frozen=True)
+class QuerySet:
+    name: str
+    path: Path
+    corpus: str  # for ``load_corpus``
+    kinds: tuple[str, ...]
+
+
+CATALOGUE_SET = QuerySet(
+    "catalogue (blind)",
+    BENCH_DIR / "queries_catalogue.jsonl",
+    "catalogue",
+    ("question", "paraphrase", "thread", "title", "author"),
+)
+REGRESSION_SET = QuerySet(
+    "seeds (regression)",
+    BENCH_DIR / "queries.jsonl",
+    "seeds",
+    ("keyword", "question", "acronym", "broad", "inflected", "hyphenated", "typo"),
+)
+QUERY_SETS = (CATALOGUE_SET, REGRESSION_SET)
+
+
+@dataclass(frozen=True)
 class BenchQuery:
-    """One labelled query: what was typed, its kind, and the ids of every relevant seed paper."""
+    """One labelled query: what was typed, its kind, and the ids of every relevant paper."""
 
     query: str
     kind: str
@@ -52,8 +84,10 @@ class BenchQuery:
     note: str | None
 
 
-def load_queries(path: Path = QUERIES_PATH) -> list[BenchQuery]:
-    """Parse the query file strictly, so a malformed label fails loudly instead of scoring 0."""
+def load_queries(
+    path: Path = REGRESSION_SET.path, kinds: Sequence[str] = REGRESSION_SET.kinds
+) -> list[BenchQuery]:
+    """Parse a query file strictly, so a malformed label fails loudly instead of scoring 0."""
     queries = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -68,8 +102,8 @@ def load_queries(path: Path = QUERIES_PATH) -> list[BenchQuery]:
         note = record.get("note")
         if not isinstance(query, str) or not query.strip():
             raise ValueError(f"{where}: query must be a non-empty string")
-        if kind not in KINDS:
-            raise ValueError(f"{where}: kind {kind!r} is not one of {KINDS}")
+        if kind not in kinds:
+            raise ValueError(f"{where}: kind {kind!r} is not one of {tuple(kinds)}")
         if (
             not isinstance(relevant, list)
             or not relevant
@@ -84,8 +118,11 @@ def load_queries(path: Path = QUERIES_PATH) -> list[BenchQuery]:
 
 
 def label_id(paper: Paper) -> str:
-    """The id the labels use: seed papers are labelled with their OpenReview ids."""
+    """The id the labels use: the OpenReview id where the paper has one."""
     return paper.openreview_id or paper.id
+
+
+# --- metrics ----------------------------------------------------------------------------------
 
 
 def reciprocal_rank(ranked: Sequence[str], relevant: frozenset[str]) -> float:
@@ -118,42 +155,171 @@ def query_scores(ranked: Sequence[str], relevant: frozenset[str]) -> dict[str, f
     }
 
 
-def engine_ranker(papers: Sequence[Paper]) -> Ranker:
-    index = SearchIndex.build(papers)
-
-    def rank(query: str) -> list[Paper]:
-        return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
-
-    return rank
+# --- the systems ------------------------------------------------------------------------------
 
 
 def plain_tokens(text: str) -> list[str]:
     return text.lower().split()
 
 
-def baseline_ranker(papers: Sequence[Paper]) -> Ranker:
-    """BM25Okapi with no analysis: what a researcher would get from rank-bm25 out of the box.
+# Lucene's EnglishAnalyzer, re-created: standard tokens, possessives dropped, lower case,
+# Lucene's English stop set, Porter stemming. The stock "stem+stop" analyzer of a search engine.
+_LUCENE_STOPWORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an and are as at be but by for if in into is it no not of on or such that the"
+        " their then there these they this to was will with",
+    )
+)
+_STANDARD_TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+_PORTER = Stemmer.Stemmer("porter")
+
+
+def stem_stop_tokens(text: str) -> list[str]:
+    words = (re.sub(r"['\u2019]s$", "", word) for word in _STANDARD_TOKEN.findall(text.lower()))
+    return _PORTER.stemWords([word for word in words if word not in _LUCENE_STOPWORDS])
+
+
+def bm25okapi_ranker(tokenize: Callable[[str], list[str]]) -> Callable[[Sequence[Paper]], Ranker]:
+    """BM25Okapi out of the box over title, abstract and author names, as one text.
 
     Papers that share no token with the query are left out, as any search engine would, and
-    ties go to the lower paper id so the ranking is deterministic.
-    """
-    documents = [
-        plain_tokens(" ".join([paper.title, paper.abstract or "", *paper.authors]))
+    ties go to the lower paper id so the ranking is deterministic."""
+
+    def build(papers: Sequence[Paper]) -> Ranker:
+        documents = [
+            tokenize(" ".join([paper.title, paper.abstract or "", *paper.authors]))
+            for paper in papers
+        ]
+        vocabularies = [set(tokens) for tokens in documents]
+        bm25 = BM25Okapi(documents)
+
+        def rank(query: str) -> list[Paper]:
+            tokens = tokenize(query)
+            if not tokens:
+                return []
+            scores = bm25.get_scores(tokens)
+            matching = [i for i, vocabulary in enumerate(vocabularies) if vocabulary & set(tokens)]
+            matching.sort(key=lambda i: (-scores[i], papers[i].id))
+            return [papers[i] for i in matching[:CUTOFF]]
+
+        return rank
+
+    return build
+
+
+def engine_ranker(index_type: type[SearchIndex] = SearchIndex, **options: object):
+    """The engine's full query path, as the Slack commands use it."""
+
+    def build(papers: Sequence[Paper]) -> Ranker:
+        index = index_type.build(papers, **options)
+
+        def rank(query: str) -> list[Paper]:
+            return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
+
+        return rank
+
+    return build
+
+
+class _WithoutTypoCorrection(SearchIndex):
+    def _corrections(self, word: str) -> list[tuple[int, int, str]]:
+        return []
+
+
+class _WithoutAcronymExpansion(SearchIndex):
+    def _expansions(self, typed: list, tokens: list[str]) -> list[str]:
+        return []
+
+
+def _authors_as_text(papers: Sequence[Paper]) -> list[Paper]:
+    """The papers with their author names appended to the ranked text, as before authors
+    became a field of their own (a name then is just another word: no name detection)."""
+    return [
+        replace(paper, plain_abstract=f"{paper.plain_abstract} {' , '.join(paper.authors)}")
         for paper in papers
     ]
-    vocabularies = [set(tokens) for tokens in documents]
-    bm25 = BM25Okapi(documents)
 
-    def rank(query: str) -> list[Paper]:
-        tokens = plain_tokens(query)
-        if not tokens:
-            return []
-        scores = bm25.get_scores(tokens)
-        matching = [i for i, vocabulary in enumerate(vocabularies) if vocabulary & set(tokens)]
-        matching.sort(key=lambda i: (-scores[i], papers[i].id))
-        return [papers[i] for i in matching[:CUTOFF]]
 
-    return rank
+class _WithoutAuthorField(SearchIndex):
+    def _author_runs(self, typed: list) -> list[frozenset[str]]:
+        return []
+
+
+def without_author_field(papers: Sequence[Paper]) -> Ranker:
+    by_id = {paper.id: paper for paper in papers}
+    rank = engine_ranker(_WithoutAuthorField)(_authors_as_text(papers))
+    return lambda query: [by_id[paper.id] for paper in rank(query)]
+
+
+def semantic_options() -> dict[str, object] | None:
+    """How to build the engine with the semantic re-ranker, or None when this engine has
+    none (it is another part of the same issue, merged separately)."""
+    try:
+        from bot.search.semantic import semantic_ranker  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return {"semantic": semantic_ranker}
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    build: Callable[[Sequence[Paper]], Ranker]
+    about: str
+
+
+def systems() -> list[System]:
+    found = [
+        System(
+            "plain BM25Okapi",
+            bm25okapi_ranker(plain_tokens),
+            "rank-bm25's BM25Okapi over lower-cased whitespace tokens of title, abstract and"
+            " authors",
+        ),
+        System(
+            "stem+stop BM25Okapi",
+            bm25okapi_ranker(stem_stop_tokens),
+            "the same over Lucene's EnglishAnalyzer re-created (word tokens, possessives"
+            " dropped, Lucene's 33 stopwords, Porter stems)",
+        ),
+        System(
+            "engine, semantic off",
+            engine_ranker(),
+            "`SearchIndex.build(papers).search(query, limit=10)`: BM25 alone",
+        ),
+    ]
+    options = semantic_options()
+    if options is not None:
+        found.append(
+            System(
+                "engine, semantic on",
+                engine_ranker(**options),
+                "the default engine: BM25's best re-ranked by the semantic mix",
+            )
+        )
+    found += [
+        System(
+            "without typo correction",
+            engine_ranker(_WithoutTypoCorrection),
+            "engine, semantic off, correcting no word",
+        ),
+        System(
+            "without acronym expansion",
+            engine_ranker(_WithoutAcronymExpansion),
+            "engine, semantic off, expanding no acronym",
+        ),
+        System(
+            "without author field",
+            without_author_field,
+            "engine, semantic off, with author names ranked as words of the text (as before"
+            " issue #10)",
+        ),
+    ]
+    return found
+
+
+# --- evaluating -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -179,53 +345,72 @@ def mean_scores(outcomes: Sequence[QueryOutcome]) -> dict[str, float]:
     }
 
 
-Summary = dict[str, dict[str, float]]
+Summary = dict[str, dict[str, float]]  # kind (or "overall") → metric → mean
 
 
-def summarise(outcomes: Sequence[QueryOutcome]) -> Summary:
+def summarise(outcomes: Sequence[QueryOutcome], kinds: Sequence[str]) -> Summary:
     """Mean of every metric per kind and over all queries (key ``overall``)."""
     summary = {
         kind: mean_scores([outcome for outcome in outcomes if outcome.query.kind == kind])
-        for kind in KINDS
+        for kind in kinds
         if any(outcome.query.kind == kind for outcome in outcomes)
     }
     summary["overall"] = mean_scores(outcomes)
     return summary
 
 
-def gate_failures(engine: Summary, baseline: Summary) -> list[str]:
-    """Why the engine misses the issue's quality bar; empty when it meets it.
+def headline_system(systems_run: Collection[str]) -> str:
+    """The engine as installed by default: with the semantic part when there is one."""
+    on = "engine, semantic on"
+    return on if on in systems_run else "engine, semantic off"
 
-    "At least as good on every kind" is checked on every metric, so a gain in MRR cannot
-    hide a loss in recall; "better overall" means no overall metric worse and MRR@10 higher.
-    """
+
+def verdicts(catalogue: dict[str, Summary], regression: dict[str, Summary]) -> list[str]:
+    """Targets missed; empty when all are met.
+
+    On the blind set (issue #10): the default engine beats stem+stop BM25Okapi by at least
+    ``TARGET_GAIN`` MRR@10 overall, and no kind's MRR@10 falls below stem+stop's. On the
+    regression set: no kind's MRR@10 falls below plain BM25Okapi's."""
     failures = []
-    for kind, scores in engine.items():
-        for metric in METRICS:
-            if scores[metric] < baseline[kind][metric] - 1e-12:
-                failures.append(
-                    f"{kind}: engine {metric} {scores[metric]:.3f}"
-                    f" < baseline {baseline[kind][metric]:.3f}"
-                )
-    if engine["overall"]["MRR@10"] <= baseline["overall"]["MRR@10"]:
-        failures.append("overall: engine MRR@10 is not better than the baseline's")
-    if engine["overall"]["MRR@10"] < MIN_OVERALL_MRR:
+    engine_name = headline_system(catalogue)
+    engine, stem_stop = catalogue[engine_name], catalogue["stem+stop BM25Okapi"]
+    gain = engine["overall"]["MRR@10"] - stem_stop["overall"]["MRR@10"]
+    if gain < TARGET_GAIN - 1e-12:
         failures.append(
-            f"overall: engine MRR@10 {engine['overall']['MRR@10']:.3f} < {MIN_OVERALL_MRR}"
+            f"catalogue: {engine_name} beats stem+stop by {gain:+.3f} MRR@10 overall,"
+            f" not ≥ {TARGET_GAIN:.2f}"
         )
+    for kind, scores in engine.items():
+        if kind != "overall" and scores["MRR@10"] < stem_stop[kind]["MRR@10"] - 1e-12:
+            failures.append(
+                f"catalogue {kind}: {engine_name} MRR@10 {scores['MRR@10']:.3f}"
+                f" < stem+stop {stem_stop[kind]['MRR@10']:.3f}"
+            )
+    engine_name = headline_system(regression)
+    for kind, scores in regression[engine_name].items():
+        plain = regression["plain BM25Okapi"][kind]["MRR@10"]
+        if scores["MRR@10"] < plain - 1e-12:
+            failures.append(
+                f"regression {kind}: {engine_name} MRR@10 {scores['MRR@10']:.3f}"
+                f" < plain {plain:.3f}"
+            )
     return failures
 
 
-def markdown_table(engine: Summary, baseline: Summary, counts: dict[str, int]) -> str:
-    header = "| kind | queries | " + " | ".join(
-        f"{metric} engine | {metric} plain BM25" for metric in METRICS
-    )
-    lines = [header + " |", "|" + "---|" * (2 + 2 * len(METRICS))]
-    for kind in engine:
-        cells = [kind if kind != "overall" else "**overall**", str(counts[kind])]
-        for metric in METRICS:
-            cells += [f"{engine[kind][metric]:.3f}", f"{baseline[kind][metric]:.3f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+def markdown_table(results: dict[str, Summary], metric: str, counts: dict[str, int]) -> str:
+    """One metric: a row per system, a column per kind and overall."""
+    columns = list(counts)
+    header = "| system | " + " | ".join(f"{kind} ({counts[kind]})" for kind in columns) + " |"
+    lines = [header, "|---|" + "---:|" * len(columns)]
+    best = {kind: max(summary[kind][metric] for summary in results.values()) for kind in columns}
+    for name, summary in results.items():
+        cells = [
+            f"**{summary[kind][metric]:.3f}**"
+            if summary[kind][metric] >= best[kind] - 1e-12
+            else f"{summary[kind][metric]:.3f}"
+            for kind in columns
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -246,14 +431,14 @@ def describe_misses(
     """
     titles = {label_id(paper): paper.title for paper in papers}
     lines = []
-    for mine, plain in zip(engine, baseline, strict=True):
+    for mine, other in zip(engine, baseline, strict=True):
         best_recall = min(len(mine.query.relevant), RECALL_CUTOFF) / len(mine.query.relevant)
         if mine.scores["MRR@10"] == 1.0 and mine.scores["Recall@5"] >= best_recall:
             continue
         query = mine.query
         lines.append(
             f"- [{query.kind}] {query.query!r}: first relevant at engine rank"
-            f" {first_relevant_rank(mine) or '-'} (plain BM25 {first_relevant_rank(plain) or '-'}),"
+            f" {first_relevant_rank(mine) or '-'} (baseline {first_relevant_rank(other) or '-'}),"
             f" Recall@5 {mine.scores['Recall@5']:.2f}"
         )
         shown = {label_id(paper) for paper in mine.ranked[:RECALL_CUTOFF]}
@@ -279,57 +464,99 @@ def code_version() -> str:
     return f"commit {commit}" + (" with uncommitted changes in bot/" if dirty else "")
 
 
-def report(
-    engine: Summary, baseline: Summary, counts: dict[str, int], failures: Sequence[str]
-) -> str:
+@dataclass(frozen=True)
+class SetRun:
+    """Every system's outcomes on one query set."""
+
+    query_set: QuerySet
+    papers: tuple[Paper, ...]
+    queries: list[BenchQuery]
+    outcomes: dict[str, list[QueryOutcome]]
+
+    @property
+    def results(self) -> dict[str, Summary]:
+        return {
+            name: summarise(outcomes, self.query_set.kinds)
+            for name, outcomes in self.outcomes.items()
+        }
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {
+            kind: sum(query.kind == kind for query in self.queries) for kind in self.query_set.kinds
+        }
+        return {kind: count for kind, count in counts.items() if count} | {
+            "overall": len(self.queries)
+        }
+
+
+def run_set(query_set: QuerySet, chosen: Sequence[System]) -> SetRun:
+    papers = load_corpus(query_set.corpus).papers
+    queries = load_queries(query_set.path, query_set.kinds)
+    outcomes = {system.name: evaluate(system.build(papers), queries) for system in chosen}
+    return SetRun(query_set, papers, queries, outcomes)
+
+
+def report(runs: Sequence[SetRun], chosen: Sequence[System], failures: Sequence[str]) -> str:
     verdict = (
-        "The engine meets the quality bar."
+        "Every target is met."
         if not failures
-        else "The engine misses the quality bar:\n\n" + "\n".join(f"- {f}" for f in failures)
+        else "Targets missed:\n\n" + "\n".join(f"- {failure}" for failure in failures)
     )
-    return "\n".join(
-        [
-            "# Search quality on the seed corpus",
+    lines = [
+        "# Search quality",
+        "",
+        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with Python"
+        f" {platform.python_version()} by `python bench/quality.py` ({code_version()}),"
+        " binary relevance, every system in the same run. The best value of each column is"
+        " in bold.",
+        "",
+        "Systems:",
+        "",
+        *(f"- *{system.name}*: {system.about}." for system in chosen),
+        "",
+    ]
+    for run in runs:
+        query_set = run.query_set
+        lines += [
+            f"## {query_set.name}: `{query_set.path.relative_to(BENCH_DIR.parent)}`",
             "",
-            f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with Python"
-            f" {platform.python_version()} by `python bench/quality.py` ({code_version()}):"
-            f" {counts['overall']} queries from `bench/queries.jsonl`, binary relevance."
-            " *Engine* is `bot.search.engine.SearchIndex`; *plain BM25* is rank-bm25's"
-            " BM25Okapi over"
-            " lowercased whitespace tokens of title, abstract and authors.",
-            "",
-            markdown_table(engine, baseline, counts),
-            "",
-            verdict,
+            f"{len(run.queries)} queries over the `{query_set.corpus}` corpus"
+            f" ({len(run.papers):,} papers); columns are kinds, with their number of queries.",
             "",
         ]
-    )
+        for metric in METRICS:
+            lines += [f"### {metric}", "", markdown_table(run.results, metric, run.counts), ""]
+    lines += ["## Verdict", "", verdict, ""]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--verbose", action="store_true", help="list every query the engine misses")
-    parser.add_argument("--queries", type=Path, default=QUERIES_PATH)
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list every query the default engine misses, against stem+stop BM25",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
 
-    queries = load_queries(args.queries)
-    papers = load_corpus("seeds").papers
-    engine_outcomes = evaluate(engine_ranker(papers), queries)
-    baseline_outcomes = evaluate(baseline_ranker(papers), queries)
-
-    engine, baseline = summarise(engine_outcomes), summarise(baseline_outcomes)
-    counts = {kind: sum(query.kind == kind for query in queries) for kind in KINDS}
-    counts["overall"] = len(queries)
-    failures = gate_failures(engine, baseline)
-    text = report(engine, baseline, counts, failures)
+    chosen = systems()
+    runs = [run_set(query_set, chosen) for query_set in QUERY_SETS]
+    catalogue, regression = (run.results for run in runs)
+    failures = verdicts(catalogue, regression)
+    text = report(runs, chosen, failures)
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
     print(text)
     if args.verbose:
-        print("## Queries the engine does not answer perfectly\n")
-        print(describe_misses(engine_outcomes, baseline_outcomes, papers))
+        for run in runs:
+            engine = headline_system(run.outcomes)
+            print(f"## {run.query_set.name}: queries {engine} does not answer perfectly\n")
+            outcomes = run.outcomes
+            print(describe_misses(outcomes[engine], outcomes["stem+stop BM25Okapi"], run.papers))
+            print()
     return 1 if failures else 0
 
 

@@ -317,3 +317,21 @@ def test_only_acronyms_typed_as_acronyms_are_expanded(
     expected = reference.get_scores(analyze(query))
     for hit in index.search(query, limit=10).hits:
         assert hit.score == expected[seed_corpus.papers.index(hit.paper)]
+
+
+def test_a_full_name_counts_even_when_its_words_are_common(index: SearchIndex) -> None:
+    """``he`` is a stopword, but ``Zhihao He`` is an author: his paper first, then another
+    He's (half of the name), and no paper without a He."""
+    result = index.search("Zhihao He", limit=5)
+    assert "Zhihao He" in result.hits[0].paper.authors
+    assert all(any("He" in a.split() for a in hit.paper.authors) for hit in result.hits)
+
+
+def test_a_capitalised_sentence_start_is_not_taken_for_a_name(index: SearchIndex) -> None:
+    """``Glass`` is an author's surname, but a sentence may start with the English word;
+    alone, though, a name is all the word can mean."""
+    prose = "Dawn of video generation. Glass half full"
+    without = "Dawn of video generation. half full"
+    assert ids(index.search(prose, limit=10)) == ids(index.search(without, limit=10))
+    alone = index.search("glass", limit=5)
+    assert alone.hits and all("James R. Glass" in hit.paper.authors for hit in alone.hits)

@@ -7,13 +7,14 @@ which keeps the index small enough for hundreds of thousands of abstracts.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache, reduce
 from itertools import compress, filterfalse, islice, product
 from typing import Any, Generic, TypeVar, overload
@@ -30,7 +31,7 @@ from bot.search.analyzer import (
     word_tokens,
     written_words,
 )
-from bot.search.bm25 import BM25Builder, BM25Index, top_k
+from bot.search.bm25 import K1, BM25Builder, BM25Index, top_k
 from bot.search.lexicon import english_words
 from bot.search.query import (
     ParsedQuery,
@@ -50,6 +51,8 @@ _RUN_BLOCK = 1 << 16
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
+_SENTENCE_ENDS = (".", "?", "!", ":", ";")
+_LEAST_NAME_IDF = 0.1
 _HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
 T = TypeVar("T")
 
@@ -241,15 +244,15 @@ class _Plan:
     excluded: list[tuple[str, list[tuple[str, ...]]]] = field(default_factory=list)
     corrected_text: str | None = None
     exclude_doc: int | None = None
-    # Per paper, how many name words of the query its authors carry (None: the query names
-    # nobody): papers by the authors a query names come first.
-    author_tiers: np.ndarray | None = None
+    # Per paper, what the author names a query types add to its score (None: it names
+    # nobody); see ``SearchIndex._author_scores``.
+    author_scores: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class _Typed:
     """A free word of a query as typed, and as searched (after typo correction);
-    ``author_only`` when it matches author names and no title or abstract word."""
+    ``author_only`` when it can only mean an author (see ``SearchIndex._is_author_word``)."""
 
     typed: str
     text: str
@@ -367,7 +370,7 @@ class SearchIndex:
                 notes.append(f"No paper with id {_quote(parsed.like)} to find similar papers to.")
                 return self._result(query, (), 0, offset, None, notes)
         plan = self._plan(parsed, similar_to)
-        if not plan.tokens and not parsed.authors and plan.author_tiers is None:
+        if not plan.tokens and not parsed.authors and plan.author_scores is None:
             notes.append(
                 "The query has only common words or punctuation; add a more specific word."
             )
@@ -407,32 +410,14 @@ class SearchIndex:
         filters (phrases, exclusions, authors, the paper of "more like this") need every
         match's score, and so does a query the index finds not worth pruning."""
         plain = not (plan.phrases or plan.excluded or parsed.authors)
-        if plain and plan.exclude_doc is None and plan.author_tiers is None:
+        if plain and plan.exclude_doc is None and plan.author_scores is None:
             ranking = self._bm25.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
                 return ranking.docs, ranking.scores, ranking.total
         scores, matched = self._score(plan, parsed)
-        if plan.author_tiers is not None:
-            page = self._by_tier(scores, matched, plan.author_tiers, k)
-        else:
-            candidates = self._contenders(scores, matched, plan.tokens, k)
-            page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
+        candidates = self._contenders(scores, matched, plan.tokens, k)
+        page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
         return page, scores[page], int(np.count_nonzero(matched))
-
-    def _by_tier(
-        self, scores: np.ndarray, matched: np.ndarray, tiers: np.ndarray, k: int
-    ) -> np.ndarray:
-        """The ``k`` best matches, papers by the authors the query names first (the more of
-        its name words they carry, the earlier), each tier ordered by score."""
-        page: list[np.ndarray] = [_NO_PAPERS]
-        found = 0
-        for tier in sorted(set(tiers[matched].tolist()), reverse=True):
-            if found >= k:
-                break
-            members = np.flatnonzero(matched & (tiers == tier))
-            page.append(top_k(scores, k - found, candidates=members, tiebreak=self._tiebreak))
-            found += len(page[-1])
-        return np.concatenate(page)
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int
@@ -481,14 +466,11 @@ class SearchIndex:
         if parsed.like and similar_to is None:
             return []
         plan = self._plan(parsed, similar_to)
-        if not plan.tokens and not parsed.authors and plan.author_tiers is None:
+        if not plan.tokens and not parsed.authors and plan.author_scores is None:
             return []
         scores, matched = self._score(plan, parsed)
-        if plan.author_tiers is None:
-            candidates = np.flatnonzero(matched & (scores > 0))
-            ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
-        else:
-            ranked = self._by_tier(scores, matched, plan.author_tiers, len(self.papers))
+        candidates = np.flatnonzero(matched & (scores > 0))
+        ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
         return [(self.papers[doc], float(scores[doc])) for doc in ranked]
 
     # --- query planning ---------------------------------------------------------------------
@@ -503,14 +485,16 @@ class SearchIndex:
         plan = _Plan()
         replacements: list[tuple[int, int, str]] = []
         typed: list[_Typed] = []
+        initial = True
         for span in parsed.words:
             if "$" in span.text or "\\" in span.text:
                 typed.extend(_Typed(unit, unit) for unit in written_words(span.text))
+                initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
             for unit, start, _ in unit_spans(span, WORD_PATTERN):
                 if self._is_known(unit):
                     typed.append(_Typed(unit, unit))
-                elif self._is_author_word(unit):
+                elif self._is_author_word(unit, initial):
                     typed.append(_Typed(unit, unit, author_only=True))
                 else:
                     fixes = self._corrections(unit)
@@ -519,11 +503,22 @@ class SearchIndex:
                         fixed = fixed[:piece_start] + fix + fixed[piece_end:]
                         replacements.append((start + piece_start, start + piece_end, fix))
                     typed.append(_Typed(unit, fixed))
+                initial = False
+            initial = span.text.endswith(_SENTENCE_ENDS)
+        if not any(self._is_known(word.text) for word in typed):
+            # Only names can find anything: ``Manning`` or ``Burns`` alone means the author,
+            # however English the word and wherever it stands.
+            typed = [
+                replace(word, author_only=True)
+                if word_tokens(word.typed).tokens and self._is_name(word.typed)
+                else word
+                for word in typed
+            ]
         for word in typed:
             if not word.author_only:
                 plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
         plan.tokens.extend(self._expansions(typed, plan.tokens))
-        plan.author_tiers = self._author_tiers(self._author_runs(typed))
+        plan.author_scores = self._author_scores(self._author_runs(typed))
         for phrase in parsed.phrases:
             for word in written_words(phrase):
                 plan.tokens.extend(self._analyzer.query_word(word).tokens)
@@ -550,22 +545,25 @@ class SearchIndex:
         return tokens.joined in vocabulary or all(token in vocabulary for token in tokens.parts)
 
     def _is_name(self, word: str) -> bool:
-        """Whether every name word in ``word`` (as typed) is part of some author's name.
-        Stopwords never are: ``do`` and ``an`` are surnames too, and in every question."""
+        """Whether every name word in ``word`` (as typed) is part of some author's name."""
         names = _name_tokens(word)
+        return bool(names) and all(name in self._authors_by_token for name in names)
+
+    def _is_author_word(self, word: str, initial: bool) -> bool:
+        """A word (as typed) that can only mean an author: part of an author's name, in no
+        title or abstract, not a stopword (``He`` and ``Do`` are names too, but in every
+        question), and not an English word unless capitalised inside a sentence (``Young``,
+        not ``young`` or a sentence's ``Young``; the lexicon lists many names as well, so
+        ``Finn`` counts only when written as one). A stopword or English word still counts
+        next to such a word, or as part of a full name (``Tianyu He``)."""
         return (
             bool(word_tokens(word).tokens)
-            and bool(names)
-            and all(name in self._authors_by_token for name in names)
-        )
-
-    def _is_author_word(self, word: str) -> bool:
-        """A word (as typed) that names authors and nothing else: no title or abstract has
-        it, and it is not an English word unless capitalised (``Young``, not ``young``)."""
-        return (
-            not self._is_known(word)
+            and not self._is_known(word)
             and self._is_name(word)
-            and (not word.islower() or word.casefold() not in english_words())
+            and (
+                word.casefold() not in english_words()
+                or (not initial and word[:1].isupper() and not word.isupper())
+            )
         )
 
     def _corrections(self, word: str) -> list[tuple[int, int, str]]:
@@ -632,16 +630,20 @@ class SearchIndex:
 
     def _author_runs(self, typed: list[_Typed]) -> list[frozenset[str]]:
         """Name words of the authors a query names: each run of neighbouring words that are
-        all parts of author names, with at least one that no title or abstract uses (so
-        ``Le Song`` is a name, but ``graph neural`` is not, whoever is called Graph)."""
+        all parts of author names and either hold a word that can only mean an author, or
+        are two or more words one author's name holds in full (``Wei Chen``, though ``chen``
+        is in some abstract and ``wei`` in the English lexicon)."""
         runs: list[frozenset[str]] = []
         run: list[_Typed] = []
         for word in [*typed, None]:
             if word is not None and (word.author_only or self._is_name(word.typed)):
                 run.append(word)
                 continue
-            if any(member.author_only for member in run):
-                runs.append(frozenset(t for member in run for t in _name_tokens(member.typed)))
+            names = frozenset(t for member in run for t in _name_tokens(member.typed))
+            if any(member.author_only for member in run) or (
+                len(run) > 1 and len(self._papers_by(names)) > 0
+            ):
+                runs.append(names)
             run = []
         return runs
 
@@ -683,9 +685,10 @@ class SearchIndex:
         elif plan.tokens:
             matched = self._bm25.matches(plan.tokens)
         else:  # everything, for a filter to narrow down; nothing, for named authors to add to
-            matched = np.full(len(scores), plan.author_tiers is None)
-        if plan.author_tiers is not None:
-            matched |= plan.author_tiers > 0
+            matched = np.full(len(scores), plan.author_scores is None)
+        if plan.author_scores is not None:
+            scores += plan.author_scores
+            matched |= plan.author_scores > 0
         for _, variants in plan.phrases:
             matched &= self._phrase_mask(variants)
         for _, variants in plan.excluded:
@@ -729,38 +732,54 @@ class SearchIndex:
         """Papers with, for each name asked for, one author carrying all of its words."""
         mask = np.ones(len(self.papers), dtype=bool)
         for name in names:
-            wanted = set(_name_tokens(name))
+            wanted = frozenset(_name_tokens(name))
             if not wanted:
                 continue
-            postings = [self._authors_by_token.get(token, _NO_PAPERS) for token in wanted]
-            docs = reduce(np.intersect1d, postings)
-            if len(wanted) > 1:  # the words must belong to the same author
-                docs = [
-                    doc
-                    for doc in docs.tolist()
-                    if any(wanted <= set(_name_tokens(a)) for a in self.papers[doc].authors)
-                ]
             allowed = np.zeros(len(self.papers), dtype=bool)
-            allowed[docs] = True
+            allowed[self._papers_by(wanted)] = True
             mask &= allowed
         return mask
 
-    def _author_tiers(self, runs: list[frozenset[str]]) -> np.ndarray | None:
-        """How many of the name words of each run one author of a paper carries, summed
-        over the runs: ``Yoshua Bengio`` puts his papers (2) before other Yoshuas' (1)."""
+    def _papers_by(self, names: frozenset[str]) -> np.ndarray:
+        """Papers with one author whose name holds every one of ``names`` (non-empty)."""
+        postings = [self._authors_by_token.get(token, _NO_PAPERS) for token in names]
+        docs = reduce(np.intersect1d, postings)
+        if len(names) == 1:
+            return docs
+        authors = [self.papers[doc].authors for doc in docs.tolist()]
+        return docs[[any(names <= set(_name_tokens(a)) for a in written) for written in authors]]
+
+    def _author_scores(self, runs: list[frozenset[str]]) -> np.ndarray | None:
+        """What naming authors adds to each paper's score. Each run of name words is one
+        term of an author field: a paper scores the idf of the part of the run that one of
+        its authors carries (the best author), counted as a term at its saturation, the most
+        any term adds in BM25Okapi (idf * (k1 + 1)), as a name is as telling as a word can
+        be, times the share of the run's words the part holds. A long author list costs
+        nothing (b = 0). The idf is that of the part as a whole, so ``Wei Chen`` weighs what
+        papers by a Wei Chen make rare, not what the many Chens make common, and an author
+        who shares only a rare first name gets half of it; a name typed with a topic lifts
+        that author's papers on the topic without hiding everyone else's."""
         if not runs:
             return None
-        tiers = np.zeros(len(self.papers), dtype=np.int64)
+        scores = np.zeros(len(self.papers), dtype=np.float64)
+        weights: dict[frozenset[str], float] = {}
         for run in runs:
-            postings = [self._authors_by_token.get(token, _NO_PAPERS) for token in run]
-            docs = reduce(np.union1d, postings)
-            if len(run) == 1:
-                tiers[docs] += 1
-                continue
+            docs = reduce(np.union1d, [self._authors_by_token[name] for name in run])
             for doc in docs.tolist():
-                authors = self.papers[doc].authors
-                tiers[doc] += max(len(run.intersection(_name_tokens(a))) for a in authors)
-        return tiers
+                carried = {run.intersection(_name_tokens(a)) for a in self.papers[doc].authors}
+                carried.discard(frozenset())
+                for part in carried - weights.keys():
+                    weights[part] = self._name_weight(part) * len(part) / len(run)
+                scores[doc] += max(weights[part] for part in carried)
+        return scores
+
+    def _name_weight(self, names: frozenset[str]) -> float:
+        """BM25Okapi's saturated weight of a name part over the papers with an author who
+        carries all of it; a name on more than half of the papers (a tiny corpus) keeps a
+        small positive weight instead of a negative one."""
+        papers, holding = len(self.papers), len(self._papers_by(names))
+        idf = max(math.log((papers - holding + 0.5) / (holding + 0.5)), _LEAST_NAME_IDF)
+        return idf * (K1 + 1)
 
     # --- presenting -------------------------------------------------------------------------
 
