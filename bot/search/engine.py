@@ -762,15 +762,31 @@ class SearchIndex:
         if not runs:
             return None
         scores = np.zeros(len(self.papers), dtype=np.float64)
-        weights: dict[frozenset[str], float] = {}
         for run in runs:
-            docs = reduce(np.union1d, [self._authors_by_token[name] for name in run])
-            for doc in docs.tolist():
+            scores += self._run_scores(run)
+        return scores
+
+    def _run_scores(self, run: frozenset[str]) -> np.ndarray:
+        """One run's share of ``_author_scores``. A paper with one of the run's words is
+        given that word's weight in one numpy step (the best, if its authors carry several
+        words but no two in one name); only papers holding two or more of the words, few but
+        for the author asked for, have their author lists read."""
+        weights: dict[frozenset[str], float] = {}
+
+        def weight(part: frozenset[str]) -> float:
+            if part not in weights:
+                weights[part] = self._name_weight(part) * len(part) / len(run)
+            return weights[part]
+
+        scores = np.zeros(len(self.papers), dtype=np.float64)
+        postings = [self._authors_by_token[name] for name in run]
+        for name, docs in zip(run, postings, strict=True):
+            scores[docs] = np.maximum(scores[docs], weight(frozenset((name,))))
+        if len(run) > 1:
+            docs, holding = np.unique(np.concatenate(postings), return_counts=True)
+            for doc in docs[holding > 1].tolist():
                 carried = {run.intersection(_name_tokens(a)) for a in self.papers[doc].authors}
-                carried.discard(frozenset())
-                for part in carried - weights.keys():
-                    weights[part] = self._name_weight(part) * len(part) / len(run)
-                scores[doc] += max(weights[part] for part in carried)
+                scores[doc] = max(weight(part) for part in carried if part)
         return scores
 
     def _name_weight(self, names: frozenset[str]) -> float:
