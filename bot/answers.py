@@ -8,15 +8,21 @@ can give is testable as a plain function call.
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.commands import Intent, Request, slack_to_plain
+from bot.papers.bibtex import bibtex
+from bot.papers.catalogue import PaperLookup, openreview_link_id
+from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
 
 if TYPE_CHECKING:
+    from bot.digest.service import ChannelSubscription
     from bot.papers.paper import Paper
     from bot.search.engine import SearchIndex, SearchResult
     from bot.store import Store
@@ -34,6 +40,47 @@ a control character no one types, so ``@paperbot more`` continues the same resul
 _QUERY_PAGE = "q"
 _SIMILAR_PAGE = "s"
 _PAPER_PAGE = "p"
+_ABSTRACT_PAGE = "a"
+"""A private abstract; its key is the **Abstract** button's value (paper and list)."""
+_NOTICE_PAGE = "n"
+"""The private "Saved ✓ · Undo" notice about one paper."""
+_SAVED_PAGE = "r"
+"""A page of the clicker's reading list (the key is a placeholder: the clicker is known)."""
+_RELATED_PAGE = "t"
+"""Papers related to a message (the shortcut): the key is the remembered text's key, then,
+where the bot may post, the channel and thread to post them in."""
+_PAGE_KINDS = frozenset(
+    {
+        _QUERY_PAGE,
+        _SIMILAR_PAGE,
+        _PAPER_PAGE,
+        _ABSTRACT_PAGE,
+        _NOTICE_PAGE,
+        _SAVED_PAGE,
+        _RELATED_PAGE,
+    }
+)
+_TARGET_SEPARATOR = " "
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who asked or clicked: reading lists belong to a person in a workspace (user ids are
+    unique only within one)."""
+
+    team_id: str
+    user_id: str
+
+
+@dataclass(frozen=True)
+class Export:
+    """A reading list as a file, for the caller to send (``files:write``)."""
+
+    filename: str
+    title: str
+    content: str
+    count: int
+    comment: str
 
 
 class DigestCommands(Protocol):
@@ -43,6 +90,7 @@ class DigestCommands(Protocol):
     def unsubscribe(self, channel_id: str) -> Message: ...
     def subscriptions(self, channel_id: str) -> Message: ...
     def today(self, channel_id: str) -> Message: ...
+    def active_subscriptions(self) -> Sequence[ChannelSubscription]: ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +109,7 @@ class PageCursor:
     def decode(cls, value: str) -> PageCursor | None:
         kind, _, rest = value.partition(":")
         offset, _, key = rest.partition(":")
-        if kind not in {_QUERY_PAGE, _SIMILAR_PAGE, _PAPER_PAGE} or not offset.isdigit() or not key:
+        if kind not in _PAGE_KINDS or not offset.isdigit() or not key:
             return None
         return cls(kind, key, int(offset))
 
@@ -77,26 +125,31 @@ class Answers:
         *,
         description: str | None = None,
         rng: random.Random | None = None,
+        papers: PaperLookup | None = None,
     ) -> None:
         self.index = index
         self.store = store
         self.digest = digest
         self.description = description
+        self.papers = papers or PaperLookup(index.get)
+        """Any paper by id: the corpus, then the whole catalogue (links, reading lists)."""
         self._rng = rng or random.Random()
 
     # /paper
 
-    def command(self, request: Request, channel_id: str) -> Message:
-        """The ephemeral reply to ``/paper``."""
+    def command(self, request: Request, channel_id: str, viewer: Viewer) -> Message:
+        """The ephemeral reply to ``/paper`` (``saved export`` is ``export``'s)."""
         if request.intent is Intent.HELP:
             return self.help()
         if request.intent is Intent.RANDOM:
-            return self.random_paper()
+            return self.random_paper(viewer)
+        if request.intent is Intent.SAVED:
+            return self.saved_list(viewer)
         if request.intent is Intent.SEARCH:
             paper = self.index.get(request.argument) if " " not in request.argument else None
             if paper is not None:
-                return self._paper_page(paper)
-            return self.search(request.argument)
+                return self._paper_page(paper, viewer)
+            return self.search(request.argument, viewer)
         return self._digest_command(request, channel_id)
 
     def _digest_command(self, request: Request, channel_id: str) -> Message:
@@ -113,15 +166,16 @@ class Answers:
     def help(self) -> Message:
         return render.help_message(description=self.description)
 
-    def random_paper(self) -> Message:
+    def random_paper(self, viewer: Viewer) -> Message:
         paper = self._rng.choice(self.index.papers)
-        return self._paper_page(paper, intro="A random paper:")
+        return self._paper_page(paper, viewer, intro="A random paper:")
 
-    def _paper_page(self, paper: Paper, *, intro: str | None = None) -> Message:
+    def _paper_page(self, paper: Paper, viewer: Viewer, *, intro: str | None = None) -> Message:
         this_page = PageCursor(_PAPER_PAGE, paper.id, 0).encode()
-        return render.paper_message(paper, intro=intro, this_page=this_page)
+        saved = self._is_saved(viewer, paper.id)
+        return render.paper_message(paper, intro=intro, this_page=this_page, saved=saved)
 
-    def search(self, query: str, offset: int = 0) -> Message:
+    def search(self, query: str, viewer: Viewer, offset: int = 0) -> Message:
         """A page of ``/paper`` results, with **Previous 5**/**Next 5** where there are more.
 
         The query is remembered under a short key even on a single page, so an abstract
@@ -131,9 +185,18 @@ class Answers:
         if not result.hits:
             return render.results_message(result)
         key = self.store.remember_query(query)
-        return self._page(result, _QUERY_PAGE, key)
+        return self._page(result, _QUERY_PAGE, key, viewer)
 
-    def _page(self, result: SearchResult, kind: str, key: str) -> Message:
+    def _page(
+        self,
+        result: SearchResult,
+        kind: str,
+        key: str,
+        viewer: Viewer,
+        *,
+        intro: str | None = None,
+        post_button: render.PostButton | None = None,
+    ) -> Message:
         offset = result.offset
         next_page = previous_page = None
         if _has_more(result):
@@ -145,50 +208,226 @@ class Answers:
             next_page=next_page,
             previous_page=previous_page,
             this_page=PageCursor(kind, key, offset).encode(),
+            saved=self._saved_among(viewer, [hit.paper.id for hit in result.hits]),
+            intro=intro,
+            post_button=post_button,
         )
 
     # buttons
 
-    def page(self, value: str) -> Message:
-        """The private page a **Next**, **Previous** or **Back to results** button leads to."""
+    def page(self, value: str, viewer: Viewer) -> Message:
+        """The private page a **Next**, **Previous**, **Back to results** or **Save** button
+        leads to (or redraws)."""
         cursor = PageCursor.decode(value)
-        if cursor is not None and cursor.kind == _SIMILAR_PAGE:
-            return self.more_like_this(cursor.key, cursor.offset)
-        if cursor is not None and cursor.kind == _PAPER_PAGE:
-            paper = self.index.get(cursor.key)
-            return self._paper_page(paper) if paper else render.not_found_message(cursor.key)
-        query = self.store.recall_query(cursor.key) if cursor is not None else None
-        if cursor is None or query is None:
-            return render.notice_message(
-                "That result list has expired. Run `/paper` again to search."
+        if cursor is None:
+            return render.expired_message()
+        if cursor.kind == _SIMILAR_PAGE:
+            return self.more_like_this(cursor.key, viewer, cursor.offset)
+        if cursor.kind == _ABSTRACT_PAGE:
+            return self.abstract(cursor.key, viewer)
+        if cursor.kind == _SAVED_PAGE:
+            return self.saved_list(viewer, cursor.offset)
+        if cursor.kind == _RELATED_PAGE:
+            return self._related_page(cursor.key, viewer, cursor.offset)
+        if cursor.kind in {_PAPER_PAGE, _NOTICE_PAGE}:
+            paper = self.papers.get(cursor.key)
+            if paper is None:
+                return render.not_found_message(cursor.key)
+            if cursor.kind == _PAPER_PAGE:
+                return self._paper_page(paper, viewer)
+            return render.saved_notice_message(
+                paper, saved=self._is_saved(viewer, paper.id), this_page=value
             )
-        return self.search(query, cursor.offset)
+        query = self.store.recall_query(cursor.key)
+        return (
+            render.expired_message() if query is None else self.search(query, viewer, cursor.offset)
+        )
 
-    def abstract(self, value: str, *, public: bool = False) -> Message:
+    def abstract(self, value: str, viewer: Viewer, *, public: bool = False) -> Message:
         """The abstract for an **Abstract** click; a private one leads back to its list."""
         paper_id, back = render.split_abstract_value(value)
-        paper = self.index.get(paper_id)
+        paper = self.papers.get(paper_id)
         if paper is None:
             return render.not_found_message(paper_id)
         if public:
             return render.abstract_message(paper, buttons=render.PUBLIC_BUTTONS)
-        return render.abstract_message(paper, buttons=render.RESULT_BUTTONS, back=back)
+        return render.abstract_message(
+            paper,
+            buttons=render.RESULT_BUTTONS,
+            back=back,
+            this_page=PageCursor(_ABSTRACT_PAGE, value, 0).encode(),
+            saved=self._is_saved(viewer, paper.id),
+        )
 
     def share(self, paper_id: str, user_id: str) -> Message | None:
         """The public message for a shared paper, or ``None`` when the id is unknown."""
-        paper = self.index.get(paper_id)
+        paper = self.papers.get(paper_id)
         return render.shared_message(paper, user_id) if paper is not None else None
 
-    def more_like_this(self, paper_id: str, offset: int = 0) -> Message:
+    def more_like_this(self, paper_id: str, viewer: Viewer, offset: int = 0) -> Message:
         if self.index.get(paper_id) is None:
             return render.not_found_message(paper_id)
         result = self.index.similar(paper_id, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return render.results_message(result)
-        return self._page(result, _SIMILAR_PAGE, paper_id)
+        return self._page(result, _SIMILAR_PAGE, paper_id, viewer)
+
+    # reading lists
+
+    def set_saved(self, value: str, viewer: Viewer, *, saved: bool) -> Message:
+        """**Save** or **Saved ✓**/**Undo**: the list changes (idempotently, so a double
+        click or a click seen by two processes counts once), then the answer.
+
+        A button that names its page (a private card) gets that page redrawn with the new
+        state; one on a card everyone sees gets a private notice with **Undo**.
+        """
+        paper_id, this_page = render.split_abstract_value(value)
+        paper = self.papers.get(paper_id)
+        if saved and paper is None:
+            return render.not_found_message(paper_id)
+        if saved:
+            self.store.save_paper(viewer.team_id, viewer.user_id, paper_id)
+        else:
+            self.remove_saved(viewer, paper_id)
+        return self.page(this_page or PageCursor(_NOTICE_PAGE, paper_id, 0).encode(), viewer)
+
+    def remove_saved(self, viewer: Viewer, paper_id: str) -> None:
+        """**Remove** in the App Home (which then redraws itself)."""
+        self.store.remove_paper(viewer.team_id, viewer.user_id, paper_id)
+
+    def saved_list(self, viewer: Viewer, offset: int = 0) -> Message:
+        """``/paper saved``: a private page of the reading list, newest first."""
+        total = self.store.saved_count(viewer.team_id, viewer.user_id)
+        offset = min(offset, max(total - 1, 0))
+        papers = self._saved_papers(viewer, limit=render.PAGE_SIZE, offset=offset)
+
+        def cursor(at: int) -> str:
+            return PageCursor(_SAVED_PAGE, "me", at).encode()
+
+        more = offset + render.PAGE_SIZE < total
+        return render.saved_list_message(
+            papers,
+            total=total,
+            offset=offset,
+            this_page=cursor(offset),
+            next_page=cursor(offset + render.PAGE_SIZE) if more else None,
+            previous_page=cursor(max(offset - render.PAGE_SIZE, 0)) if offset > 0 else None,
+        )
+
+    def export(self, viewer: Viewer) -> Export | None:
+        """The reading list as BibTeX, or None when it is empty."""
+        papers = self._saved_papers(viewer)
+        if not papers:
+            return None
+        return Export(
+            filename="paperbot-reading-list.bib",
+            title="Reading list (BibTeX)",
+            content=bibtex(papers),
+            count=len(papers),
+            comment=render.export_comment(len(papers)),
+        )
+
+    def _saved_papers(
+        self, viewer: Viewer, *, limit: int | None = None, offset: int = 0
+    ) -> list[Paper]:
+        """Saved papers the bot still knows (a paper can leave a custom corpus)."""
+        ids = self.store.saved_papers(viewer.team_id, viewer.user_id, limit=limit, offset=offset)
+        return [paper for paper in map(self.papers.get, ids) if paper is not None]
+
+    def _saved_among(self, viewer: Viewer, paper_ids: Sequence[str]) -> frozenset[str]:
+        return self.store.saved_among(viewer.team_id, viewer.user_id, paper_ids)
+
+    def _is_saved(self, viewer: Viewer, paper_id: str) -> bool:
+        return paper_id in self._saved_among(viewer, [paper_id])
+
+    # App Home
+
+    def home(
+        self, viewer: Viewer, can_see: Callable[[str], bool], offset: int = 0
+    ) -> dict[str, Any]:
+        """The App Home view: the reading list from ``offset``, the subscribed channels the
+        person can see (``can_see`` asks Slack), and how to use the bot."""
+        total = self.store.saved_count(viewer.team_id, viewer.user_id)
+        offset = min(offset, max(total - 1, 0)) // render_home.PAGE_SIZE * render_home.PAGE_SIZE
+        papers = self._saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
+        subscriptions = self.digest.active_subscriptions() if self.digest else ()
+        visible = [sub for sub in subscriptions if can_see(sub.channel)]
+        return render_home.home_view(papers, total=total, offset=offset, subscriptions=visible)
+
+    def abstract_view(self, paper_id: str) -> dict[str, Any]:
+        """The abstract as a modal, for **Abstract** in the App Home (a tab has no thread)."""
+        paper = self.papers.get(paper_id)
+        return render_home.abstract_modal(paper) if paper else render_home.gone_modal(paper_id)
+
+    # link previews
+
+    def unfurls(self, links: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Previews for the pasted links that name catalogue papers, keyed by link as Slack
+        sent it; other links are left out (Slack then shows nothing extra for them).
+
+        A preview rendered in the last day is reused from the store.
+        """
+        found: dict[str, dict[str, Any]] = {}
+        for link in dict.fromkeys(links):
+            paper_id = openreview_link_id(link)
+            paper = self.papers.get(paper_id) if paper_id else None
+            if paper is None:
+                continue
+            cached = self.store.cached_unfurl(link)
+            if cached is None:
+                unfurl = {"blocks": list(render.unfurl_message(paper).blocks)}
+                self.store.cache_unfurl(link, paper.id, json.dumps(unfurl))
+            else:
+                unfurl = json.loads(cached)
+            found[link] = unfurl
+        return found
+
+    # "Find related papers" on a message
+
+    def related_to_message(
+        self, text: str, viewer: Viewer, *, post_to: tuple[str, str] | None
+    ) -> Message:
+        """Private related papers for a message shortcut; ``post_to`` is the (channel,
+        thread) they may be posted in, when the bot can post there."""
+        if not text.strip():
+            return render.notice_message(
+                "That message has no words to search for. Try `/paper` with some."
+            )
+        key = self.store.remember_query(_RELATED_MARK + text[:THREAD_QUERY_CHARS])
+        if post_to is not None:
+            key = _TARGET_SEPARATOR.join((key, *post_to))
+        return self._related_page(key, viewer, 0)
+
+    def _related_page(self, key: str, viewer: Viewer, offset: int) -> Message:
+        text_key, *target = key.split(_TARGET_SEPARATOR)
+        remembered = self.store.recall_query(text_key)
+        if remembered is None or not remembered.startswith(_RELATED_MARK):
+            return render.expired_message()
+        text = remembered.removeprefix(_RELATED_MARK)
+        result = self.index.related(text, limit=render.PAGE_SIZE, offset=offset)
+        if not result.hits:
+            return render.results_message(result)
+        post_button = render.PostButton(key) if len(target) == 2 else None
+        return self._page(
+            result,
+            _RELATED_PAGE,
+            key,
+            viewer,
+            intro="Papers related to this message:",
+            post_button=post_button,
+        )
+
+    def post_related(self, value: str) -> tuple[str, str, Message] | None:
+        """The public thread reply for **Post in thread**: (channel, thread ts, message)."""
+        text_key, *target = value.split(_TARGET_SEPARATOR)
+        remembered = self.store.recall_query(text_key)
+        if remembered is None or len(target) != 2:
+            return None
+        channel, thread_ts = target
+        intro = "Papers related to this message:"
+        return channel, thread_ts, self._thread_page(remembered, channel, thread_ts, 0, intro=intro)
 
     # mentions and direct messages
-
     def first_delivery(self, channel_id: str, message_ts: str) -> bool:
         """Whether this message is new to the bot.
 

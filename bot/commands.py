@@ -11,6 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Intent(StrEnum):
@@ -24,6 +25,8 @@ class Intent(StrEnum):
     MORE = "more"
     THREAD = "thread"
     """A bare mention: papers related to the thread it was made in."""
+    SAVED = "saved"
+    SAVED_EXPORT = "saved export"
 
 
 _WHOLE_TEXT_COMMANDS = {
@@ -34,6 +37,8 @@ _WHOLE_TEXT_COMMANDS = {
         Intent.TODAY,
         Intent.SUBSCRIPTIONS,
         Intent.UNSUBSCRIBE,
+        Intent.SAVED,
+        Intent.SAVED_EXPORT,
     )
 }
 _MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
@@ -82,6 +87,17 @@ def _without_control_characters(text: str) -> str:
     could reorder or hide the surrounding text."""
     categories = {"Cc": " ", "Cf": ""}
     return "".join(categories.get(unicodedata.category(char), char) for char in text)
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """What a message is about, as plain text: its words, its files' names and the titles of
+    the links it unfurled (a pasted link's title says more than its URL)."""
+    parts = [slack_to_plain(message.get("text") or "")]
+    for file in message.get("files") or ():
+        parts.append(file.get("title") or file.get("name") or "")
+    for attachment in message.get("attachments") or ():
+        parts.append(attachment.get("title") or "")
+    return " ".join(_without_control_characters(" ".join(parts)).split())
 
 
 def parse_command(text: str) -> Request:

@@ -1,10 +1,10 @@
 """The bot's durable state, and the only module that talks to the database.
 
 Everything that must survive a restart or be shared by several bot processes lives here:
-Slack event ids already handled, "Next 5" query keys, thread search state, and the digest's
-subscriptions, rotation and daily claims. Uniqueness is always enforced by the database
-(primary keys and ``ON CONFLICT``), never by a check-then-insert, because two processes may
-race for the same row.
+Slack event ids already handled, "Next 5" query keys, thread search state, the digest's
+subscriptions, rotation and daily claims, people's reading lists and rendered link unfurls.
+Uniqueness is always enforced by the database (primary keys and ``ON CONFLICT``), never by a
+check-then-insert, because two processes may race for the same row.
 
 SQLite (the default) is opened in WAL mode with a busy timeout and ``BEGIN IMMEDIATE``
 transactions, so two processes can share one file without "database is locked" errors;
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -25,6 +26,7 @@ from sqlalchemy import (
     Column,
     Date,
     DateTime,
+    Index,
     Integer,
     MetaData,
     String,
@@ -46,11 +48,15 @@ from bot.settings import StartupError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-"""Bump when a table changes, and add the step to ``_MIGRATIONS``."""
+SCHEMA_VERSION = 2
+"""Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 EVENT_RETENTION = timedelta(days=1)
 """Slack retries an event for minutes, not days; older ids can go."""
+
+UNFURL_RETENTION = timedelta(days=1)
+"""A rendered unfurl is reused for a day: a link pasted in ten channels is rendered once,
+and a paper's card changes rarely enough that a day-old one is still right."""
 
 PRUNE_EVERY = timedelta(hours=1)
 QUERY_KEY_LENGTH = 16
@@ -167,10 +173,35 @@ digest_claims = Table(
 the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
 whose owner stopped updating it for longer than the lease may be taken over."""
 
+saved_papers = Table(
+    "saved_papers",
+    metadata,
+    Column("team_id", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("paper_id", String(128), primary_key=True),
+    Column("saved_at", UTCDateTime, nullable=False),
+    Index("saved_papers_by_user", "team_id", "user_id", "saved_at"),
+)
+"""Reading lists: a person's saved papers, per workspace (user ids are only unique within
+one). The primary key makes saving idempotent, whoever clicks twice or wherever."""
+
+unfurls = Table(
+    "unfurls",
+    metadata,
+    Column("link_key", String(64), primary_key=True),
+    Column("paper_id", String(128), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("rendered_at", UTCDateTime, nullable=False, index=True),
+)
+"""Rendered link previews, keyed by a hash of the link as Slack sent it."""
+
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
 
 _MIGRATIONS: dict[int, str] = {}
-"""DDL that takes the schema from version ``n - 1`` to ``n``, keyed by ``n``."""
+"""DDL that takes the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
+that changes existing tables. A version that only adds tables has no entry: ``create_all``
+creates every missing table before the steps run (version 2 added ``saved_papers`` and
+``unfurls``)."""
 
 
 def normalise_database_url(database_url: str) -> str:
@@ -288,7 +319,8 @@ class Store:
                 )
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 log.info("migrating the database to schema version %d", version)
-                connection.execute(text(_MIGRATIONS[version]))
+                if version in _MIGRATIONS:
+                    connection.execute(text(_MIGRATIONS[version]))
                 connection.execute(
                     schema_version.insert().values(version=version, applied_at=self._now())
                 )
@@ -360,6 +392,93 @@ class Store:
                 )
             ).first()
         return None if row is None else (row.query, row.shown)
+
+    # Reading lists ------------------------------------------------------------------------
+
+    def save_paper(self, team_id: str, user_id: str, paper_id: str) -> bool:
+        """Put a paper on the person's reading list; False when it was there already.
+
+        A second save keeps the first one's time, so a double click does not reorder the list.
+        """
+        with self._engine.begin() as connection:
+            inserted = connection.execute(
+                self._insert(saved_papers)
+                .values(team_id=team_id, user_id=user_id, paper_id=paper_id, saved_at=self._now())
+                .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
+                .returning(saved_papers.c.paper_id)
+            ).first()
+        return inserted is not None
+
+    def remove_paper(self, team_id: str, user_id: str, paper_id: str) -> bool:
+        """Take a paper off the reading list; False when it was not on it."""
+        with self._engine.begin() as connection:
+            result = connection.execute(
+                saved_papers.delete().where(
+                    *_saved_by(team_id, user_id), saved_papers.c.paper_id == paper_id
+                )
+            )
+        return result.rowcount == 1
+
+    def saved_papers(
+        self, team_id: str, user_id: str, *, limit: int | None = None, offset: int = 0
+    ) -> list[str]:
+        """Ids on the reading list, newest first."""
+        query = (
+            select(saved_papers.c.paper_id)
+            .where(*_saved_by(team_id, user_id))
+            .order_by(saved_papers.c.saved_at.desc(), saved_papers.c.paper_id)
+            .offset(offset)
+            .limit(limit)
+        )
+        with self._engine.connect() as connection:
+            return list(connection.execute(query).scalars())
+
+    def saved_count(self, team_id: str, user_id: str) -> int:
+        with self._engine.connect() as connection:
+            return int(
+                connection.execute(
+                    select(func.count())
+                    .select_from(saved_papers)
+                    .where(*_saved_by(team_id, user_id))
+                ).scalar()
+            )
+
+    def saved_among(self, team_id: str, user_id: str, paper_ids: Iterable[str]) -> frozenset[str]:
+        """Which of ``paper_ids`` the person has saved (to draw their buttons)."""
+        wanted = list(dict.fromkeys(paper_ids))
+        if not wanted:
+            return frozenset()
+        query = select(saved_papers.c.paper_id).where(
+            *_saved_by(team_id, user_id), saved_papers.c.paper_id.in_(wanted)
+        )
+        with self._engine.connect() as connection:
+            return frozenset(connection.execute(query).scalars())
+
+    # Link unfurls -------------------------------------------------------------------------
+
+    def cached_unfurl(self, link: str) -> str | None:
+        """The payload rendered for ``link`` within the last day, if any."""
+        with self._engine.connect() as connection:
+            return connection.execute(
+                select(unfurls.c.payload).where(
+                    unfurls.c.link_key == _link_key(link),
+                    unfurls.c.rendered_at >= self._now() - UNFURL_RETENTION,
+                )
+            ).scalar()
+
+    def cache_unfurl(self, link: str, paper_id: str, payload: str) -> None:
+        """Keep a rendered unfurl for a day; expired ones are dropped on the way."""
+        now = self._now()
+        values = {"paper_id": paper_id, "payload": payload, "rendered_at": now}
+        with self._engine.begin() as connection:
+            connection.execute(
+                self._insert(unfurls)
+                .values(link_key=_link_key(link), **values)
+                .on_conflict_do_update(index_elements=["link_key"], set_=values)
+            )
+            connection.execute(
+                unfurls.delete().where(unfurls.c.rendered_at < now - UNFURL_RETENTION)
+            )
 
     # Digest subscriptions -----------------------------------------------------------------
 
@@ -581,6 +700,15 @@ def _first_line(error: Exception) -> str:
     """The driver's own words, without SQLAlchemy's wrapping, statement or help link."""
     cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
     return str(cause).strip().split("\n", 1)[0].removeprefix("connection failed: ")
+
+
+def _saved_by(team_id: str, user_id: str) -> tuple[Any, Any]:
+    return saved_papers.c.team_id == team_id, saved_papers.c.user_id == user_id
+
+
+def _link_key(link: str) -> str:
+    """Links can be longer than an index allows; their hash is not."""
+    return hashlib.sha256(link.encode("utf-8")).hexdigest()
 
 
 def _claim_query(channel: str, local_date: date) -> Any:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from slack_bolt import App
 
 from bot.answers import Answers
-from handlers import actions, commands, errors, events
+from handlers import actions, commands, errors, events, shortcuts
 
 
 def register_all(app: App, answers: Answers) -> None:
     commands.register(app, answers)
     events.register(app, answers)
     actions.register(app, answers)
+    shortcuts.register(app, answers)
     app.error(errors.log_unhandled)

@@ -5,6 +5,11 @@ results** replace the list in place. On a message everyone sees (a thread reply,
 paper, the daily post), no click may rewrite it for everyone, so the clicker gets a private
 answer instead. A click on an ephemeral message carries no ``message`` (Slack does not send
 it), so everything a click needs travels in the button's value.
+
+**Save** changes the clicker's reading list, answers on the card (or privately), and then
+redraws their App Home so the tab is never stale. Buttons in the App Home come from a view:
+there is no ``response_url`` there, so they answer by publishing the tab again or opening a
+modal.
 """
 
 from __future__ import annotations
@@ -17,9 +22,12 @@ from slack_bolt import Ack, App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
+from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
-from handlers.errors import answering_failures
+from bot.slack.conversations import publish_home
+from handlers.errors import answering_failures, logging_failures
+from handlers.viewer import viewer_of
 
 
 def _is_ephemeral(body: dict[str, Any]) -> bool:
@@ -59,7 +67,8 @@ def show_abstract(
     ack()
     tell = _in_place_reply(respond, body)
     with answering_failures(tell, logger):
-        tell(answers.abstract(action["value"], public=not _is_ephemeral(body)))
+        public = not _is_ephemeral(body)
+        tell(answers.abstract(action["value"], viewer_of(body), public=public))
 
 
 def show_page(
@@ -73,16 +82,21 @@ def show_page(
     ack()
     tell = _in_place_reply(respond, body)
     with answering_failures(tell, logger):
-        tell(answers.page(action["value"]))
+        tell(answers.page(action["value"], viewer_of(body)))
 
 
 def more_like_this(
-    answers: Answers, ack: Ack, action: dict[str, Any], respond: Respond, logger: logging.Logger
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    respond: Respond,
+    logger: logging.Logger,
 ) -> None:
     ack()
     tell = _private_reply(respond)
     with answering_failures(tell, logger):
-        tell(answers.more_like_this(action["value"]))
+        tell(answers.more_like_this(action["value"], viewer_of(body)))
 
 
 def share(
@@ -111,3 +125,98 @@ def register(app: App, answers: Answers) -> None:
         app.action(action_id)(partial(show_page, answers))
     app.action(render.ACTION_MORE_LIKE_THIS)(partial(more_like_this, answers))
     app.action(render.ACTION_SHARE)(partial(share, answers))
+    app.action(render.ACTION_SAVE)(partial(set_saved, answers, saved=True))
+    app.action(render.ACTION_UNSAVE)(partial(set_saved, answers, saved=False))
+    app.action(render.ACTION_POST_RELATED)(partial(post_related, answers))
+    app.action(render_home.ACTION_ABSTRACT)(partial(home_abstract, answers))
+    app.action(render_home.ACTION_REMOVE)(partial(home_remove, answers))
+    app.action(render_home.ACTION_PAGE)(partial(home_page, answers))
+
+
+def set_saved(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    respond: Respond,
+    logger: logging.Logger,
+    *,
+    saved: bool,
+) -> None:
+    """**Save**, **Saved ✓**, **Undo**, **Save again**: a button that names its private page
+    redraws it in place; one on a card everyone sees answers with a new private notice."""
+    ack()
+    _, page = render.split_abstract_value(action["value"])
+    tell = _in_place_reply(respond, body) if page else _private_reply(respond)
+    viewer = viewer_of(body)
+    with answering_failures(tell, logger):
+        tell(answers.set_saved(action["value"], viewer, saved=saved))
+    with logging_failures(logger):
+        publish_home(client, answers, viewer)
+
+
+def post_related(
+    answers: Answers,
+    ack: Ack,
+    action: dict[str, Any],
+    client: WebClient,
+    respond: Respond,
+    logger: logging.Logger,
+) -> None:
+    """**Post in thread** under the shortcut's private list: the same papers, publicly."""
+    ack()
+    tell = _private_reply(respond)
+    with answering_failures(tell, logger):
+        posted = answers.post_related(action["value"])
+        if posted is None:
+            tell(render.expired_message())
+            return
+        channel, thread_ts, message = posted
+        client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message.as_kwargs())
+        tell(render.posted_related_message())
+
+
+def home_abstract(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+) -> None:
+    ack()
+    with logging_failures(logger):
+        client.views_open(
+            trigger_id=body["trigger_id"], view=answers.abstract_view(action["value"])
+        )
+
+
+def home_remove(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+) -> None:
+    ack()
+    paper_id, offset = render_home.split_remove_value(action["value"])
+    viewer = viewer_of(body)
+    with logging_failures(logger):
+        answers.remove_saved(viewer, paper_id)
+        publish_home(client, answers, viewer, offset=offset)
+
+
+def home_page(
+    answers: Answers,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+) -> None:
+    ack()
+    offset = int(action["value"]) if action["value"].isdigit() else 0
+    with logging_failures(logger):
+        publish_home(client, answers, viewer_of(body), offset=offset)

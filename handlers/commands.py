@@ -7,11 +7,15 @@ from functools import partial
 from typing import Any
 
 from slack_bolt import Ack, App, Respond
+from slack_sdk import WebClient
 
-from bot.answers import Answers
-from bot.commands import parse_command
+from bot.answers import Answers, Viewer
+from bot.commands import Intent, parse_command
+from bot.render import papers as render
 from bot.render.message import Message
+from bot.slack.conversations import send_file_to_user
 from handlers.errors import answering_failures
+from handlers.viewer import viewer_of
 
 COMMAND = "/paper"
 
@@ -20,6 +24,7 @@ def paper_command(
     answers: Answers,
     ack: Ack,
     command: dict[str, Any],
+    client: WebClient,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
@@ -30,7 +35,21 @@ def paper_command(
 
     with answering_failures(tell, logger):
         request = parse_command(command.get("text") or "")
-        tell(answers.command(request, command["channel_id"]))
+        viewer = viewer_of(command)
+        if request.intent is Intent.SAVED_EXPORT:
+            tell(export_reading_list(answers, client, viewer))
+        else:
+            tell(answers.command(request, command["channel_id"], viewer))
+
+
+def export_reading_list(answers: Answers, client: WebClient, viewer: Viewer) -> Message:
+    """Send the ``.bib`` file by direct message (it may be far too long for a message) and
+    say so where the command was typed."""
+    export = answers.export(viewer)
+    if export is None:
+        return render.export_empty_message()
+    send_file_to_user(client, viewer.user_id, export)
+    return render.export_sent_message(export.count)
 
 
 def register(app: App, answers: Answers) -> None:

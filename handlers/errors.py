@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from slack_sdk.errors import SlackApiError
 
@@ -54,3 +54,9 @@ def answering_failures(
 def log_unhandled(error: Exception, logger: logging.Logger) -> None:
     """Last resort for failures outside a listener's own guard: log, never crash."""
     logger.error("unhandled error for a Slack request", exc_info=error)
+
+
+def logging_failures(logger: logging.Logger) -> AbstractContextManager[None]:
+    """``answering_failures`` for work with nobody to answer (an unfurl, the App Home):
+    failures are logged, never raised into Bolt."""
+    return answering_failures(lambda _message: None, logger)

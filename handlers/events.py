@@ -1,8 +1,10 @@
-"""Mentions and direct messages: answered with a public reply in the thread.
+"""Events: mentions and direct messages (a public reply in the thread), pasted links
+(previews through ``chat.unfurl``) and the App Home tab opening (``views.publish``).
 
 Slack retries an event it thinks was lost (``X-Slack-Retry-Num``); the store's claim on the
 message makes sure a retried or doubled delivery never produces a second reply, even when
-another process received the first one.
+another process received the first one. A repeated unfurl or home publish just draws the
+same thing again, so those need no claim.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from slack_sdk import WebClient
 from bot.answers import DM_THREAD, Answers
 from bot.commands import Intent, parse_mention
 from bot.render.message import Message
-from handlers.errors import answering_failures
+from bot.slack.conversations import publish_home
+from handlers.errors import answering_failures, logging_failures
+from handlers.viewer import viewer_of
+
+COMPOSER = "composer"
+"""``link_shared`` from a message still being written: answered by ``unfurl_id``."""
+HOME_TAB = "home"
 
 _HUMAN_SUBTYPES = frozenset({"thread_broadcast"})
 """Subtypes of a message a person wrote (a thread reply also sent to the channel); every
@@ -93,3 +101,36 @@ def direct_message(
 def register(app: App, answers: Answers) -> None:
     app.event("app_mention")(partial(app_mention, answers))
     app.event("message")(partial(direct_message, answers))
+    app.event("link_shared")(partial(unfurl_links, answers))
+    app.event("app_home_opened")(partial(show_home, answers))
+
+
+def unfurl_links(
+    answers: Answers, event: dict[str, Any], client: WebClient, logger: logging.Logger
+) -> None:
+    """Preview the OpenReview links that name catalogue papers; say nothing about others.
+
+    Works wherever Slack sends the event, also in channels the bot is not in
+    (``is_bot_user_member: false``): ``chat.unfurl`` needs no membership.
+    """
+    with logging_failures(logger):
+        unfurls = answers.unfurls([link["url"] for link in event.get("links") or ()])
+        if not unfurls:
+            return
+        if event.get("source") == COMPOSER:
+            client.chat_unfurl(unfurl_id=event["unfurl_id"], source=COMPOSER, unfurls=unfurls)
+        else:
+            client.chat_unfurl(channel=event["channel"], ts=event["message_ts"], unfurls=unfurls)
+
+
+def show_home(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+) -> None:
+    if event.get("tab", HOME_TAB) != HOME_TAB:
+        return
+    with logging_failures(logger):
+        publish_home(client, answers, viewer_of(body))

@@ -188,7 +188,7 @@ def test_the_post_goes_out_at_the_local_time_with_date_progress_and_metadata(
     assert "Paper of the day · Friday 28 March 2025" in seen
     assert "Paper 1 of 76" in seen
     buttons = [element["text"]["text"] for element in post.blocks[-2]["elements"]]
-    assert buttons == ["Abstract", "More like this"]
+    assert buttons == ["Abstract", "Save", "More like this"]
     metadata = post.args["metadata"]
     assert metadata["event_type"] == EVENT_TYPE
     assert metadata["event_payload"]["date"] == "2025-03-28"

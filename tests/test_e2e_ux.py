@@ -46,7 +46,7 @@ def test_back_to_results_restores_the_list_page_the_abstract_came_from(bot):
     acked(bot.click(second.blocks, render.ACTION_ABSTRACT, index=1))
     abstract = nth_response(bot, 3)
     assert abstract.args["replace_original"] is True
-    assert labels(abstract.blocks) == ["Back to results", "Share", "More like this"]
+    assert labels(abstract.blocks) == ["Back to results", "Save", "Share", "More like this"]
     acked(bot.click(abstract.blocks, render.ACTION_BACK))
     back = nth_response(bot, 4)
     assert back.args["replace_original"] is True
@@ -97,7 +97,7 @@ def test_abstract_on_a_public_message_offers_no_way_back_to_a_private_list(bot):
     private = nth_response(bot, 1)
     assert private.args["replace_original"] is False
     assert private.args["response_type"] == "ephemeral"
-    assert labels(private.blocks) == ["More like this"]
+    assert labels(private.blocks) == ["Save", "More like this"]
 
 
 def test_share_in_the_bots_direct_message_posts_there(bot):

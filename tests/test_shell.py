@@ -42,8 +42,8 @@ def test_once_prints_one_exchange(settings):
     assert "only visible to you" in text
     assert f"1. {MOG_TITLE}" in text
     assert "(https://openreview.net/forum?id=7ANDviElAo)" in text
-    assert "[1] Abstract   [2] Share   [3] More like this" in text
-    assert "[16] Next 5" in text
+    assert "[1] Abstract   [2] Save   [3] Share   [4] More like this" in text
+    assert "[21] Next 5" in text
     assert "<https://" not in text and "&amp;" not in text
 
 
@@ -52,11 +52,11 @@ def test_buttons_are_pressed_by_number(shell):
     abstract = shell.handle("1")
     assert "replaces the previous answer" in abstract
     assert "The source code is available at https://github.com/yanweiyue/MoG." in abstract
-    assert "[1] Back to results   [2] Share   [3] More like this" in abstract
+    assert "[1] Back to results   [2] Save   [3] Share   [4] More like this" in abstract
     back = shell.handle("1")
     assert "replaces the previous answer" in back
     assert f"1. {MOG_TITLE}" in back
-    shared = shell.handle("2")
+    shared = shell.handle("3")
     assert "paperbot, in #research" in shared
     assert "Shared by @U0ASKER" in shared
     assert "There is no button 42" in shell.handle("42")
@@ -90,7 +90,7 @@ def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, m
     assert "Type help." in text
     assert "you> /paper graph sparsification\n--- paperbot, only visible to you ---" in text
     assert "you> 1\n--- paperbot, only visible to you (replaces the previous answer) ---" in text
-    assert text.endswith("[1] Back to results   [2] Share   [3] More like this\n")
+    assert text.endswith("[1] Back to results   [2] Save   [3] Share   [4] More like this\n")
 
 
 def test_typed_input_ends_cleanly_on_eof(settings, monkeypatch):

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import textwrap
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -12,10 +17,12 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from sqlalchemy import create_engine, make_url, text
+from sqlalchemy import create_engine, inspect, make_url, text
 
+from bot.settings import PROJECT_ROOT
 from bot.store import (
     SCHEMA_VERSION,
+    UNFURL_RETENTION,
     Store,
     StoreError,
     SubscriptionRecord,
@@ -307,3 +314,108 @@ def test_simultaneous_claims_from_many_connections_have_one_winner(
     assert sorted(winners) == [DAY + timedelta(days=offset) for offset in range(days)]
     for store in stores:
         store.close()
+
+
+# Reading lists and unfurls ---------------------------------------------------------------
+
+TEAM, USER = "T0PAPERS", "U0READER"
+
+
+def test_saving_is_idempotent_and_the_list_is_newest_first(store: Store, clock) -> None:
+    assert store.save_paper(TEAM, USER, "paperA") is True
+    clock.advance(timedelta(minutes=1))
+    assert store.save_paper(TEAM, USER, "paperB") is True
+    clock.advance(timedelta(minutes=1))
+    assert store.save_paper(TEAM, USER, "paperA") is False
+    assert store.saved_papers(TEAM, USER) == ["paperB", "paperA"]
+    assert store.saved_count(TEAM, USER) == 2
+    assert store.saved_among(TEAM, USER, ["paperA", "paperC"]) == frozenset({"paperA"})
+
+
+def test_reading_lists_are_per_workspace_and_person(store: Store) -> None:
+    store.save_paper(TEAM, USER, "paperA")
+    assert store.saved_papers(TEAM, "U0OTHER") == []
+    assert store.saved_papers("T0ELSEWHERE", USER) == []
+
+
+def test_removing_twice_removes_once(store: Store) -> None:
+    store.save_paper(TEAM, USER, "paperA")
+    assert store.remove_paper(TEAM, USER, "paperA") is True
+    assert store.remove_paper(TEAM, USER, "paperA") is False
+    assert store.saved_papers(TEAM, USER) == []
+
+
+def test_the_list_pages(store: Store, clock) -> None:
+    for number in range(25):
+        store.save_paper(TEAM, USER, f"p{number:02d}")
+        clock.advance(timedelta(seconds=1))
+    assert store.saved_papers(TEAM, USER, limit=20) == [f"p{n:02d}" for n in range(24, 4, -1)]
+    assert store.saved_papers(TEAM, USER, limit=20, offset=20) == [
+        f"p{n:02d}" for n in range(4, -1, -1)
+    ]
+
+
+def test_an_unfurl_is_cached_for_a_day(store: Store, clock) -> None:
+    link = "https://openreview.net/forum?id=7ANDviElAo&noteId=abc"
+    assert store.cached_unfurl(link) is None
+    store.cache_unfurl(link, "7ANDviElAo", '{"blocks": []}')
+    assert store.cached_unfurl(link) == '{"blocks": []}'
+    assert store.cached_unfurl(link.replace("abc", "xyz")) is None
+    clock.advance(UNFURL_RETENTION + timedelta(seconds=1))
+    assert store.cached_unfurl(link) is None
+    store.cache_unfurl(link, "7ANDviElAo", '{"blocks": [1]}')
+    assert store.cached_unfurl(link) == '{"blocks": [1]}'
+
+
+def test_a_database_of_schema_1_gains_the_new_tables(database_url: str, clock) -> None:
+    """A database made before reading lists upgrades in place and keeps its rows."""
+    first = Store(database_url, clock)
+    key = first.remember_query("graph neural networks")
+    first.close()
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.begin() as connection:
+        connection.execute(text("DROP TABLE saved_papers"))
+        connection.execute(text("DROP TABLE unfurls"))
+        connection.execute(text("DELETE FROM schema_version WHERE version > 1"))
+    upgraded = Store(database_url, clock)
+    assert upgraded.schema_version() == SCHEMA_VERSION
+    assert upgraded.recall_query(key) == "graph neural networks"
+    assert upgraded.save_paper(TEAM, USER, "paperA") is True
+    upgraded.close()
+    assert {"saved_papers", "unfurls"} <= set(inspect(engine).get_table_names())
+    engine.dispose()
+
+
+_SAVER = textwrap.dedent(
+    """
+    import json, sys, time
+    from bot.store import Store
+    url, start = sys.argv[1], float(sys.argv[2])
+    store = Store(url)
+    while time.time() < start:
+        time.sleep(0.001)
+    won = [store.save_paper("T0PAPERS", "U0READER", f"p{n}") for n in range(40)]
+    print(json.dumps(won))
+    """
+)
+
+
+def test_two_processes_saving_the_same_papers_save_each_once(database_url: str) -> None:
+    """A double click that reaches two bot processes: each paper is saved by exactly one."""
+    Store(database_url).close()
+    start = f"{time.time() + 1.5:.3f}"
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SAVER, database_url, start],
+            cwd=PROJECT_ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    results = [json.loads(process.communicate(timeout=60)[0]) for process in processes]
+    assert all(process.returncode == 0 for process in processes)
+    assert [a + b for a, b in zip(*results, strict=True)] == [1] * 40
+    check = Store(database_url)
+    assert check.saved_count("T0PAPERS", "U0READER") == 40
+    check.close()

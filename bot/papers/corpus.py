@@ -395,6 +395,24 @@ def _load_jsonl(path: Path) -> LoadedCorpus:
     return LoadedCorpus(tuple(papers), tuple(problems), f"{len(papers)} papers from {path}")
 
 
+def catalogue_by_openreview_id(path: Path | None = None) -> dict[str, Paper]:
+    """Every catalogue paper that has an OpenReview id, by that id, whatever its status.
+
+    Link previews need these whatever corpus the bot searches: a team on the seed papers
+    still pastes links to the others. Records without an id cannot be linked to and are left
+    out; unreadable lines are skipped, as everywhere.
+    """
+    path = path or settings.CATALOGUE_PATH
+    if not path.is_file():
+        return {}
+    with _cyclic_gc_paused():
+        return {
+            record.data["id"]: _paper_from_record(record, "catalogue")
+            for record in read_catalogue(path, [])
+            if record.data.get("id")
+        }
+
+
 @contextmanager
 def _cyclic_gc_paused() -> Iterator[None]:
     """Pause Python's cycle collector while papers are built.

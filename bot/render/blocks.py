@@ -23,10 +23,13 @@ from slack_sdk.models.blocks import (
     MarkdownTextObject,
     SectionBlock,
 )
+from slack_sdk.models.views import View
 
 from bot.render.message import Message
 
 MAX_BLOCKS = 50
+MAX_VIEW_BLOCKS = 100
+MAX_VIEW_TITLE = 24
 MAX_SECTION_TEXT = 3000
 MAX_HEADER_TEXT = 150
 MAX_BUTTON_LABEL = 75
@@ -168,6 +171,36 @@ def validate(message: Message) -> None:
             if block_id in block_ids:
                 problems.append(f"{where}: duplicate block_id {block_id!r}")
             block_ids.add(block_id)
+    if problems:
+        raise BlockLimitError("; ".join(problems))
+
+
+def view(
+    kind: str, blocks: Sequence[dict[str, Any]], *, title: str | None = None
+) -> dict[str, Any]:
+    """A ``home`` tab or a ``modal`` (with ``title``); checked like a message, with the
+    view's own limit of 100 blocks."""
+    fields: dict[str, Any] = {"type": kind, "blocks": list(blocks)}
+    if title is not None:
+        fields["title"] = {"type": "plain_text", "text": truncate_plain(title, MAX_VIEW_TITLE)}
+        fields["close"] = {"type": "plain_text", "text": "Close"}
+    validate_view(fields)
+    return fields
+
+
+def validate_view(fields: dict[str, Any]) -> None:
+    """Check a view as ``validate`` checks a message: slack_sdk's ``View`` model (which
+    enforces 1 to 100 blocks and the modal's title) and every block's own limits."""
+    problems: list[str] = []
+    try:
+        View(**fields).validate_json()
+    except SlackObjectFormationError as error:
+        problems.append(str(error))
+    if len(fields["blocks"]) > MAX_VIEW_BLOCKS:
+        problems.append(f"{len(fields['blocks'])} blocks (limit {MAX_VIEW_BLOCKS})")
+    for index, block in enumerate(fields["blocks"]):
+        where = f"block {index} ({block.get('type')})"
+        problems.extend(f"{where}: {problem}" for problem in _block_problems(block))
     if problems:
         raise BlockLimitError("; ".join(problems))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 ACTION_ABSTRACT = "paper_abstract"
 ACTION_SHARE = "paper_share"
 ACTION_MORE_LIKE_THIS = "paper_more_like_this"
+ACTION_SAVE = "paper_save"
+ACTION_UNSAVE = "paper_unsave"
+ACTION_POST_RELATED = "related_post_in_thread"
 ACTION_NEXT_PAGE = "results_next_page"
 ACTION_PREVIOUS_PAGE = "results_previous_page"
 ACTION_BACK = "results_back"
@@ -33,15 +37,19 @@ PAGE_ACTIONS = (ACTION_NEXT_PAGE, ACTION_PREVIOUS_PAGE, ACTION_BACK)
 PAGE_SIZE = 5
 """Results per ``/paper`` page; the **Next 5** button shows the following five."""
 
-RESULT_BUTTONS = (ACTION_ABSTRACT, ACTION_SHARE, ACTION_MORE_LIKE_THIS)
+RESULT_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE, ACTION_SHARE, ACTION_MORE_LIKE_THIS)
 """Buttons on a private result list: the clicker may share a paper with the channel."""
-PUBLIC_BUTTONS = (ACTION_ABSTRACT, ACTION_MORE_LIKE_THIS)
+PUBLIC_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE, ACTION_MORE_LIKE_THIS)
 """Buttons on a message everyone sees (thread replies, shared papers, the daily post)."""
+UNFURL_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE)
+"""Buttons on a link preview: compact, and every one answers the clicker privately."""
 
 _BUTTON_LABELS = {
     ACTION_ABSTRACT: "Abstract",
     ACTION_SHARE: "Share",
     ACTION_MORE_LIKE_THIS: "More like this",
+    ACTION_SAVE: "Save",
+    ACTION_UNSAVE: "Saved ✓",
 }
 _ACCEPTED = {"Oral", "Spotlight", "Poster"}
 _AUTHORS_CITED = 3
@@ -52,13 +60,21 @@ _BACK_SEPARATOR = " "
 """Joins a paper id and the page to return to in an **Abstract** value (ids have no spaces)."""
 
 
+@dataclass(frozen=True)
+class PostButton:
+    """**Post in thread** under a private list of related papers; ``value`` says where."""
+
+    value: str
+
+
 def abstract_value(paper_id: str, back: str | None) -> str:
-    """The **Abstract** button's value: the paper, and the list page it was clicked on."""
+    """The value of **Abstract** and **Save**: the paper, and the private page it was clicked
+    on (the list to return to, or the page to redraw with the new button)."""
     return f"{paper_id}{_BACK_SEPARATOR}{back}" if back else paper_id
 
 
 def split_abstract_value(value: str) -> tuple[str, str | None]:
-    """``(paper id, page cursor or None)`` from an **Abstract** button's value."""
+    """``(paper id, page cursor or None)`` from an **Abstract** or **Save** button's value."""
     paper_id, _, back = value.partition(_BACK_SEPARATOR)
     return paper_id, back or None
 
@@ -125,20 +141,23 @@ def title_mrkdwn(paper: Paper) -> str:
     return f"*{paper.display_title}*"
 
 
+def _card_button(paper: Paper, action: str, back: str | None, saved: bool) -> bk.ButtonElement:
+    if action == ACTION_SAVE and saved:
+        action = ACTION_UNSAVE
+    with_page = action in {ACTION_ABSTRACT, ACTION_SAVE, ACTION_UNSAVE}
+    value = abstract_value(paper.id, back) if with_page else paper.id
+    return bk.button(_BUTTON_LABELS[action], action, value)
+
+
 def paper_buttons(
-    paper: Paper, buttons: Sequence[str], *, back: str | None = None
+    paper: Paper, buttons: Sequence[str], *, back: str | None = None, saved: bool = False
 ) -> dict[str, Any] | None:
-    """The card's buttons; ``back`` (the page shown) rides along in **Abstract**'s value."""
+    """The card's buttons; ``back`` (the page shown) rides along in **Abstract**'s and
+    **Save**'s values. ``saved`` shows **Saved ✓** instead of **Save**: only on a private
+    card, the one place where the viewer is known."""
     if not buttons:
         return None
-    elements = [
-        bk.button(
-            _BUTTON_LABELS[action],
-            action,
-            abstract_value(paper.id, back) if action == ACTION_ABSTRACT else paper.id,
-        )
-        for action in buttons
-    ]
+    elements = [_card_button(paper, action, back, saved) for action in buttons]
     return bk.actions(elements, block_id=f"paper:{paper.id}")
 
 
@@ -150,13 +169,15 @@ def paper_blocks(
     rank: int | None = None,
     back: str | None = None,
     every_author: bool = False,
+    saved: bool = False,
 ) -> list[dict[str, Any]]:
     """One paper as a card: title, TL;DR, then status, authors, code.
 
     ``tldr`` is a search hit's ``tldr_pieces``, whose matched words are bold.
 
-    Reused by the daily post, which passes ``PUBLIC_BUTTONS``. ``back`` is the cursor of the
-    private page showing the card, so its abstract can offer a way back to it. A card in a
+    Reused by the daily post, which passes ``PUBLIC_BUTTONS``, and by link previews. ``back``
+    is the cursor of the private page showing the card, so its abstract can offer a way back
+    to it; ``saved`` is the viewer's reading-list state, on private cards only. A card in a
     list cites its first authors; one shown alone (``every_author``) names them all.
     """
     prefix = f"{rank}. " if rank is not None else ""
@@ -170,7 +191,7 @@ def paper_blocks(
     facts = [item for item in (" · ".join(details), code_line(paper)) if item]
     if facts:
         blocks.append(bk.context(*facts))
-    action_block = paper_buttons(paper, buttons, back=back)
+    action_block = paper_buttons(paper, buttons, back=back, saved=saved)
     if action_block:
         blocks.append(action_block)
     return blocks
@@ -221,15 +242,18 @@ def results_message(
     buttons: Sequence[str] = RESULT_BUTTONS,
     intro: str | None = None,
     footer: str | None = None,
+    saved: frozenset[str] = frozenset(),
+    post_button: PostButton | None = None,
 ) -> Message:
     """A page of search results; ``next_page``/``previous_page`` are the values of the
     **Next 5**/**Previous 5** buttons, ``this_page`` the cursor an abstract returns to.
 
-    ``intro`` and ``footer`` are trusted mrkdwn from the caller (never user text).
+    ``intro`` and ``footer`` are trusted mrkdwn from the caller (never user text); ``saved``
+    are the ids on the viewer's reading list (private pages only).
     """
     if not result.hits:
         return empty_message(result)
-    cards = _fitting_cards(result, buttons, this_page)
+    cards = _fitting_cards(result, buttons, this_page, saved)
     heading = results_heading(result, shown=len(cards))
     blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
     if result.notice:
@@ -244,6 +268,8 @@ def results_message(
         paging.append(bk.button(f"Previous {PAGE_SIZE}", ACTION_PREVIOUS_PAGE, previous_page))
     if next_page is not None:
         paging.append(bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary"))
+    if post_button is not None:
+        paging.append(bk.button("Post in thread", ACTION_POST_RELATED, post_button.value))
     if paging:
         blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits[: len(cards)])
@@ -255,13 +281,20 @@ _RESERVED_BLOCKS = 4
 
 
 def _fitting_cards(
-    result: SearchResult, buttons: Sequence[str], back: str | None
+    result: SearchResult, buttons: Sequence[str], back: str | None, saved: frozenset[str]
 ) -> list[list[dict[str, Any]]]:
     """One card per hit, as many as fit in a message (a page is normally far smaller)."""
     cards: list[list[dict[str, Any]]] = []
     used = _RESERVED_BLOCKS
     for rank, hit in enumerate(result.hits, start=result.offset + 1):
-        card = paper_blocks(hit.paper, tldr=hit.tldr_pieces, buttons=buttons, rank=rank, back=back)
+        card = paper_blocks(
+            hit.paper,
+            tldr=hit.tldr_pieces,
+            buttons=buttons,
+            rank=rank,
+            back=back,
+            saved=hit.paper.id in saved,
+        )
         used += len(card) + 1
         if used > bk.MAX_BLOCKS:
             break
@@ -269,14 +302,8 @@ def _fitting_cards(
     return cards
 
 
-def abstract_message(
-    paper: Paper, *, buttons: Sequence[str] = RESULT_BUTTONS, back: str | None = None
-) -> Message:
-    """The whole abstract, split over as many sections as it needs.
-
-    Shown in place of a private list, it offers **Back to results** (to the page ``back``)
-    so the list is not lost.
-    """
+def abstract_blocks(paper: Paper) -> list[dict[str, Any]]:
+    """Title, the whole abstract over as many sections as it needs, and the facts."""
     blocks = [bk.section(title_mrkdwn(paper))]
     abstract = paper.display_abstract or "_No abstract is available for this paper._"
     blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
@@ -284,8 +311,25 @@ def abstract_message(
     details = [line for line in facts if line]
     if details:
         blocks.append(bk.context(*details))
+    return blocks
+
+
+def abstract_message(
+    paper: Paper,
+    *,
+    buttons: Sequence[str] = RESULT_BUTTONS,
+    back: str | None = None,
+    this_page: str | None = None,
+    saved: bool = False,
+) -> Message:
+    """The whole abstract.
+
+    Shown in place of a private list, it offers **Back to results** (to the page ``back``)
+    so the list is not lost; ``this_page`` is its own cursor, which **Save** redraws.
+    """
+    blocks = abstract_blocks(paper)
     elements = [
-        bk.button(_BUTTON_LABELS[action], action, paper.id)
+        _card_button(paper, action, this_page, saved)
         for action in buttons
         if action != ACTION_ABSTRACT
     ]
@@ -302,13 +346,29 @@ def paper_message(
     intro: str | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
     this_page: str | None = None,
+    saved: bool = False,
 ) -> Message:
     """A single paper (``/paper random``, ``/paper ID``), with all its authors; ``intro`` is
     trusted mrkdwn."""
     blocks = [bk.section(intro)] if intro else []
-    blocks.extend(paper_blocks(paper, buttons=buttons, back=this_page, every_author=True))
+    blocks.extend(
+        paper_blocks(paper, buttons=buttons, back=this_page, every_author=True, saved=saved)
+    )
     lead = f"{_plain(intro)} " if intro else ""
     return bk.message(f"{lead}{escape_mrkdwn(paper.title)}", blocks)
+
+
+def unfurl_message(paper: Paper) -> Message:
+    """A pasted link's preview: the compact card, with buttons that answer the clicker alone."""
+    return bk.message(escape_mrkdwn(paper.title), paper_blocks(paper, buttons=UNFURL_BUTTONS))
+
+
+def expired_message() -> Message:
+    return notice_message("That result list has expired. Run `/paper` again to search.")
+
+
+def posted_related_message() -> Message:
+    return notice_message("Posted them in the thread.")
 
 
 def shared_message(paper: Paper, user_id: str) -> Message:
@@ -316,6 +376,84 @@ def shared_message(paper: Paper, user_id: str) -> Message:
     who = f"<@{escape_mrkdwn(user_id)}>"
     blocks = [bk.context(f"Shared by {who}"), *paper_blocks(paper, buttons=PUBLIC_BUTTONS)]
     return bk.message(f"{who} shared: {escape_mrkdwn(paper.title)}", blocks)
+
+
+def saved_notice_message(paper: Paper, *, saved: bool, this_page: str) -> Message:
+    """The private answer to **Save** on a card everyone sees, and to its **Undo**.
+
+    ``this_page`` is the notice's own cursor: **Undo** and **Save again** redraw it in place.
+    """
+    value = abstract_value(paper.id, this_page)
+    if saved:
+        text = f"Saved ✓ {title_mrkdwn(paper)} to your reading list."
+        action = bk.button("Undo", ACTION_UNSAVE, value)
+    else:
+        text = f"Removed {title_mrkdwn(paper)} from your reading list."
+        action = bk.button("Save again", ACTION_SAVE, value)
+    blocks = [
+        bk.section(text),
+        bk.context(SAVED_HINT),
+        bk.actions([action], block_id=f"paper:{paper.id}"),
+    ]
+    return bk.message(_plain(text), blocks)
+
+
+SAVED_HINT = "Your reading list is in my *Home* tab and in `/paper saved`."
+
+
+def saved_list_message(
+    papers: Sequence[Paper],
+    *,
+    total: int,
+    offset: int,
+    this_page: str,
+    next_page: str | None = None,
+    previous_page: str | None = None,
+) -> Message:
+    """``/paper saved``: a page of the reading list, newest first, each card **Saved ✓**."""
+    if not papers:
+        text = "Your reading list is empty."
+        tip = "Click *Save* on any paper to keep it here, then `/paper saved export` for BibTeX."
+        return bk.message(text, [bk.section(f"{text}\n{tip}")])
+    heading = f"Your reading list ({offset + 1}\u2013{offset + len(papers)} of {total})"
+    blocks: list[dict[str, Any]] = [
+        bk.section(f"*{heading}*"),
+        bk.context(f"{SAVED_HINT} `/paper saved export` sends it to you as a BibTeX file."),
+    ]
+    for paper in papers:
+        blocks.append(bk.divider())
+        blocks.extend(paper_blocks(paper, back=this_page, saved=True))
+    paging = []
+    if previous_page is not None:
+        paging.append(bk.button(f"Previous {PAGE_SIZE}", ACTION_PREVIOUS_PAGE, previous_page))
+    if next_page is not None:
+        paging.append(bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary"))
+    if paging:
+        blocks.append(bk.actions(paging, block_id="results:pages"))
+    titles = "; ".join(escape_mrkdwn(paper.title) for paper in papers)
+    return bk.message(f"{heading}: {titles}", blocks)
+
+
+def _papers_count(count: int) -> str:
+    return f"{count} paper" if count == 1 else f"{count} papers"
+
+
+def export_sent_message(count: int) -> Message:
+    return notice_message(
+        f"I sent you your reading list ({_papers_count(count)}) as a BibTeX file "
+        "in a direct message."
+    )
+
+
+def export_comment(count: int) -> str:
+    """The words above the ``.bib`` file in the direct message (plain text)."""
+    return f"Your paperbot reading list: {_papers_count(count)}, keyed by OpenReview id."
+
+
+def export_empty_message() -> Message:
+    return notice_message(
+        "Your reading list is empty, so there is nothing to export. Click *Save* on a paper first."
+    )
 
 
 def not_found_message(reference: str) -> Message:
@@ -363,6 +501,8 @@ HELP_LINES = (
     ),
     ("/paper unsubscribe", "stop the daily paper here"),
     ("/paper subscriptions", "what this channel is subscribed to"),
+    ("/paper saved", "your reading list (papers you clicked Save on)"),
+    ("/paper saved export", "your reading list as a BibTeX file, sent to you directly"),
     ("@paperbot WORDS", "search, answered in a thread"),
     ("@paperbot", "in a thread: papers related to the thread's first message"),
     ("@paperbot more", "in a thread: the next results of the last search"),

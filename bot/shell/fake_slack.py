@@ -5,10 +5,15 @@ against it in-process: the shell's "Slack" and the tests' "Slack" are the same o
 what the shell shows and what the tests assert cannot drift apart.
 
 Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
-``chat.update``, ``conversations.replies``, ``conversations.history``, ``users.info`` and
-``apps.connections.open`` (for Socket Mode); any other method answers ``unknown_method``.
-Slash-command and action replies are posted to ``response_url(...)`` addresses
-(``POST /response/<id>``), recorded under the method name ``RESPONSE_URL``. Faults are
+``chat.update``, ``chat.unfurl``, ``conversations.replies``, ``conversations.history``,
+``conversations.info``, ``conversations.members``, ``conversations.open``, ``users.info``,
+``views.publish``, ``views.open``, the two-step file upload ``files_upload_v2`` makes
+(``files.getUploadURLExternal``, a ``POST`` of the bytes to the URL it hands out, then
+``files.completeUploadExternal``) and ``apps.connections.open`` (for Socket Mode); any other
+method answers ``unknown_method``. Channels are public with the bot in them unless
+``add_channel`` says otherwise. Slash-command and action replies are posted to
+``response_url(...)`` addresses (``POST /response/<id>``), recorded under the method name
+``RESPONSE_URL``. Faults are
 scriptable per method (``fail_next``) so tests can exercise rate limits, server errors and
 Slack errors such as ``not_in_channel``; ``slow_down`` makes a method answer late.
 """
@@ -28,6 +33,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 RESPONSE_URL = "response_url"
 """Method name under which posts to a ``response_url`` are recorded."""
+FILE_UPLOAD = "file_upload"
+"""Method name under which the bytes posted to an upload URL are recorded."""
 
 _FIRST_TS = 1_700_000_000
 
@@ -53,6 +60,28 @@ def server_error(status: int = 500) -> Fault:
 def slack_error(error: str) -> Fault:
     """A well-formed ``{"ok": false}`` answer, e.g. ``not_in_channel``."""
     return Fault(200, {"ok": False, "error": error})
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    """What ``conversations.info`` and ``conversations.members`` say about a channel."""
+
+    id: str
+    is_private: bool = False
+    bot_is_member: bool = True
+    members: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SharedFile:
+    """A file uploaded and shared through the v2 flow, with its bytes."""
+
+    id: str
+    filename: str
+    title: str | None
+    content: bytes
+    channel_id: str | None
+    initial_comment: str | None
 
 
 @dataclass(frozen=True)
@@ -102,6 +131,11 @@ class SlackRecorder:
         self._messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._ts_counter = itertools.count(1)
         self._response_ids = itertools.count(1)
+        self._file_ids = itertools.count(1)
+        self._channels: dict[str, ChannelInfo] = {}
+        self._uploads: dict[str, dict[str, Any]] = {}
+        self._files: list[SharedFile] = []
+        self._home_views: dict[str, dict[str, Any]] = {}
         self.socket_mode_url: str | None = None
         """What ``apps.connections.open`` hands out: a local WebSocket server's URL."""
         self._server: ThreadingHTTPServer | None = None
@@ -186,7 +220,31 @@ class SlackRecorder:
             self._messages[channel].append(message)
             return dict(message)
 
+    def add_channel(
+        self,
+        channel: str,
+        *,
+        is_private: bool = False,
+        bot_is_member: bool = True,
+        members: tuple[str, ...] = (),
+    ) -> None:
+        """Describe a channel for ``conversations.info``/``members`` (others are public and
+        have the bot in them)."""
+        with self._condition:
+            self._channels[channel] = ChannelInfo(channel, is_private, bot_is_member, members)
+
     # inspection
+
+    @property
+    def files(self) -> list[SharedFile]:
+        """Files whose upload was completed, oldest first."""
+        with self._condition:
+            return list(self._files)
+
+    def home_view(self, user: str) -> dict[str, Any] | None:
+        """The App Home view last published for ``user``."""
+        with self._condition:
+            return self._home_views.get(user)
 
     @property
     def calls(self) -> list[RecordedCall]:
@@ -262,13 +320,23 @@ class SlackRecorder:
             "chat.postMessage": self._post_message,
             "chat.postEphemeral": self._post_ephemeral,
             "chat.update": self._update,
+            "chat.unfurl": self._unfurl,
             "conversations.replies": self._replies,
             "conversations.history": self._history,
+            "conversations.info": self._conversation_info,
+            "conversations.members": self._conversation_members,
+            "conversations.open": self._conversation_open,
             "users.info": self._users_info,
+            "views.publish": self._views_publish,
+            "views.open": self._views_open,
+            "files.getUploadURLExternal": self._upload_url,
+            "files.completeUploadExternal": self._complete_upload,
             "apps.connections.open": self._connections_open,
         }
         if method == RESPONSE_URL:
             return {"ok": True}
+        if method == FILE_UPLOAD:
+            return self._receive_upload(args, response_id)
         answer = answers.get(method)
         if answer is None:
             return {"ok": False, "error": "unknown_method"}
@@ -372,6 +440,96 @@ class SlackRecorder:
             "response_metadata": {"next_cursor": str(offset + limit) if has_more else ""},
         }
 
+    def _unfurl(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Either ``channel`` and ``ts`` or ``unfurl_id`` and ``source``, and ``unfurls``."""
+        by_message = args.get("channel") and args.get("ts")
+        by_unfurl_id = args.get("unfurl_id") and args.get("source")
+        if not (by_message or by_unfurl_id) or not args.get("unfurls"):
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True}
+
+    def _channel(self, channel: str) -> ChannelInfo:
+        return self._channels.get(channel) or ChannelInfo(channel)
+
+    def _conversation_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        channel = str(args.get("channel"))
+        info = self._channel(channel)
+        if info.is_private and not info.bot_is_member:
+            return {"ok": False, "error": "channel_not_found"}
+        is_im = channel.startswith("D")
+        return {
+            "ok": True,
+            "channel": {
+                "id": channel,
+                "is_channel": not (info.is_private or is_im),
+                "is_group": info.is_private,
+                "is_im": is_im,
+                "is_private": info.is_private or is_im,
+                "is_archived": False,
+                "is_member": info.bot_is_member and not is_im,
+            },
+        }
+
+    def _conversation_members(self, args: dict[str, Any]) -> dict[str, Any]:
+        info = self._channel(str(args.get("channel")))
+        if info.is_private and not info.bot_is_member:
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "members": list(info.members), "response_metadata": {"next_cursor": ""}}
+
+    def _conversation_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        user = str(args.get("users") or "")
+        if not user or "," in user:
+            return {"ok": False, "error": "user_not_found" if not user else "not_implemented"}
+        return {"ok": True, "channel": {"id": "D" + user.removeprefix("U")}}
+
+    def _views_publish(self, args: dict[str, Any]) -> dict[str, Any]:
+        user, view = args.get("user_id"), _decoded(args.get("view") or "null")
+        if not user or not isinstance(view, dict) or view.get("type") != "home":
+            return {"ok": False, "error": "invalid_arguments"}
+        self._home_views[str(user)] = view
+        return {"ok": True, "view": {"id": f"V{user}", **view}}
+
+    def _views_open(self, args: dict[str, Any]) -> dict[str, Any]:
+        view = _decoded(args.get("view") or "null")
+        if not args.get("trigger_id") or not isinstance(view, dict):
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True, "view": {"id": "VMODAL", **view}}
+
+    def _upload_url(self, args: dict[str, Any]) -> dict[str, Any]:
+        if not args.get("filename") or not str(args.get("length") or "").isdigit():
+            return {"ok": False, "error": "invalid_arguments"}
+        file_id = f"F{next(self._file_ids):08d}"
+        self._uploads[file_id] = {"filename": args["filename"], "length": int(args["length"])}
+        return {"ok": True, "upload_url": f"{self.root_url}/upload/{file_id}", "file_id": file_id}
+
+    def _receive_upload(self, args: dict[str, Any], file_id: str | None) -> dict[str, Any]:
+        upload = self._uploads.get(file_id or "")
+        if upload is None:
+            return {"ok": False, "error": "invalid_upload"}
+        upload["content"] = args["content"]
+        return {"ok": True}
+
+    def _complete_upload(self, args: dict[str, Any]) -> dict[str, Any]:
+        shared = []
+        for item in _decoded(args.get("files") or "[]"):
+            upload = self._uploads.pop(str(item.get("id")), None)
+            if upload is None or "content" not in upload:
+                return {"ok": False, "error": "file_not_found"}
+            self._files.append(
+                SharedFile(
+                    id=item["id"],
+                    filename=upload["filename"],
+                    title=item.get("title"),
+                    content=upload["content"],
+                    channel_id=args.get("channel_id"),
+                    initial_comment=args.get("initial_comment"),
+                )
+            )
+            shared.append(
+                {"id": item["id"], "title": item.get("title"), "name": upload["filename"]}
+            )
+        return {"ok": True, "files": shared}
+
     def _connections_open(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.socket_mode_url is None:
             return {"ok": False, "error": "socket_mode_not_enabled"}
@@ -405,11 +563,16 @@ class _RecorderRequestHandler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         split = urlsplit(self.path)
+        parts = [part for part in split.path.split("/") if part]
+        if len(parts) == 2 and parts[0] == "upload":
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            status, body, headers = self.owner.handle(FILE_UPLOAD, {"content": raw}, None, parts[1])
+            self._reply(status, body, headers)
+            return
         args: dict[str, Any] = dict(parse_qsl(split.query))
         args.update(self._body_args())
         auth = self.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ").strip() or args.pop("token", None)
-        parts = [part for part in split.path.split("/") if part]
         if len(parts) == 2 and parts[0] == "api":
             status, body, headers = self.owner.handle(parts[1], args, token)
         elif len(parts) == 2 and parts[0] == "response":

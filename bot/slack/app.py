@@ -246,6 +246,9 @@ def run(settings: Settings, mode: str) -> int:
     services = build_services(settings, digest_client(settings))
     print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
     threading.Thread(target=services.index.prepare, name="prepare-index", daemon=True).start()
+    threading.Thread(
+        target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
+    ).start()
     app = build_app(settings, services.answers, client)
     scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
     if scheduler is not None:

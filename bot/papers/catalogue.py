@@ -1,0 +1,62 @@
+"""Papers by OpenReview link, across the whole ICLR 2025 catalogue.
+
+Searching covers the configured corpus; a pasted link may name any catalogue paper, and a
+reading list may hold papers from an unfurl. ``PaperLookup`` answers both: the corpus first
+(seed papers there carry their full abstracts), then the catalogue, read once on first use or
+by ``prepare`` in the background at start-up.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from urllib.parse import parse_qs, urlsplit
+
+from bot.papers.corpus import catalogue_by_openreview_id
+from bot.papers.paper import Paper
+
+OPENREVIEW_HOSTS = frozenset({"openreview.net", "www.openreview.net"})
+PAPER_PATHS = frozenset({"/forum", "/pdf"})
+
+
+def openreview_link_id(url: str) -> str | None:
+    """The paper id of an OpenReview forum or PDF link (``www.`` and extra parameters allowed),
+    else None: other pages and other domains name no paper."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if parts.scheme not in {"http", "https"} or (parts.hostname or "") not in OPENREVIEW_HOSTS:
+        return None
+    if parts.path.rstrip("/") not in PAPER_PATHS:
+        return None
+    ids = parse_qs(parts.query).get("id")
+    return ids[0].strip() or None if ids else None
+
+
+class PaperLookup:
+    """A paper by id from the corpus, else from the catalogue."""
+
+    def __init__(
+        self,
+        corpus_get: Callable[[str], Paper | None],
+        load_catalogue: Callable[[], dict[str, Paper]] = catalogue_by_openreview_id,
+    ) -> None:
+        self._corpus_get = corpus_get
+        self._load_catalogue = load_catalogue
+        self._catalogue: dict[str, Paper] | None = None
+        self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """Read the catalogue now, so the first link pasted does not wait for it."""
+        self._papers()
+
+    def _papers(self) -> dict[str, Paper]:
+        if self._catalogue is None:
+            with self._lock:
+                if self._catalogue is None:
+                    self._catalogue = self._load_catalogue()
+        return self._catalogue
+
+    def get(self, paper_id: str) -> Paper | None:
+        return self._corpus_get(paper_id) or self._papers().get(paper_id)

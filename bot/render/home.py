@@ -1,0 +1,132 @@
+"""The App Home tab and its modal: pure functions from a reading list to Slack views.
+
+A view holds at most 100 blocks, so the reading list is shown ``PAGE_SIZE`` papers at a time
+(two blocks each) with **Previous**/**Next** buttons; everything else on the tab is a fixed,
+small number of blocks. Topics are user-typed and escaped like everywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from bot.papers.paper import Paper
+from bot.papers.text import escape_mrkdwn
+from bot.render import blocks as bk
+from bot.render.digest import quoted_topic
+from bot.render.papers import abstract_blocks, authors_line, status_label, title_mrkdwn
+
+if TYPE_CHECKING:
+    from bot.digest.service import ChannelSubscription
+
+PAGE_SIZE = 20
+MAX_CHANNELS_SHOWN = 20
+"""Channel lines kept on the tab; the rest are counted, so the view never outgrows 100 blocks."""
+
+ACTION_ABSTRACT = "home_abstract"
+ACTION_REMOVE = "home_remove"
+ACTION_PAGE = "home_page"
+_SEPARATOR = " "
+
+HOW_TO = (
+    "• `/paper WORDS` searches ICLR 2025 papers; only you see the answer.\n"
+    "• *Save* on any paper card puts it here; `/paper saved` lists it in any channel and "
+    "`/paper saved export` sends it to you as a BibTeX file.\n"
+    "• `@paperbot WORDS` in a channel answers in a thread; `@paperbot` alone in a thread finds "
+    "papers related to it.\n"
+    "• On any message, *More actions → Find related papers* shows related papers to you alone.\n"
+    "• Paste an OpenReview link and I show a preview of the paper.\n"
+    "• `/paper subscribe 9:00 Europe/Berlin` brings a paper of the day to a channel."
+)
+
+
+def remove_value(paper_id: str, offset: int) -> str:
+    """**Remove**'s value: the paper and the page of the list to show afterwards."""
+    return f"{paper_id}{_SEPARATOR}{offset}"
+
+
+def split_remove_value(value: str) -> tuple[str, int]:
+    paper_id, _, offset = value.partition(_SEPARATOR)
+    return paper_id, int(offset) if offset.isdigit() else 0
+
+
+def _paper_rows(paper: Paper, offset: int) -> list[dict[str, Any]]:
+    facts = " · ".join(line for line in (status_label(paper), authors_line(paper)) if line)
+    text = f"{title_mrkdwn(paper)}\n{facts}" if facts else title_mrkdwn(paper)
+    buttons = [
+        bk.button("Abstract", ACTION_ABSTRACT, paper.id),
+        bk.button("Remove", ACTION_REMOVE, remove_value(paper.id, offset)),
+    ]
+    return [bk.section(text), bk.actions(buttons, block_id=f"home:{paper.id}")]
+
+
+def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict[str, Any]]:
+    if not papers:
+        return [
+            bk.section(
+                "Your reading list is empty. Click *Save* on any paper I show you and it "
+                "appears here, newest first."
+            )
+        ]
+    span = f"{offset + 1}\u2013{offset + len(papers)} of {total}"
+    blocks = [bk.context(f"Newest first · {span}")]
+    for paper in papers:
+        blocks.extend(_paper_rows(paper, offset))
+    paging = []
+    if offset > 0:
+        paging.append(bk.button("Previous", ACTION_PAGE, str(max(offset - PAGE_SIZE, 0))))
+    if offset + len(papers) < total:
+        paging.append(bk.button("Next", ACTION_PAGE, str(offset + PAGE_SIZE), style="primary"))
+    if paging:
+        blocks.append(bk.actions(paging, block_id="home:pages"))
+    return blocks
+
+
+def _subscription_line(sub: ChannelSubscription) -> str:
+    topic = f" · {quoted_topic(sub.topic)}" if sub.topic else " · all papers"
+    return f"<#{escape_mrkdwn(sub.channel)}> · {escape_mrkdwn(sub.schedule.describe())}{topic}"
+
+
+def _channels(subscriptions: Sequence[ChannelSubscription]) -> list[dict[str, Any]]:
+    if not subscriptions:
+        return [
+            bk.section(
+                "None of the channels you are in gets the paper of the day yet. "
+                "Type `/paper subscribe 9:00` in one (and `/invite @paperbot` there)."
+            )
+        ]
+    lines = [_subscription_line(sub) for sub in subscriptions[:MAX_CHANNELS_SHOWN]]
+    hidden = len(subscriptions) - MAX_CHANNELS_SHOWN
+    if hidden > 0:
+        lines.append(f"…and {hidden} more")
+    return [bk.section(piece) for piece in bk.split_mrkdwn("\n".join(lines))]
+
+
+def home_view(
+    papers: Sequence[Paper],
+    *,
+    total: int,
+    offset: int,
+    subscriptions: Sequence[ChannelSubscription],
+) -> dict[str, Any]:
+    """The tab: the reading list page at ``offset``, the subscribed channels, a how-to."""
+    blocks = [
+        bk.header("Your reading list"),
+        *_reading_list(papers, total, offset),
+        bk.divider(),
+        bk.header("Paper of the day"),
+        *_channels(subscriptions),
+        bk.divider(),
+        bk.header("How to use paperbot"),
+        bk.section(HOW_TO),
+    ]
+    return bk.view("home", blocks)
+
+
+def abstract_modal(paper: Paper) -> dict[str, Any]:
+    return bk.view("modal", abstract_blocks(paper), title="Abstract")
+
+
+def gone_modal(paper_id: str) -> dict[str, Any]:
+    text = f"I no longer know the paper “{escape_mrkdwn(bk.truncate_plain(paper_id, 120))}”."
+    return bk.view("modal", [bk.section(text)], title="Abstract")

@@ -1,0 +1,71 @@
+"""Questions only Slack can answer, and deliveries that take more than one call.
+
+Who can see a channel, whether the bot may post in one, the App Home publish and a file sent
+by direct message: each is a few Web API calls with Slack's own error codes to interpret, so
+the listeners stay thin and the answers stay free of Slack.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.answers import Answers, Export, Viewer
+
+log = logging.getLogger(__name__)
+
+MEMBERS_PAGE = 1000
+
+
+def user_can_see(client: WebClient, channel_id: str, user_id: str) -> bool:
+    """Whether ``user_id`` can see the channel: anyone in the workspace sees a public one
+    (``channels:read``); a private one only its members (``groups:read``). A channel the bot
+    cannot look at (not in it, or deleted) counts as unseen."""
+    try:
+        info = client.conversations_info(channel=channel_id)["channel"]
+        if not (info.get("is_private") or info.get("is_group")):
+            return not info.get("is_archived", False)
+        cursor = None
+        while True:
+            page = client.conversations_members(
+                channel=channel_id, limit=MEMBERS_PAGE, cursor=cursor
+            )
+            if user_id in page["members"]:
+                return True
+            cursor = (page.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return False
+    except SlackApiError as error:
+        log.info("cannot look at channel %s: %s", channel_id, error.response.get("error"))
+        return False
+
+
+def bot_can_post(client: WebClient, channel_id: str) -> bool:
+    """Whether the bot is in the conversation (a channel it was invited to, or its own DM)."""
+    try:
+        info = client.conversations_info(channel=channel_id)["channel"]
+    except SlackApiError:
+        return False
+    return bool(info.get("is_member") or info.get("is_im"))
+
+
+def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset: int = 0) -> None:
+    """Draw the person's App Home tab (again), from the reading list page at ``offset``."""
+    can_see = cache(lambda channel: user_can_see(client, channel, viewer.user_id))
+    client.views_publish(user_id=viewer.user_id, view=answers.home(viewer, can_see, offset))
+
+
+def send_file_to_user(client: WebClient, user_id: str, export: Export) -> None:
+    """Upload ``export`` into the bot's direct message with the person (``files:write``;
+    opening the DM needs ``im:write``)."""
+    channel = client.conversations_open(users=user_id)["channel"]["id"]
+    client.files_upload_v2(
+        channel=channel,
+        content=export.content,
+        filename=export.filename,
+        title=export.title,
+        initial_comment=export.comment,
+    )
