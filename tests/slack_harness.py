@@ -227,3 +227,24 @@ class LiveBot:
             message=message,
         )
         return self.signed_post(*payloads.interactive_body(payload))
+
+    def link(self, urls: list[str], **options: Any) -> tuple[Reply, dict[str, Any]]:
+        """Links pasted in a message: the ``link_shared`` event Slack sends, and the event."""
+        event = payloads.link_shared(self.workspace, urls, "1700000500.000100", **options)
+        return self.event(event), event
+
+    def shortcut(self, message: dict[str, Any], *, channel_id: str | None = None) -> Reply:
+        """ "Find related papers" chosen in the menu of ``message``."""
+        payload = payloads.message_action(
+            self.workspace, message, self.recorder.response_url(), channel_id=channel_id
+        )
+        return self.signed_post(*payloads.interactive_body(payload))
+
+    def open_home(self) -> Reply:
+        return self.event(payloads.app_home_opened(self.workspace))
+
+    def click_in_view(self, view: dict[str, Any], action_id: str, *, index: int = 0) -> Reply:
+        """Click a button of the App Home ``view`` (as published)."""
+        button, block_id = find_button(view["blocks"], action_id, index)
+        payload = payloads.view_block_actions(self.workspace, button, block_id, view)
+        return self.signed_post(*payloads.interactive_body(payload))

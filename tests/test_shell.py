@@ -113,3 +113,23 @@ def test_only_the_whole_words_paper_and_paperbot_are_commands(shell):
     assert "I only understand" in shell.handle("/papers graph")
     assert "I only understand" in shell.handle("@paperbotty graph")
     assert "in the thread" in shell.handle("@PaperBot graph")
+
+
+def test_save_n_and_the_home_tab_and_the_reading_list(shell):
+    shell.handle("/paper graph sparsification")
+    saved = shell.handle("save 1")
+    assert "replaces the previous answer" in saved
+    assert "[2] Saved ✓" in saved
+    assert shell.handle("save 1") == "That paper is already on your reading list.\n"
+    assert "no paper 9" in shell.handle("save 9")
+    listing = shell.handle("/paper saved")
+    assert "Your reading list (1\u20131 of 1)" in listing
+    home = shell.handle("home")
+    assert "--- your App Home tab ---" in home
+    assert MOG_TITLE in home
+    assert "[1] Abstract   [2] Remove" in home
+    window = shell.handle("1")
+    assert "--- a window over Slack ---" in window
+    assert "The source code is available" in window
+    emptied = shell.handle("home") and shell.handle("2")
+    assert "Your reading list is empty." in emptied

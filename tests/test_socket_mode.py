@@ -151,3 +151,59 @@ def test_a_button_click_over_socket_mode_replaces_the_private_list(socket_bot):
     page = recorder.wait_for(RESPONSE_URL, 2)[1]
     assert page.args["replace_original"] is True
     assert "(6\u201310 of" in all_text(page.blocks)
+
+
+def _send_and_ack(server: FakeSocketModeServer, kind: str, payload: dict[str, Any]) -> None:
+    started = time.monotonic()
+    envelope_id = server.send(kind, payload)
+    assert server.ack_for(envelope_id)["envelope_id"] == envelope_id
+    assert time.monotonic() - started < ACK_LIMIT_SECONDS
+
+
+def test_a_pasted_link_is_unfurled_over_socket_mode(socket_bot):
+    server, recorder = socket_bot
+    workspace = payloads.Workspace()
+    link = "https://openreview.net/forum?id=7ANDviElAo"
+    event = payloads.link_shared(workspace, [link], "1700000400.000100")
+    _send_and_ack(server, "events_api", payloads.event_callback(workspace, event))
+    [call] = recorder.wait_for("chat.unfurl")
+    assert "Graph Sparsification via Mixture of Graphs" in all_text(call.args["unfurls"][link])
+
+
+def test_the_message_shortcut_over_socket_mode(socket_bot):
+    server, recorder = socket_bot
+    workspace = payloads.Workspace()
+    message = {"type": "message", "user": "U0OTHER", "ts": "1700000410.000100"}
+    message["text"] = "sparsifying graphs with a mixture of experts"
+    shortcut = payloads.message_action(workspace, message, recorder.response_url())
+    _send_and_ack(server, "interactive", shortcut)
+    [reply] = recorder.wait_for(RESPONSE_URL)
+    assert "Graph Sparsification via Mixture of Graphs" in all_text(reply.blocks)
+
+
+def test_the_app_home_and_its_buttons_over_socket_mode(socket_bot):
+    server, recorder = socket_bot
+    workspace = payloads.Workspace()
+    event = payloads.app_home_opened(workspace)
+    _send_and_ack(server, "events_api", payloads.event_callback(workspace, event))
+    [published] = recorder.wait_for("views.publish")
+    view = published.args["view"]
+    assert "Your reading list is empty" in all_text(view["blocks"])
+
+    command = payloads.slash_command(workspace, "7ANDviElAo", recorder.response_url())
+    _send_and_ack(server, "slash_commands", command)
+    [card] = recorder.wait_for(RESPONSE_URL)
+    button, block_id = find_button(card.blocks, "paper_save")
+    click = payloads.block_actions(
+        workspace, button, block_id, recorder.response_url(), message_ts="1.1", is_ephemeral=True
+    )
+    _send_and_ack(server, "interactive", click)
+    view = recorder.wait_for("views.publish", 2)[1].args["view"]
+    assert "Graph Sparsification via Mixture of Graphs" in all_text(view["blocks"])
+
+    button, block_id = find_button(view["blocks"], "home_remove")
+    _send_and_ack(
+        server, "interactive", payloads.view_block_actions(workspace, button, block_id, view)
+    )
+    view = recorder.wait_for("views.publish", 3)[2].args["view"]
+    assert "Your reading list is empty" in all_text(view["blocks"])

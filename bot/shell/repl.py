@@ -21,6 +21,7 @@ from slack_sdk import WebClient
 
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError
+from bot.render import papers as render_papers
 from bot.render.terminal import render
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
@@ -39,6 +40,9 @@ _HELP_LINES = (
     (f"{BOT_NAME} more", "the next results, in the current thread"),
     (BOT_NAME, "papers related to the current thread's first message"),
     ("NUMBER", "press the button with that number on the last answer"),
+    ("save N", "save paper N of the last answer to your reading list"),
+    (f"{COMMAND} saved", "your reading list"),
+    ("home", "your App Home tab: the reading list and the daily-paper channels"),
     ("help", "this text"),
     ("quit", "leave (Ctrl-D works too)"),
 )
@@ -56,6 +60,8 @@ class _Shown:
     message_ts: str
     is_ephemeral: bool
     channel_id: str
+    view: dict[str, Any] | None = None
+    """The App Home or modal the button is in, for a click from a view."""
 
 
 def _slack_escape(text: str) -> str:
@@ -94,7 +100,11 @@ class Shell:
             return HELP
         if line.isdigit():
             return self.press(int(line))
+        if line.lower() == "home":
+            return self.home()
         word, _, rest = line.partition(" ")
+        if word.lower() == "save" and rest.strip().isdigit():
+            return self.save(int(rest))
         if word == COMMAND:
             return self.slash_command(rest.strip())
         if word.lower() == BOT_NAME:
@@ -119,10 +129,34 @@ class Shell:
         event = payloads.app_mention(self.workspace, wire, posted["ts"], thread_ts=thread_ts)
         return self._exchange(*payloads.json_body(payloads.event_callback(self.workspace, event)))
 
+    def home(self) -> str:
+        """Open the App Home tab, as clicking the bot's name and then *Home* does."""
+        event = payloads.app_home_opened(self.workspace)
+        body = payloads.json_body(payloads.event_callback(self.workspace, event))
+        return self._exchange(*body, show_home=True)
+
+    def save(self, number: int) -> str:
+        """Press **Save** on the ``number``-th paper of the last answer."""
+        saves = sorted(
+            (shown for shown in self._buttons.items() if _is_save(shown[1])),
+            key=lambda item: item[0],
+        )
+        if not 1 <= number <= len(saves):
+            return f"The last answer has no paper {number} to save.\n"
+        button_number, shown = saves[number - 1]
+        if shown.button["action_id"] != render_papers.ACTION_SAVE:
+            return "That paper is already on your reading list.\n"
+        return self.press(button_number)
+
     def press(self, number: int) -> str:
         shown = self._buttons.get(number)
         if shown is None:
             return f"There is no button {number} on the last answer.\n"
+        if shown.view is not None:
+            payload = payloads.view_block_actions(
+                self.workspace, shown.button, shown.block_id, shown.view
+            )
+            return self._exchange(*payloads.interactive_body(payload), show_home=True)
         payload = payloads.block_actions(
             self.workspace,
             shown.button,
@@ -136,7 +170,9 @@ class Shell:
 
     # Slack's side
 
-    def _exchange(self, body: str, content_type: str) -> str:
+    def _exchange(self, body: str, content_type: str, *, show_home: bool = False) -> str:
+        """Dispatch one request; print what the app sent. The App Home is redrawn after
+        every **Save** too, but shown only when the person is looking at it."""
         since = len(self.recorder.calls)
         headers = payloads.signed_headers(self._secret, body, content_type)
         response = self.app.dispatch(
@@ -144,7 +180,10 @@ class Shell:
         )
         if response.status != 200:
             return f"(the app answered HTTP {response.status}: {response.body})\n"
-        return self._show(self.recorder.calls[since:])
+        calls = self.recorder.calls[since:]
+        if not show_home:
+            calls = [call for call in calls if call.method != "views.publish"]
+        return self._show(calls)
 
     def _show(self, calls: Sequence[RecordedCall]) -> str:
         self._buttons = {}
@@ -156,10 +195,12 @@ class Shell:
             if shown is None:
                 continue
             heading, message_ts, ephemeral, channel = shown
-            view = render(call.blocks, call.text, first_number=len(self._buttons) + 1)
+            in_view = call.args.get("view") if call.method.startswith("views.") else None
+            blocks = in_view["blocks"] if in_view else call.blocks
+            view = render(blocks, call.text, first_number=len(self._buttons) + 1)
             for choice in view.choices:
                 self._buttons[choice.number] = _Shown(
-                    choice.button, choice.block_id, message_ts, ephemeral, channel
+                    choice.button, choice.block_id, message_ts, ephemeral, channel, in_view
                 )
             parts.append(f"--- {heading} ---\n{view.text}\n")
         if not parts:
@@ -179,7 +220,15 @@ class Shell:
             return f"paperbot, only visible to you{note}", ts, True, channel
         if call.method == "chat.update":
             return "paperbot updated a message", str(call.args.get("ts")), False, channel
+        if call.method == "views.publish":
+            return "your App Home tab", "home", False, channel
+        if call.method == "views.open":
+            return "a window over Slack", "modal", False, channel
         return None
+
+
+def _is_save(shown: _Shown) -> bool:
+    return shown.button["action_id"] in {render_papers.ACTION_SAVE, render_papers.ACTION_UNSAVE}
 
 
 def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) -> int:

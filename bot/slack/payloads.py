@@ -3,7 +3,8 @@
 The shell types on a person's behalf by building these and dispatching them into the real
 Bolt app; the end-to-end tests send them over HTTP. Shapes follow Slack's reference: slash
 commands are form-encoded fields, events are ``event_callback`` JSON envelopes, and button
-clicks are ``block_actions`` JSON in a form field called ``payload``.
+clicks (``block_actions``) and message shortcuts (``message_action``) are JSON in a form field
+called ``payload``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from slack_sdk.signature import SignatureVerifier
 
@@ -137,6 +138,124 @@ def direct_message(workspace: Workspace, text: str, ts: str, **extra: Any) -> di
     return event
 
 
+COMPOSER_CHANNEL = "COMPOSER"
+
+
+def link_shared(
+    workspace: Workspace,
+    urls: list[str],
+    message_ts: str,
+    *,
+    composer: bool = False,
+    is_bot_user_member: bool = True,
+    channel_id: str | None = None,
+) -> dict[str, Any]:
+    """A ``link_shared`` event for a message with ``urls``; ``composer`` is one still being
+    written (Slack names no channel then, only an ``unfurl_id`` to answer with)."""
+    channel = COMPOSER_CHANNEL if composer else channel_id or workspace.channel_id
+    if composer:
+        message_ts = f"{workspace.user_id}-{uuid.uuid4()}"
+    return {
+        "type": "link_shared",
+        "channel": channel,
+        "is_bot_user_member": is_bot_user_member,
+        "user": workspace.user_id,
+        "message_ts": message_ts,
+        "unfurl_id": f"{channel}.{message_ts}.{uuid.uuid4().hex}",
+        "source": "composer" if composer else "conversations_history",
+        "links": [{"domain": urlsplit(url).hostname or "", "url": url} for url in urls],
+        "event_ts": f"{time.time():.6f}",
+    }
+
+
+def app_home_opened(workspace: Workspace, *, tab: str = "home") -> dict[str, Any]:
+    """The person opened the bot's App Home (``tab`` ``home`` or ``messages``)."""
+    return {
+        "type": "app_home_opened",
+        "user": workspace.user_id,
+        "channel": workspace.dm_channel_id,
+        "tab": tab,
+        "event_ts": f"{time.time():.6f}",
+    }
+
+
+def _user(workspace: Workspace) -> dict[str, str]:
+    return {
+        "id": workspace.user_id,
+        "username": workspace.user_name,
+        "name": workspace.user_name,
+        "team_id": workspace.team_id,
+    }
+
+
+def message_action(
+    workspace: Workspace,
+    message: dict[str, Any],
+    response_url: str,
+    *,
+    callback_id: str = "find_related_papers",
+    channel_id: str | None = None,
+) -> dict[str, Any]:
+    """A message shortcut chosen on ``message`` (a message dict as Slack stores it)."""
+    channel = channel_id or workspace.channel_id
+    return {
+        "type": "message_action",
+        "token": "verification-token-unused",
+        "action_ts": f"{time.time():.6f}",
+        "team": {"id": workspace.team_id, "domain": workspace.team_domain},
+        "user": _user(workspace),
+        "channel": {"id": channel, "name": workspace.channel_name},
+        "is_enterprise_install": False,
+        "enterprise": None,
+        "callback_id": callback_id,
+        "trigger_id": _trigger_id(),
+        "response_url": response_url,
+        "message_ts": message["ts"],
+        "message": message,
+    }
+
+
+def _action(button: dict[str, Any], block_id: str) -> dict[str, Any]:
+    return {
+        "action_id": button["action_id"],
+        "block_id": block_id,
+        "text": button["text"],
+        "value": button.get("value", ""),
+        "type": "button",
+        "action_ts": f"{time.time():.6f}",
+    }
+
+
+def view_block_actions(
+    workspace: Workspace, button: dict[str, Any], block_id: str, view: dict[str, Any]
+) -> dict[str, Any]:
+    """A click on a button in the App Home: the container is the view, and there is no
+    channel and no ``response_url`` (the app answers by publishing or opening a view)."""
+    return {
+        "type": "block_actions",
+        "user": _user(workspace),
+        "api_app_id": workspace.api_app_id,
+        "token": "verification-token-unused",
+        "container": {"type": "view", "view_id": "V0HOME"},
+        "trigger_id": _trigger_id(),
+        "team": {"id": workspace.team_id, "domain": workspace.team_domain},
+        "enterprise": None,
+        "is_enterprise_install": False,
+        "view": {
+            "id": "V0HOME",
+            "team_id": workspace.team_id,
+            "state": {"values": {}},
+            "hash": f"{_next()}.abcdef",
+            "private_metadata": "",
+            "callback_id": "",
+            "app_id": workspace.api_app_id,
+            "bot_id": "BPAPERBOT",
+            **view,
+        },
+        "actions": [_action(button, block_id)],
+    }
+
+
 def block_actions(
     workspace: Workspace,
     button: dict[str, Any],
@@ -158,12 +277,7 @@ def block_actions(
     channel_name = "directmessage" if channel.startswith("D") else workspace.channel_name
     payload: dict[str, Any] = {
         "type": "block_actions",
-        "user": {
-            "id": workspace.user_id,
-            "username": workspace.user_name,
-            "name": workspace.user_name,
-            "team_id": workspace.team_id,
-        },
+        "user": _user(workspace),
         "api_app_id": workspace.api_app_id,
         "token": "verification-token-unused",
         "container": {
@@ -179,16 +293,7 @@ def block_actions(
         "channel": {"id": channel, "name": channel_name},
         "state": {"values": {}},
         "response_url": response_url,
-        "actions": [
-            {
-                "action_id": button["action_id"],
-                "block_id": block_id,
-                "text": button["text"],
-                "value": button.get("value", ""),
-                "type": "button",
-                "action_ts": f"{time.time():.6f}",
-            }
-        ],
+        "actions": [_action(button, block_id)],
     }
     if message is not None and not is_ephemeral:
         payload["message"] = message
