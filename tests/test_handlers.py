@@ -10,6 +10,7 @@ import logging
 from types import SimpleNamespace
 from typing import Any
 
+from bot.answers import Viewer
 from bot.commands import Intent, Request
 from bot.render.message import Message
 from handlers import actions, commands, events
@@ -42,17 +43,18 @@ class Calls(list):
 
 def test_the_command_acks_then_answers_privately() -> None:
     answers, ack, respond = Recorded(), Calls(), Calls()
-    command = {"text": "graph sparsification", "channel_id": "C1"}
-    commands.paper_command(answers, ack, command, respond, LOGGER)
+    command = {"text": "graph sparsification", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
+    commands.paper_command(answers, ack, command, None, respond, LOGGER)
     assert len(ack) == 1
-    assert answers.calls == [("command", (Request(Intent.SEARCH, "graph sparsification"), "C1"))]
+    request = Request(Intent.SEARCH, "graph sparsification")
+    assert answers.calls == [("command", (request, "C1", Viewer("T1", "U1")))]
     assert respond == [{"response_type": "ephemeral", "text": "an answer", "blocks": []}]
 
 
 def test_a_failing_answer_becomes_an_apology() -> None:
     respond = Calls()
     commands.paper_command(
-        Recorded(fails=True), Calls(), {"text": "x", "channel_id": "C1"}, respond, LOGGER
+        Recorded(fails=True), Calls(), {"text": "x", "channel_id": "C1"}, None, respond, LOGGER
     )
     assert len(respond) == 1 and "went wrong" in respond[0]["text"]
 
@@ -77,7 +79,32 @@ def test_a_mention_is_answered_in_its_thread() -> None:
 
 def test_a_page_click_on_a_private_list_replaces_it() -> None:
     answers, respond = Recorded(), Calls()
-    body = {"container": {"is_ephemeral": True}}
+    body = {"container": {"is_ephemeral": True}, "user": {"id": "U1", "team_id": "T1"}}
     actions.show_page(answers, Calls(), body, {"value": "cursor"}, respond, LOGGER)
-    assert answers.calls == [("page", ("cursor",))]
+    assert answers.calls == [("page", ("cursor", Viewer("T1", "U1")))]
     assert respond == [{"replace_original": True, "text": "an answer", "blocks": []}]
+
+
+def test_a_link_typed_in_the_composer_is_unfurled_by_its_unfurl_id() -> None:
+    answers, client = Recorded(), SimpleNamespace(chat_unfurl=Calls())
+    event = {
+        "channel": "COMPOSER",
+        "message_ts": "U1-abc",
+        "unfurl_id": "COMPOSER.U1-abc.123",
+        "source": "composer",
+        "links": [{"domain": "openreview.net", "url": "https://openreview.net/forum?id=X"}],
+    }
+    events.unfurl_links(answers, event, client, LOGGER)
+    assert answers.calls == [("unfurls", (["https://openreview.net/forum?id=X"],))]
+    assert client.chat_unfurl == [
+        {"unfurl_id": "COMPOSER.U1-abc.123", "source": "composer", "unfurls": ANSWER}
+    ]
+
+
+def test_save_on_a_public_card_answers_with_a_new_private_message() -> None:
+    answers, respond = Recorded(), Calls()
+    client = SimpleNamespace(views_publish=Calls())
+    body = {"container": {"is_ephemeral": False}, "user": {"id": "U1", "team_id": "T1"}}
+    actions.set_saved(answers, Calls(), body, {"value": "P1"}, client, respond, LOGGER, saved=True)
+    assert answers.calls[0] == ("set_saved", ("P1", Viewer("T1", "U1")))
+    assert respond[0]["replace_original"] is False
