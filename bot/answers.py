@@ -22,7 +22,6 @@ from bot.render import papers as render
 from bot.render.message import Message
 
 if TYPE_CHECKING:
-    from bot.digest.service import ChannelSubscription
     from bot.papers.paper import Paper
     from bot.search.engine import SearchIndex, SearchResult
     from bot.store import Store
@@ -83,6 +82,21 @@ class Export:
     comment: str
 
 
+class _Schedule(Protocol):
+    def describe(self) -> str: ...
+
+
+class Subscription(Protocol):
+    """A channel's paper of the day, as the digest service reports it."""
+
+    @property
+    def channel(self) -> str: ...
+    @property
+    def schedule(self) -> _Schedule: ...
+    @property
+    def topic(self) -> str | None: ...
+
+
 class DigestCommands(Protocol):
     """The part of the digest service ``/paper`` reaches; each returns an ephemeral reply."""
 
@@ -90,7 +104,7 @@ class DigestCommands(Protocol):
     def unsubscribe(self, channel_id: str) -> Message: ...
     def subscriptions(self, channel_id: str) -> Message: ...
     def today(self, channel_id: str) -> Message: ...
-    def active_subscriptions(self) -> Sequence[ChannelSubscription]: ...
+    def active_subscriptions(self) -> Sequence[Subscription]: ...
 
 
 @dataclass(frozen=True)
@@ -351,7 +365,11 @@ class Answers:
         offset = min(offset, max(total - 1, 0)) // render_home.PAGE_SIZE * render_home.PAGE_SIZE
         papers = self._saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
         subscriptions = self.digest.active_subscriptions() if self.digest else ()
-        visible = [sub for sub in subscriptions if can_see(sub.channel)]
+        visible = [
+            render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)
+            for sub in subscriptions
+            if can_see(sub.channel)
+        ]
         return render_home.home_view(papers, total=total, offset=offset, subscriptions=visible)
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:

@@ -8,16 +8,14 @@ small number of blocks. Topics are user-typed and escaped like everywhere else.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from bot.papers.paper import Paper
 from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.digest import quoted_topic
 from bot.render.papers import abstract_blocks, authors_line, status_label, title_mrkdwn
-
-if TYPE_CHECKING:
-    from bot.digest.service import ChannelSubscription
 
 PAGE_SIZE = 20
 MAX_CHANNELS_SHOWN = 20
@@ -38,6 +36,15 @@ HOW_TO = (
     "• Paste an OpenReview link and I show a preview of the paper.\n"
     "• `/paper subscribe 9:00 Europe/Berlin` brings a paper of the day to a channel."
 )
+
+
+@dataclass(frozen=True)
+class SubscribedChannel:
+    """A channel that gets the paper of the day: when (already worded) and on what topic."""
+
+    channel: str
+    when: str
+    topic: str | None
 
 
 def remove_value(paper_id: str, offset: int) -> str:
@@ -82,12 +89,12 @@ def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict
     return blocks
 
 
-def _subscription_line(sub: ChannelSubscription) -> str:
+def _subscription_line(sub: SubscribedChannel) -> str:
     topic = f" · {quoted_topic(sub.topic)}" if sub.topic else " · all papers"
-    return f"<#{escape_mrkdwn(sub.channel)}> · {escape_mrkdwn(sub.schedule.describe())}{topic}"
+    return f"<#{escape_mrkdwn(sub.channel)}> · {escape_mrkdwn(sub.when)}{topic}"
 
 
-def _channels(subscriptions: Sequence[ChannelSubscription]) -> list[dict[str, Any]]:
+def _channels(subscriptions: Sequence[SubscribedChannel]) -> list[dict[str, Any]]:
     if not subscriptions:
         return [
             bk.section(
@@ -107,7 +114,7 @@ def home_view(
     *,
     total: int,
     offset: int,
-    subscriptions: Sequence[ChannelSubscription],
+    subscriptions: Sequence[SubscribedChannel],
 ) -> dict[str, Any]:
     """The tab: the reading list page at ``offset``, the subscribed channels, a how-to."""
     blocks = [
