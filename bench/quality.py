@@ -19,6 +19,7 @@ The script exits non-zero when the engine misses a target (see ``verdicts``).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import platform
@@ -49,6 +50,8 @@ QUERY_FIELDS = {"query", "kind", "relevant", "note"}
 TARGET_GAIN = 0.08
 
 Ranker = Callable[[str], list[Paper]]
+# Makes a system's ranker for the papers of one corpus (and its spec, for stored vectors).
+Builder = Callable[[Sequence[Paper], str], Ranker]
 
 
 @dataclass(frozen=True)
@@ -180,13 +183,13 @@ def stem_stop_tokens(text: str) -> list[str]:
     return _PORTER.stemWords([word for word in words if word not in _LUCENE_STOPWORDS])
 
 
-def bm25okapi_ranker(tokenize: Callable[[str], list[str]]) -> Callable[[Sequence[Paper]], Ranker]:
+def bm25okapi_ranker(tokenize: Callable[[str], list[str]]) -> Builder:
     """BM25Okapi out of the box over title, abstract and author names, as one text.
 
     Papers that share no token with the query are left out, as any search engine would, and
     ties go to the lower paper id so the ranking is deterministic."""
 
-    def build(papers: Sequence[Paper]) -> Ranker:
+    def build(papers: Sequence[Paper], corpus: str) -> Ranker:
         documents = [
             tokenize(" ".join([paper.title, paper.abstract or "", *paper.authors]))
             for paper in papers
@@ -208,11 +211,17 @@ def bm25okapi_ranker(tokenize: Callable[[str], list[str]]) -> Callable[[Sequence
     return build
 
 
-def engine_ranker(index_type: type[SearchIndex] = SearchIndex, **options: object):
-    """The engine's full query path, as the Slack commands use it."""
+def engine_ranker(index_type: type[SearchIndex] = SearchIndex, semantic: bool = False) -> Builder:
+    """The engine's full query path, as the Slack commands use it, with or without the
+    semantic re-ranker over the corpus's stored vectors."""
 
-    def build(papers: Sequence[Paper]) -> Ranker:
-        index = index_type.build(papers, **options)
+    def build(papers: Sequence[Paper], corpus: str) -> Ranker:
+        if semantic:
+            from bot.search.semantic import ranker_for
+
+            index = index_type.build(papers, semantic=ranker_for(corpus))
+        else:
+            index = index_type.build(papers)
 
         def rank(query: str) -> list[Paper]:
             return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
@@ -246,26 +255,22 @@ class _WithoutAuthorField(SearchIndex):
         return []
 
 
-def without_author_field(papers: Sequence[Paper]) -> Ranker:
+def without_author_field(papers: Sequence[Paper], corpus: str) -> Ranker:
     by_id = {paper.id: paper for paper in papers}
-    rank = engine_ranker(_WithoutAuthorField)(_authors_as_text(papers))
+    rank = engine_ranker(_WithoutAuthorField)(_authors_as_text(papers), corpus)
     return lambda query: [by_id[paper.id] for paper in rank(query)]
 
 
-def semantic_options() -> dict[str, object] | None:
-    """How to build the engine with the semantic re-ranker, or None when this engine has
-    none (it is another part of the same issue, merged separately)."""
-    try:
-        from bot.search.semantic import semantic_ranker  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return {"semantic": semantic_ranker}
+def has_semantic_ranking() -> bool:
+    """Whether this engine has the semantic re-ranker (another part of the same issue,
+    merged separately)."""
+    return importlib.util.find_spec("bot.search.semantic") is not None
 
 
 @dataclass(frozen=True)
 class System:
     name: str
-    build: Callable[[Sequence[Paper]], Ranker]
+    build: Builder
     about: str
 
 
@@ -289,12 +294,11 @@ def systems() -> list[System]:
             "`SearchIndex.build(papers).search(query, limit=10)`: BM25 alone",
         ),
     ]
-    options = semantic_options()
-    if options is not None:
+    if has_semantic_ranking():
         found.append(
             System(
                 "engine, semantic on",
-                engine_ranker(**options),
+                engine_ranker(semantic=True),
                 "the default engine: BM25's best re-ranked by the semantic mix",
             )
         )
@@ -493,7 +497,9 @@ class SetRun:
 def run_set(query_set: QuerySet, chosen: Sequence[System]) -> SetRun:
     papers = load_corpus(query_set.corpus).papers
     queries = load_queries(query_set.path, query_set.kinds)
-    outcomes = {system.name: evaluate(system.build(papers), queries) for system in chosen}
+    outcomes = {
+        system.name: evaluate(system.build(papers, query_set.corpus), queries) for system in chosen
+    }
     return SetRun(query_set, papers, queries, outcomes)
 
 
