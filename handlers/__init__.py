@@ -8,11 +8,15 @@ listener's positional parameters, and a keyword-bound partial would make them ke
 Services never travel in Bolt's ``context``: Bolt copies the context for lazy listeners, and
 ``Answers`` cannot be copied.
 
-Each listener acks first (Slack allows 3 seconds), then parses, asks ``bot.answers`` and
-sends what it returns. No ranking, no SQL and no Block Kit literals live here.
+Every listener is registered as an ack and a lazy listener: the ack runs on the request's own
+thread and returns at once (Slack allows 3 seconds, and the app processes before responding,
+so nothing else precedes it); the lazy listener parses, asks ``bot.answers`` and sends what
+it returns, on the app's pool. No ranking, no SQL and no Block Kit literals live here.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from slack_bolt import App
 
@@ -20,8 +24,10 @@ from bot.answers import Answers
 from handlers import actions, commands, errors, events, shortcuts
 
 
-def register_all(app: App, answers: Answers) -> None:
-    commands.register(app, answers)
+def register_all(app: App, answers: Answers, busy: Callable[[], bool]) -> None:
+    """``busy`` says whether the pool that runs the work is full (commands are then turned
+    away with a message)."""
+    commands.register(app, answers, busy)
     events.register(app, answers)
     actions.register(app, answers)
     shortcuts.register(app, answers)

@@ -18,7 +18,7 @@ import logging
 from functools import partial
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
@@ -26,7 +26,7 @@ from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
-from handlers.errors import answering_failures, logging_failures
+from handlers.errors import acknowledge, answering_failures, logging_failures
 from handlers.viewer import viewer_of
 
 
@@ -58,13 +58,11 @@ def _in_place_reply(respond: Respond, body: dict[str, Any]) -> Any:
 
 def show_abstract(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
-    ack()
     tell = _in_place_reply(respond, body)
     with answering_failures(tell, logger):
         public = not _is_ephemeral(body)
@@ -73,13 +71,11 @@ def show_abstract(
 
 def show_page(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
-    ack()
     tell = _in_place_reply(respond, body)
     with answering_failures(tell, logger):
         tell(answers.page(action["value"], viewer_of(body)))
@@ -87,13 +83,11 @@ def show_page(
 
 def more_like_this(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
-    ack()
     tell = _private_reply(respond)
     with answering_failures(tell, logger):
         tell(answers.more_like_this(action["value"], viewer_of(body)))
@@ -101,14 +95,12 @@ def more_like_this(
 
 def share(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
-    ack()
     tell = _private_reply(respond)
     channel = _channel_id(body)
     with answering_failures(tell, logger, channel_id=channel):
@@ -120,22 +112,25 @@ def share(
 
 
 def register(app: App, answers: Answers) -> None:
-    app.action(render.ACTION_ABSTRACT)(partial(show_abstract, answers))
+    app.action(render.ACTION_ABSTRACT)(ack=acknowledge, lazy=[partial(show_abstract, answers)])
     for action_id in render.PAGE_ACTIONS:
-        app.action(action_id)(partial(show_page, answers))
-    app.action(render.ACTION_MORE_LIKE_THIS)(partial(more_like_this, answers))
-    app.action(render.ACTION_SHARE)(partial(share, answers))
-    app.action(render.ACTION_SAVE)(partial(set_saved, answers, saved=True))
-    app.action(render.ACTION_UNSAVE)(partial(set_saved, answers, saved=False))
-    app.action(render.ACTION_POST_RELATED)(partial(post_related, answers))
-    app.action(render_home.ACTION_ABSTRACT)(partial(home_abstract, answers))
-    app.action(render_home.ACTION_REMOVE)(partial(home_remove, answers))
-    app.action(render_home.ACTION_PAGE)(partial(home_page, answers))
+        app.action(action_id)(ack=acknowledge, lazy=[partial(show_page, answers)])
+    app.action(render.ACTION_MORE_LIKE_THIS)(
+        ack=acknowledge, lazy=[partial(more_like_this, answers)]
+    )
+    app.action(render.ACTION_SHARE)(ack=acknowledge, lazy=[partial(share, answers)])
+    app.action(render.ACTION_SAVE)(ack=acknowledge, lazy=[partial(set_saved, answers, saved=True)])
+    app.action(render.ACTION_UNSAVE)(
+        ack=acknowledge, lazy=[partial(set_saved, answers, saved=False)]
+    )
+    app.action(render.ACTION_POST_RELATED)(ack=acknowledge, lazy=[partial(post_related, answers)])
+    app.action(render_home.ACTION_ABSTRACT)(ack=acknowledge, lazy=[partial(home_abstract, answers)])
+    app.action(render_home.ACTION_REMOVE)(ack=acknowledge, lazy=[partial(home_remove, answers)])
+    app.action(render_home.ACTION_PAGE)(ack=acknowledge, lazy=[partial(home_page, answers)])
 
 
 def set_saved(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
@@ -146,7 +141,6 @@ def set_saved(
 ) -> None:
     """**Save**, **Saved ✓**, **Undo**, **Save again**: a button that names its private page
     redraws it in place; one on a card everyone sees answers with a new private notice."""
-    ack()
     _, page = render.split_abstract_value(action["value"])
     tell = _in_place_reply(respond, body) if page else _private_reply(respond)
     viewer = viewer_of(body)
@@ -158,14 +152,12 @@ def set_saved(
 
 def post_related(
     answers: Answers,
-    ack: Ack,
     action: dict[str, Any],
     client: WebClient,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
     """**Post in thread** under the shortcut's private list: the same papers, publicly."""
-    ack()
     tell = _private_reply(respond)
     with answering_failures(tell, logger):
         posted = answers.post_related(action["value"])
@@ -179,13 +171,11 @@ def post_related(
 
 def home_abstract(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    ack()
     with logging_failures(logger):
         client.views_open(
             trigger_id=body["trigger_id"], view=answers.abstract_view(action["value"])
@@ -194,13 +184,11 @@ def home_abstract(
 
 def home_remove(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    ack()
     paper_id, offset = render_home.split_remove_value(action["value"])
     viewer = viewer_of(body)
     with logging_failures(logger):
@@ -210,13 +198,11 @@ def home_remove(
 
 def home_page(
     answers: Answers,
-    ack: Ack,
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    ack()
     offset = int(action["value"]) if action["value"].isdigit() else 0
     with logging_failures(logger):
         publish_home(client, answers, viewer_of(body), offset=offset)

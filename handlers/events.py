@@ -15,12 +15,13 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.answers import DM_THREAD, Answers
 from bot.commands import Intent, parse_mention
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
-from handlers.errors import answering_failures, logging_failures
+from handlers.errors import acknowledge, answering_failures, logging_failures
 from handlers.viewer import viewer_of
 
 COMPOSER = "composer"
@@ -39,6 +40,34 @@ def _not_from_a_person(event: dict[str, Any], bot_user_id: str | None) -> bool:
         or (subtype is not None and subtype not in _HUMAN_SUBTYPES)
         or not event.get("user")
         or (bot_user_id and event.get("user") == bot_user_id)
+    )
+
+
+def _timed_out(error: OSError) -> bool:
+    return isinstance(error, TimeoutError) or isinstance(
+        getattr(error, "reason", None), TimeoutError
+    )
+
+
+def _answered(
+    client: WebClient, channel: str, thread_ts: str | None, asked_ts: str, bot_user_id: str | None
+) -> bool:
+    """Whether the bot has said something here since ``asked_ts``.
+
+    A post that timed out may still arrive (Slack had it, the answer was slow): the thread's
+    replies tell, so the bot never apologises next to its own answer. When even that cannot
+    be read, the bot keeps quiet rather than risk the apology.
+    """
+    try:
+        if thread_ts is None:
+            found = client.conversations_history(channel=channel, oldest=asked_ts, limit=50)
+        else:
+            found = client.conversations_replies(channel=channel, ts=thread_ts, oldest=asked_ts)
+    except (SlackApiError, OSError):
+        return True
+    return any(
+        message.get("user") == bot_user_id and float(message["ts"]) > float(asked_ts)
+        for message in found.get("messages", [])
     )
 
 
@@ -63,7 +92,15 @@ def _reply(
     thread_key = reply_ts or DM_THREAD
 
     def tell(message: Message) -> None:
-        client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
+        try:
+            client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
+        except OSError as error:
+            if not _timed_out(error):
+                raise
+            if _answered(client, channel, reply_ts, event["ts"], context.bot_user_id):
+                logger.info("a slow chat.postMessage in %s did post the reply", channel)
+                return
+            raise
 
     with answering_failures(tell, logger):
         request = parse_mention(event.get("text") or "", context.bot_user_id)
@@ -99,10 +136,10 @@ def direct_message(
 
 
 def register(app: App, answers: Answers) -> None:
-    app.event("app_mention")(partial(app_mention, answers))
-    app.event("message")(partial(direct_message, answers))
-    app.event("link_shared")(partial(unfurl_links, answers))
-    app.event("app_home_opened")(partial(show_home, answers))
+    app.event("app_mention")(ack=acknowledge, lazy=[partial(app_mention, answers)])
+    app.event("message")(ack=acknowledge, lazy=[partial(direct_message, answers)])
+    app.event("link_shared")(ack=acknowledge, lazy=[partial(unfurl_links, answers)])
+    app.event("app_home_opened")(ack=acknowledge, lazy=[partial(show_home, answers)])
 
 
 def unfurl_links(

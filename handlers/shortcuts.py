@@ -10,14 +10,14 @@ import logging
 from functools import partial
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
 from bot.commands import message_text
 from bot.render.message import Message
 from bot.slack.conversations import bot_can_post
-from handlers.errors import answering_failures
+from handlers.errors import acknowledge, answering_failures
 from handlers.viewer import viewer_of
 
 FIND_RELATED = "find_related_papers"
@@ -25,13 +25,11 @@ FIND_RELATED = "find_related_papers"
 
 def find_related_papers(
     answers: Answers,
-    ack: Ack,
     shortcut: dict[str, Any],
     client: WebClient,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
-    ack()
 
     def tell(message: Message) -> None:
         respond(response_type="ephemeral", **message.as_kwargs())
@@ -47,4 +45,6 @@ def find_related_papers(
 
 
 def register(app: App, answers: Answers) -> None:
-    app.message_shortcut(FIND_RELATED)(partial(find_related_papers, answers))
+    app.message_shortcut(FIND_RELATED)(
+        ack=acknowledge, lazy=[partial(find_related_papers, answers)]
+    )

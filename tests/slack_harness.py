@@ -12,7 +12,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,10 +84,16 @@ class LiveBot:
     """One running bot: waitress on a loopback port, the recorder, a fresh database."""
 
     def __init__(
-        self, corpus: LoadedCorpus, tmp_path: Path, *, app_listener_pool: bool = False
+        self,
+        corpus: LoadedCorpus,
+        tmp_path: Path,
+        *,
+        app_listener_pool: bool = False,
+        listener_executor: Executor | None = None,
     ) -> None:
-        """``app_listener_pool`` runs listeners on the app's own pool, as in production;
-        by default one worker runs them in order, so ``drain()`` can wait for them."""
+        """``app_listener_pool`` runs listeners on the app's own pool, as in production, and
+        ``listener_executor`` on the one given; by default one worker runs them in order, so
+        ``drain()`` can wait for them."""
         self.workspace = payloads.Workspace()
         self.recorder = SlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
         self.settings = Settings(
@@ -106,7 +112,7 @@ class LiveBot:
             self.settings,
             self.services.answers,
             client,
-            listener_executor=None if app_listener_pool else self._executor,
+            listener_executor=listener_executor or (None if app_listener_pool else self._executor),
         )
         self._server = create_http_server(self.app, host="127.0.0.1", port=0)
         self.url = f"http://127.0.0.1:{self._server.effective_port}"

@@ -42,19 +42,29 @@ class Calls(list):
 
 
 def test_the_command_acks_then_answers_privately() -> None:
-    answers, ack, respond = Recorded(), Calls(), Calls()
+    answers, ack, respond, context = Recorded(), Calls(), Calls(), {}
+    commands.acknowledge_command(lambda: False, ack, context)
+    assert ack == [{}]
     command = {"text": "graph sparsification", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
-    commands.paper_command(answers, ack, command, None, respond, LOGGER)
-    assert len(ack) == 1
+    commands.paper_command(answers, command, None, context, respond, LOGGER)
     request = Request(Intent.SEARCH, "graph sparsification")
     assert answers.calls == [("command", (request, "C1", Viewer("T1", "U1")))]
     assert respond == [{"response_type": "ephemeral", "text": "an answer", "blocks": []}]
 
 
+def test_a_full_pool_turns_the_command_away_in_the_ack() -> None:
+    answers, ack, respond, context = Recorded(), Calls(), Calls(), {}
+    commands.acknowledge_command(lambda: True, ack, context)
+    assert "too many requests" in ack[0]["text"]
+    command = {"text": "graph", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
+    commands.paper_command(answers, command, None, context, respond, LOGGER)
+    assert answers.calls == [] and respond == []
+
+
 def test_a_failing_answer_becomes_an_apology() -> None:
     respond = Calls()
     commands.paper_command(
-        Recorded(fails=True), Calls(), {"text": "x", "channel_id": "C1"}, None, respond, LOGGER
+        Recorded(fails=True), {"text": "x", "channel_id": "C1"}, None, {}, respond, LOGGER
     )
     assert len(respond) == 1 and "went wrong" in respond[0]["text"]
 
@@ -80,7 +90,7 @@ def test_a_mention_is_answered_in_its_thread() -> None:
 def test_a_page_click_on_a_private_list_replaces_it() -> None:
     answers, respond = Recorded(), Calls()
     body = {"container": {"is_ephemeral": True}, "user": {"id": "U1", "team_id": "T1"}}
-    actions.show_page(answers, Calls(), body, {"value": "cursor"}, respond, LOGGER)
+    actions.show_page(answers, body, {"value": "cursor"}, respond, LOGGER)
     assert answers.calls == [("page", ("cursor", Viewer("T1", "U1")))]
     assert respond == [{"replace_original": True, "text": "an answer", "blocks": []}]
 
@@ -105,6 +115,6 @@ def test_save_on_a_public_card_answers_with_a_new_private_message() -> None:
     answers, respond = Recorded(), Calls()
     client = SimpleNamespace(views_publish=Calls())
     body = {"container": {"is_ephemeral": False}, "user": {"id": "U1", "team_id": "T1"}}
-    actions.set_saved(answers, Calls(), body, {"value": "P1"}, client, respond, LOGGER, saved=True)
+    actions.set_saved(answers, body, {"value": "P1"}, client, respond, LOGGER, saved=True)
     assert answers.calls[0] == ("set_saved", ("P1", Viewer("T1", "U1")))
     assert respond[0]["replace_original"] is False

@@ -486,6 +486,12 @@ def apology_message() -> Message:
     return notice_message("Sorry, something went wrong on my side. Please try again in a moment.")
 
 
+def busy_message() -> Message:
+    return notice_message(
+        "I'm answering too many requests at once right now. Please try again in a minute."
+    )
+
+
 HELP_LINES = (
     ("/paper WORDS", "search ICLR 2025 papers; typos are corrected"),
     ('/paper "a phrase" -word', "a quoted phrase must appear; a word after - must not"),

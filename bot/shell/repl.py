@@ -28,6 +28,7 @@ from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
 from bot.slack import payloads as payloads
 from bot.slack.app import Services, build_app, build_services
 from bot.slack.client import make_web_client
+from bot.slack.work import InlineExecutor
 
 SHELL_TOKEN = "xoxb-local-shell"
 BOT_NAME = "@paperbot"
@@ -87,7 +88,7 @@ class Shell:
             slack_signing_secret=self._secret,
             slack_api_url=self.recorder.base_url,
         )
-        return build_app(settings, services.answers, client, process_before_response=True)
+        return build_app(settings, services.answers, client, listener_executor=InlineExecutor())
 
     # what the person typed
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,9 @@ from bot.digest.service import DigestService
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.search.engine import SearchIndex
 from bot.settings import Settings, StartupError
+from bot.slack import respond
 from bot.slack.client import digest_client, make_web_client
+from bot.slack.work import WorkPool, never_busy
 from bot.store import Store
 from handlers import register_all
 
@@ -40,10 +42,10 @@ EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 HTTP_THREADS = 8
 LISTENER_THREADS = 32
-"""Bolt acks a command or click only once its listener runs and calls ``ack()``; listeners
-then wait on Slack (``response_url``, ``chat.postMessage``, rate-limit sleeps). Bolt's own pool
-of 5 would let a burst of slow replies hold back the acks queued behind them past Slack's
-3 seconds, so the pool is sized for waiting, not for CPU."""
+"""Workers for what follows an ack: they mostly wait on Slack (``response_url``,
+``chat.postMessage``, rate-limit sleeps), so the pool is sized for waiting, not for CPU."""
+LISTENER_BACKLOG = 96
+"""Requests that may queue for a worker before ``/paper`` is turned away with a message."""
 
 
 class ModeError(StartupError, ValueError):
@@ -88,26 +90,28 @@ def build_app(
     answers: Answers,
     client: WebClient,
     *,
-    process_before_response: bool = False,
     listener_executor: Executor | None = None,
 ) -> App:
     """The Bolt app with every listener registered; ``client`` carries the bot token.
 
-    ``process_before_response`` is off for HTTP so the ack goes back at once and the work
-    runs on Bolt's thread pool; the shell turns it on so a reply is complete when dispatch
-    returns. Requests are verified whenever a signing secret is set (HTTP and the shell).
-    ``listener_executor`` defaults to a pool of ``LISTENER_THREADS``.
+    The app processes before responding, so each listener's ack runs on the request's own
+    thread (waitress's, or the Socket Mode client's) and the response leaves as soon as it
+    returns; the work is a lazy listener on ``listener_executor``, a ``WorkPool`` of
+    ``LISTENER_THREADS`` by default (the shell runs it inline, so its reply is complete when
+    dispatch returns). Requests are verified whenever a signing secret is set (HTTP and the
+    shell).
     """
     secret = settings.slack_signing_secret
+    executor = listener_executor or WorkPool(LISTENER_THREADS, LISTENER_BACKLOG)
     app = App(
         client=client,
         signing_secret=secret or "",
-        process_before_response=process_before_response,
+        process_before_response=True,
         request_verification_enabled=bool(secret),
-        listener_executor=listener_executor
-        or ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="listener"),
+        listener_executor=executor,
     )
-    register_all(app, answers)
+    respond.install(app)
+    register_all(app, answers, executor.busy if isinstance(executor, WorkPool) else never_busy)
     return app
 
 
