@@ -32,13 +32,13 @@ import numpy as np
 from quality import code_version, load_queries
 from rank_bm25 import BM25Okapi
 
-from bot.papers.corpus import load_corpus
+from bot.papers.corpus import CATALOGUE_PATH, load_corpus
 from bot.papers.paper import Paper
 from bot.search.analyzer import analyze
 from bot.search.engine import SearchIndex
-from bot.settings import CATALOGUE_PATH, PROJECT_ROOT
 
 BENCH_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = BENCH_DIR.parent
 RESULTS_PATH = BENCH_DIR / "results" / "speed.md"
 SIZES = (10_000, 100_000, 300_000)
 START_SIZE = 100_000
@@ -371,7 +371,7 @@ def write_catalogue_jsonl(size: int, path: Path) -> None:
 STARTUP_SCRIPT = """
 import json, resource, sys, time
 started = time.perf_counter()
-from bot.papers.corpus import load_corpus
+from bot.papers.corpus import CATALOGUE_PATH, load_corpus
 from bot.search.engine import SearchIndex
 imported = time.perf_counter()
 papers = load_corpus(sys.argv[1]).papers

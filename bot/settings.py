@@ -16,11 +16,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import load_dotenv
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SEEDS_DIR = PROJECT_ROOT / "seeds"
-CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
-
-
 SECRET_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
 """Taken out of the process environment once read: no library then reads a token behind the
 settings' back (Bolt would pick ``SLACK_BOT_TOKEN`` up again and warn that the client's token

@@ -9,9 +9,10 @@ import sys
 import urllib.request
 
 import pytest
+from project import PROJECT_ROOT
 
 from bot.cli import main
-from bot.settings import PROJECT_ROOT, Settings
+from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder
 from bot.slack.app import HTTP, SHELL, SOCKET, ModeError, choose_mode
 

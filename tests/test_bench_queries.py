@@ -16,9 +16,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from project import PROJECT_ROOT
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
-from bot.settings import PROJECT_ROOT
 
 QUALITY_SCRIPT = PROJECT_ROOT / "bench" / "quality.py"
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.papers.corpus import CorpusError, LoadedCorpus, load_corpus
+from bot.papers.corpus import CATALOGUE_PATH, SEEDS_DIR, CorpusError, LoadedCorpus, load_corpus
 from bot.papers.text import clean_text, match_key
-from bot.settings import CATALOGUE_PATH, SEEDS_DIR
 
 
 def _catalogue() -> list[dict]:
@@ -54,7 +53,9 @@ def test_each_seed_takes_its_catalogue_record(
     seed_corpus: LoadedCorpus, file_name: str, position: int, abstract: str
 ) -> None:
     record = CATALOGUE_BY_ABSTRACT[match_key(abstract)]
-    [paper] = [p for p in seed_corpus.papers if p.source == f"seeds/{file_name}#{position}"]
+    [paper] = [
+        p for p in seed_corpus.papers if p.source == f"bot/papers/data/{file_name}#{position}"
+    ]
     assert paper.id == record["id"]
     assert paper.title == clean_text(record["title"]).plain
     assert not paper.title_derived
@@ -298,7 +299,7 @@ def test_catalogue_corpus_adds_a_seed_the_catalogue_lacks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _write_seed_file(tmp_path / "seeds.txt", [ONE, INVENTED])
-    monkeypatch.setattr("bot.settings.SEEDS_DIR", tmp_path)
+    monkeypatch.setattr("bot.papers.corpus.SEEDS_DIR", tmp_path)
     corpus = load_corpus("catalogue")
     assert len(corpus.papers) == 3707
     assert corpus.description.endswith("1 with seed abstracts)")

@@ -21,9 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from project import PROJECT_ROOT
 from test_store import throwaway_postgres_database
 
-from bot.settings import PROJECT_ROOT
 from bot.shell.fake_slack import SlackRecorder
 from bot.store import Store, SubscriptionRecord
 

@@ -8,9 +8,10 @@ import subprocess
 import sys
 
 import pytest
+from project import PROJECT_ROOT
 
 from bot.search.cli import main
-from bot.settings import PROJECT_ROOT, Settings
+from bot.settings import Settings
 
 SETTINGS = Settings(corpus="seeds")
 HIT_KEYS = {"rank", "id", "title", "score", "abstract", "url", "code_urls", "matched_terms"}

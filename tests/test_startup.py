@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 import pytest
+from project import PROJECT_ROOT
 
 from bot.cli import main
-from bot.settings import PROJECT_ROOT
 from bot.shell.fake_slack import SlackRecorder, slack_error
 
 BOT = "xoxb-1-startup"

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.papers.corpus import CATALOGUE_PATH, SEEDS_DIR
 from bot.papers.summary import LONGEST_SENTENCE, derive_title, split_sentences, tldr
 from bot.papers.text import (
     _TOKEN_CHARS,
@@ -23,7 +24,6 @@ from bot.papers.text import (
     match_key,
     normalise_whitespace,
 )
-from bot.settings import CATALOGUE_PATH, SEEDS_DIR
 
 
 def _seed_abstracts() -> list[str]:

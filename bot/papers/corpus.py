@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from bot import settings
 from bot.papers.paper import Paper
 from bot.papers.summary import derive_title
 from bot.papers.text import (
@@ -27,13 +26,20 @@ from bot.papers.text import (
     match_key,
     normalise_whitespace,
 )
+from bot.settings import StartupError
 
+SEEDS_DIR = Path(__file__).resolve().parent / "data"
+"""The seed files and the catalogue travel inside the package (package data in the wheel),
+so a bot finds them wherever it is installed and whatever directory it runs from."""
+CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
+_IMPORT_ROOT = Path(__file__).resolve().parents[2]
+"""The directory holding the ``bot`` package: a checkout or ``site-packages``."""
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 _HEADER_MAX_CHARS = 100
 _MIN_ABSTRACT_CHARS = 40
 
 
-class CorpusError(settings.StartupError):
+class CorpusError(StartupError):
     """No paper at all could be loaded; the message says why."""
 
 
@@ -141,9 +147,10 @@ def _paper_from_record(record: _Record, source: str, abstract: str | None = None
 
 
 def _display_path(path: Path) -> str:
-    """A path as people should see it in logs: relative to the project when inside it."""
+    """A path as people should see it in logs: the bundled files by their place in the
+    package (``bot/papers/data/…``), the same in a checkout and an installed wheel."""
     try:
-        return str(path.resolve().relative_to(settings.PROJECT_ROOT))
+        return str(path.resolve().relative_to(_IMPORT_ROOT))
     except ValueError:
         return str(path)
 
@@ -330,22 +337,22 @@ def _load_seed_folder(folder: Path, label: str) -> LoadedCorpus:
 
 
 def _catalogue_with_abstracts(problems: list[str]) -> Iterator[_Record]:
-    if not settings.CATALOGUE_PATH.is_file():
-        problems.append(f"{settings.CATALOGUE_PATH}: catalogue missing, titles derived from text")
+    if not CATALOGUE_PATH.is_file():
+        problems.append(f"{CATALOGUE_PATH}: catalogue missing, titles derived from text")
         return iter(())
-    return read_catalogue(settings.CATALOGUE_PATH, problems, with_abstract_only=True)
+    return read_catalogue(CATALOGUE_PATH, problems, with_abstract_only=True)
 
 
 def _load_catalogue() -> LoadedCorpus:
     """Every accepted paper, with the seed abstracts in place of the catalogue's copies."""
     problems: list[str] = []
-    if not settings.CATALOGUE_PATH.is_file():
-        raise CorpusError(f"{settings.CATALOGUE_PATH}: the ICLR 2025 catalogue is missing")
-    records = list(read_catalogue(settings.CATALOGUE_PATH, problems))
+    if not CATALOGUE_PATH.is_file():
+        raise CorpusError(f"{CATALOGUE_PATH}: the ICLR 2025 catalogue is missing")
+    records = list(read_catalogue(CATALOGUE_PATH, problems))
     seed_problems: list[str] = []
     seeds = [
         seed
-        for path in _seed_files(settings.SEEDS_DIR, seed_problems)
+        for path in _seed_files(SEEDS_DIR, seed_problems)
         for seed in parse_seed_file(path, seed_problems)
     ]
     problems.extend(seed_problems)
@@ -367,11 +374,11 @@ def _load_catalogue() -> LoadedCorpus:
     # A seed paper the catalogue lacks is still one the team asked for.
     papers.extend(_unmatched_seed_paper(seed) for seed in seed_by_key.values())
     if not papers:
-        raise CorpusError(f"{settings.CATALOGUE_PATH}: no accepted papers in the catalogue")
+        raise CorpusError(f"{CATALOGUE_PATH}: no accepted papers in the catalogue")
     statuses = Counter(paper.status for paper in papers)
     breakdown = ", ".join(f"{statuses[name]} {name}" for name in ("Oral", "Spotlight", "Poster"))
     description = (
-        f"{len(papers)} accepted papers from the ICLR 2025 catalogue {settings.CATALOGUE_PATH} "
+        f"{len(papers)} accepted papers from the ICLR 2025 catalogue {CATALOGUE_PATH} "
         f"({breakdown}; {with_seed} with seed abstracts)"
     )
     return LoadedCorpus(tuple(papers), tuple(problems), description)
@@ -440,7 +447,7 @@ def load_corpus(spec: str = "seeds") -> LoadedCorpus:
 
 def _load(spec: str) -> LoadedCorpus:
     if spec in ("", "seeds"):
-        return _load_seed_folder(settings.SEEDS_DIR, "seed")
+        return _load_seed_folder(SEEDS_DIR, "seed")
     if spec == "catalogue":
         return _load_catalogue()
     path = Path(spec).expanduser().resolve()
