@@ -8,6 +8,7 @@ import json
 import threading
 
 import pytest
+from project import PROJECT_ROOT
 from pybtex.database import parse_string
 from slack_harness import ACK_LIMIT_SECONDS, LiveBot, Reply, all_text, find_button
 from slack_sdk.models.views import View
@@ -18,7 +19,6 @@ from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.blocks import MAX_VIEW_BLOCKS, validate, validate_view
 from bot.render.message import Message
-from bot.settings import PROJECT_ROOT
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads
 from bot.store import SubscriptionRecord

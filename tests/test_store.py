@@ -17,9 +17,9 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from project import PROJECT_ROOT
 from sqlalchemy import create_engine, inspect, make_url, text
 
-from bot.settings import PROJECT_ROOT
 from bot.store import (
     SCHEMA_VERSION,
     UNFURL_RETENTION,

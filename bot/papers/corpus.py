@@ -409,7 +409,7 @@ def catalogue_by_openreview_id(path: Path | None = None) -> dict[str, Paper]:
     still pastes links to the others. Records without an id cannot be linked to and are left
     out; unreadable lines are skipped, as everywhere.
     """
-    path = path or settings.CATALOGUE_PATH
+    path = path or CATALOGUE_PATH
     if not path.is_file():
         return {}
     with _cyclic_gc_paused():
