@@ -79,6 +79,31 @@ def test_openreview_links_unfurl_as_compact_cards_and_others_get_nothing(bot):
     assert "ICLR 2025 Oral" in all_text(unfurls[pdf]["blocks"])
 
 
+def test_save_and_abstract_in_a_preview_answer_the_clicker_privately(bot):
+    link = f"https://openreview.net/forum?id={MOG_ID}"
+    bot.link([link], is_bot_user_member=False)
+    [call] = bot.recorder.wait_for("chat.unfurl")
+    card = call.args["unfurls"][link]["blocks"]
+    for action in (render.ACTION_SAVE, render.ACTION_ABSTRACT):
+        button, block_id = find_button(card, action)
+        click = payloads.block_actions(
+            bot.workspace,
+            button,
+            block_id,
+            bot.recorder.response_url(),
+            message_ts="1700000500.000100",
+            is_ephemeral=False,
+            unfurl_url=link,
+        )
+        acked(bot.signed_post(*payloads.interactive_body(click)))
+    saved, abstract = bot.recorder.wait_for(RESPONSE_URL, 2)
+    assert saved.args["response_type"] == "ephemeral"
+    assert saved.text.startswith("Saved ✓")
+    assert abstract.args["response_type"] == "ephemeral"
+    assert "Mixture-of-Graphs" in all_text(abstract.blocks)
+    assert bot.services.store.saved_papers(*_ids(bot)) == [MOG_ID]
+
+
 def test_a_link_in_the_composer_is_answered_by_unfurl_id(bot):
     link = f"https://openreview.net/forum?id={MOG_ID}"
     reply, event = bot.link([link], composer=True)
@@ -144,6 +169,20 @@ def test_the_shortcut_answers_privately_and_posts_into_the_thread_on_request(bot
     assert posted.args["thread_ts"] == message["ts"]
     assert MOG_TITLE in all_text(posted.blocks)
     assert "Posted them in the thread." in bot.recorder.wait_for(RESPONSE_URL, 2)[1].text
+
+
+def test_the_shortcuts_list_pages_and_keeps_its_post_button(bot):
+    message = _message(bot, "graph neural networks and sparsification of large graphs")
+    bot.shortcut(message)
+    [first] = bot.recorder.wait_for(RESPONSE_URL)
+    acked(bot.click(first.blocks, render.ACTION_NEXT_PAGE))
+    second = bot.recorder.wait_for(RESPONSE_URL, 2)[1]
+    assert second.args["replace_original"] is True
+    assert "(6\u201310 of" in all_text(second.blocks)
+    assert "Post in thread" in labels(second.blocks)
+    acked(bot.click(second.blocks, render.ACTION_ABSTRACT))
+    abstract = bot.recorder.wait_for(RESPONSE_URL, 3)[2]
+    assert labels(abstract.blocks)[0] == "Back to results"
 
 
 def test_the_shortcut_offers_no_post_where_the_bot_cannot_post(bot):

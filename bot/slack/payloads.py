@@ -266,12 +266,14 @@ def block_actions(
     is_ephemeral: bool,
     channel_id: str | None = None,
     message: dict[str, Any] | None = None,
+    unfurl_url: str | None = None,
 ) -> dict[str, Any]:
     """The ``block_actions`` payload of a click on ``button`` (a button element dict).
 
     As in Slack's payloads, a click on an ephemeral message has no ``message`` (the app must
     not rely on reading the clicked message back), while a click on a normal message carries
-    it; a click in a direct message names the channel ``directmessage``.
+    it; a click in a direct message names the channel ``directmessage``. A click in a link
+    preview (``unfurl_url``) comes from the app's attachment on someone else's message.
     """
     channel = channel_id or workspace.channel_id
     channel_name = "directmessage" if channel.startswith("D") else workspace.channel_name
@@ -295,6 +297,16 @@ def block_actions(
         "response_url": response_url,
         "actions": [_action(button, block_id)],
     }
+    if unfurl_url is not None:
+        payload["container"] = {
+            "type": "message_attachment",
+            "message_ts": message_ts,
+            "attachment_id": 1,
+            "channel_id": channel,
+            "is_ephemeral": False,
+            "is_app_unfurl": True,
+            "app_unfurl_url": unfurl_url,
+        }
     if message is not None and not is_ephemeral:
         payload["message"] = message
     return payload
