@@ -12,6 +12,7 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.commands import Intent, Request, slack_to_plain
@@ -138,6 +139,7 @@ class Answers:
         digest: DigestCommands | None = None,
         *,
         description: str | None = None,
+        wider_corpus: str | None = None,
         rng: random.Random | None = None,
         papers: PaperLookup | None = None,
     ) -> None:
@@ -147,6 +149,9 @@ class Answers:
         self.description = description
         self.papers = papers or PaperLookup(index.get)
         """Any paper by id: the corpus, then the whole catalogue (links, reading lists)."""
+        self.wider_corpus = wider_corpus
+        """A hint (mrkdwn) that a bigger corpus is one setting away, for searches that find
+        little and for the help card; None when the bot already serves the whole catalogue."""
         self._rng = rng or random.Random()
 
     # /paper
@@ -178,7 +183,7 @@ class Answers:
         return self.digest.today(channel_id)
 
     def help(self) -> Message:
-        return render.help_message(description=self.description)
+        return render.help_message(description=self.description, hint=self.wider_corpus)
 
     def random_paper(self, viewer: Viewer) -> Message:
         paper = self._rng.choice(self.index.papers)
@@ -197,9 +202,30 @@ class Answers:
         """
         result = self.index.search(query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
-            return render.results_message(result)
+            return self._nothing_more(result)
         key = self.store.remember_query(query)
         return self._page(result, _QUERY_PAGE, key, viewer)
+
+    def _hint(self, result: SearchResult, page_size: int) -> str | None:
+        """The wider corpus, when a search found nothing or less than a page."""
+        found_little = result.offset == 0 and len(result.hits) < page_size
+        return self.wider_corpus if found_little and result.usage is None else None
+
+    def _nothing_more(
+        self, result: SearchResult, first: Callable[[], SearchResult] | None = None
+    ) -> Message:
+        """No hits: nothing matched, or a page past the last one. Past the last page, that
+        was all, and the best hit's **More like this** is where to go next (``first`` runs
+        the same search for its best hit; by default, ``/paper``'s search)."""
+        if not result.offset:
+            return render.results_message(result, footer=self._hint(result, 1))
+        if first is None and result.similar_to is not None:
+            best = self.index.similar(result.similar_to.id, limit=1)
+        elif first is None:
+            best = self.index.search(result.query, limit=1)
+        else:
+            best = first()
+        return render.end_of_results_message(result, best.hits[0].paper if best.hits else None)
 
     def _page(
         self,
@@ -225,6 +251,7 @@ class Answers:
             saved=self._saved_among(viewer, [hit.paper.id for hit in result.hits]),
             intro=intro,
             post_button=post_button,
+            footer=self._hint(result, render.PAGE_SIZE),
         )
 
     # buttons
@@ -283,7 +310,7 @@ class Answers:
             return render.not_found_message(paper_id)
         result = self.index.similar(paper_id, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
-            return render.results_message(result)
+            return self._nothing_more(result)
         return self._page(result, _SIMILAR_PAGE, paper_id, viewer)
 
     # reading lists
@@ -505,13 +532,17 @@ class Answers:
     ) -> Message:
         if query.startswith(_RELATED_MARK):
             text = query.removeprefix(_RELATED_MARK)
-            result = self.index.related(text, limit=THREAD_PAGE_SIZE, offset=offset)
+            run = partial(self.index.related, text, limit=THREAD_PAGE_SIZE)
         else:
-            result = self.index.search(query, limit=THREAD_PAGE_SIZE, offset=offset)
+            run = partial(self.index.search, query, limit=THREAD_PAGE_SIZE)
+        result = run(offset=offset)
         self.store.remember_thread_search(channel_id, thread_ts, query, offset + len(result.hits))
-        footer = "Say `@paperbot more` for the next results." if _has_more(result) else None
+        if not result.hits:
+            return self._nothing_more(result, partial(run, limit=1))
+        more = "Say `@paperbot more` for the next results." if _has_more(result) else None
+        footer = "\n".join(filter(None, (more, self._hint(result, THREAD_PAGE_SIZE))))
         return render.results_message(
-            result, buttons=render.PUBLIC_BUTTONS, intro=intro, footer=footer
+            result, buttons=render.PUBLIC_BUTTONS, intro=intro, footer=footer or None
         )
 
 

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.papers.corpus import CATALOGUE_PATH, SEEDS_DIR, CorpusError, LoadedCorpus, load_corpus
+from bot.papers.corpus import (
+    ACCEPTED_STATUSES,
+    CATALOGUE_ACCEPTED_PAPERS,
+    CATALOGUE_PATH,
+    SEEDS_DIR,
+    CorpusError,
+    LoadedCorpus,
+    load_corpus,
+)
 from bot.papers.text import clean_text, match_key
 
 
@@ -306,3 +314,10 @@ def test_catalogue_corpus_adds_a_seed_the_catalogue_lacks(
     [derived] = [p for p in corpus.papers if p.title_derived]
     assert derived.id == _hash_id(INVENTED)
     assert derived.source == f"{tmp_path}/seeds.txt#2"
+
+
+def test_the_stated_number_of_accepted_papers_is_the_catalogue_s() -> None:
+    records = CATALOGUE_PATH.read_text(encoding="utf-8").splitlines()
+    statuses = [json.loads(line)["status"] for line in records if line.strip()]
+    accepted = sum(status in ACCEPTED_STATUSES for status in statuses)
+    assert accepted == CATALOGUE_ACCEPTED_PAPERS

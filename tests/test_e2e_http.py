@@ -88,7 +88,7 @@ def test_paper_search_answers_privately_with_five_papers_and_buttons(bot):
     assert call.args["response_type"] == "ephemeral"
     assert_valid(call)
     text = all_text(call.blocks)
-    assert "Papers for “graph sparsification” (1\u20135 of" in text
+    assert "Papers for “graph sparsification” (top 5)" in text
     assert f"<https://openreview.net/forum?id={MOG_ID}|{MOG_TITLE}>" in text
     assert "*sparsification*" in text or "*graph*" in text
     assert "first author" not in text.lower()
@@ -228,7 +228,7 @@ def test_mention_in_a_channel_answers_in_a_thread_on_that_message(bot):
     assert post.args["channel"] == bot.workspace.channel_id
     assert post.args["thread_ts"] == event["ts"]
     text = all_text(post.blocks)
-    assert "(1\u20133 of" in text
+    assert "(top 3)" in text
     assert MOG_TITLE in text
     assert not list(_buttons(post.blocks, render.ACTION_SHARE))
     assert_valid(post)

@@ -90,3 +90,19 @@ def test_short_everyday_words_are_not_turned_into_unrelated_corpus_words() -> No
     assert corrector.correct("never") is None  # two edits from "even": too far for 5 letters
     assert corrector.correct("grah") == "graph"  # one slip in a short word still is
     assert corrector.correct("transfomrer") == "transformer"  # long words allow two edits
+
+
+def test_an_unquoted_author_records_the_free_words_right_after_it() -> None:
+    parsed = parse_query('author:Stefanie Jegelka graphs "x y" tail author:"Le Song" z')
+    assert parsed.authors == ("Stefanie", "Le Song")
+    assert [parsed.words[i].text for i in parsed.author_tails[0]] == ["Jegelka", "graphs"]
+    assert parsed.author_tails[1] == ()
+    assert parse_query("author:Bengio -diffusion graphs").author_tails == ((),)
+
+
+def test_a_field_with_nothing_after_it_is_bare_not_a_word() -> None:
+    for text in ("like:", "like: 7ANDviElAo", "author:"):
+        parsed = parse_query(text)
+        assert parsed.bare_fields == (text.split(":")[0],)
+        assert "like:" not in [word.text for word in parsed.words]
+    assert parse_query("like:abc").bare_fields == ()

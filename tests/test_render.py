@@ -134,7 +134,7 @@ def test_empty_and_exhausted_results_say_so():
     assert "No paper mentions it." in repr(empty.blocks)
     assert "/paper random" in repr(empty.blocks)
     done = render.results_message(SearchResult("graph", (), 12, 15, None, None))
-    assert done.text.startswith("No more papers matching")
+    assert done.text == "That was all the papers matching “graph”: you have seen every one."
 
 
 def test_results_page_of_fifty_hits_still_fits(seed_corpus):

@@ -226,7 +226,7 @@ def test_pages_follow_each_other(index: SearchIndex) -> None:
     assert ids(first) + ids(second) == ids(both)
     assert second.offset == 3 and second.total == both.total
     beyond = index.search("graph neural networks", offset=10_000)
-    assert beyond.hits == () and beyond.notice
+    assert beyond.hits == () and beyond.total == both.total
 
 
 @pytest.mark.parametrize(
@@ -335,3 +335,44 @@ def test_a_capitalised_sentence_start_is_not_taken_for_a_name(index: SearchIndex
     assert ids(index.search(prose, limit=10)) == ids(index.search(without, limit=10))
     alone = index.search("glass", limit=5)
     assert alone.hits and all("James R. Glass" in hit.paper.authors for hit in alone.hits)
+
+
+def test_an_unquoted_author_takes_the_words_that_extend_a_known_name(
+    catalogue_index: SearchIndex,
+) -> None:
+    index = catalogue_index
+    jegelka = index._parse("author:Stefanie Jegelka graphs")
+    assert jegelka.authors == ("Stefanie Jegelka",)
+    assert [word.text for word in jegelka.words] == ["graphs"]
+    bengio = index._parse("author:Bengio graphs")
+    assert bengio.authors == ("Bengio",)
+    assert [word.text for word in bengio.words] == ["graphs"]
+    assert index._parse("author:Yoshua Bengio").authors == ("Yoshua Bengio",)
+    result = index.search("author:Stefanie Jegelka graphs", limit=20)
+    assert result.hits and result.notice == "Papers with an author named “Stefanie Jegelka”."
+    for hit in result.hits:
+        assert any("Jegelka" in author for author in hit.paper.authors)
+
+
+def test_the_count_counts_matches_only_for_one_word_phrase_or_filter(index: SearchIndex) -> None:
+    assert index.search("sparsification").counted
+    assert index.search('"graph sparsification"').counted
+    assert index.search("author:Bengio").counted
+    assert not index.search("graph sparsification").counted
+    assert not index.search("like:7ANDviElAo").counted
+    # A word no paper has adds nothing to count.
+    assert index.search("kitchen sparsification").counted
+
+
+def test_words_that_match_nothing_are_named(index: SearchIndex) -> None:
+    note = index.search("kitchen models").notice
+    assert note == "No paper mentions “kitchen”; showing papers about “models”."
+    none = index.search("zzzq kitchen")
+    assert none.total == 0
+    assert none.notice.startswith("No paper mentions “zzzq” or “kitchen”.")
+
+
+def test_a_bare_field_gets_its_usage_not_a_search(index: SearchIndex) -> None:
+    like = index.search("like:")
+    assert like.hits == () and like.usage and like.usage.startswith("like:ID finds papers")
+    assert index.search("author:").usage.startswith("author:NAME finds papers")

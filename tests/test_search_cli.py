@@ -14,7 +14,17 @@ from bot.search.cli import main
 from bot.settings import Settings
 
 SETTINGS = Settings(corpus="seeds")
-HIT_KEYS = {"rank", "id", "title", "score", "abstract", "url", "code_urls", "matched_terms"}
+HIT_KEYS = {
+    "rank",
+    "id",
+    "title",
+    "score",
+    "abstract",
+    "abstract_source",
+    "url",
+    "code_urls",
+    "matched_terms",
+}
 
 
 def run(argv: list[str], stdin: str | None = None) -> tuple[int, str]:
@@ -56,9 +66,18 @@ def test_json_hits_have_the_documented_fields() -> None:
     assert isinstance(first["score"], float) and first["score"] > hits[1]["score"]
     assert first["abstract"].startswith("Graph Neural Networks (GNNs) have demonstrated")
     assert "\n" not in first["abstract"]
+    assert first["abstract_source"].startswith("Graph Neural Networks (GNNs) have demonstrated")
     assert first["url"] == "https://openreview.net/forum?id=7ANDviElAo"
     assert first["code_urls"] == ["https://github.com/yanweiyue/MoG"]
     assert "sparsification" in first["matched_terms"]
+
+
+def test_json_abstract_is_clean_text_and_the_original_is_kept_beside_it() -> None:
+    code, out = run(["--json", "-k", "1", "attention", "activation", "patching", "textual"])
+    [hit] = json.loads(out)
+    assert code == 0 and "$1$\\%" in hit["abstract_source"]
+    assert "less than 1% of diffusion models' parameters" in hit["abstract"]
+    assert not any(mark in hit["abstract"] for mark in ("$", "\\", "**"))
 
 
 def test_a_lookup_by_id_has_a_null_score() -> None:

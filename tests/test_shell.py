@@ -65,9 +65,9 @@ def test_buttons_are_pressed_by_number(shell):
 def test_mentions_answer_in_a_thread_and_more_continues_it(shell):
     first = shell.handle("@paperbot diffusion models")
     assert "paperbot, in the thread" in first
-    assert "(1\u20133 of" in first
+    assert "(top 3)" in first
     more = shell.handle("@paperbot more")
-    assert "(4\u20136 of" in more
+    assert "(4\u20136)" in more
     related = shell.handle("@paperbot")
     assert "related to this thread's first message" in related
 
@@ -87,7 +87,10 @@ def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, m
     out = io.StringIO()
     assert main([], settings, out=out) == 0
     text = out.getvalue()
-    assert "Type help." in text
+    assert (
+        "Type help.\nThese are only the seed papers. All 3,706 accepted ICLR 2025 papers are one "
+    )
+    assert "setting away: `PAPERBOT_CORPUS=catalogue`.\nyou> " in text
     assert "you> /paper graph sparsification\n--- paperbot, only visible to you ---" in text
     assert "you> 1\n--- paperbot, only visible to you (replaces the previous answer) ---" in text
     assert text.endswith("[1] Back to results   [2] Save   [3] Share   [4] More like this\n")

@@ -35,6 +35,11 @@ CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
 _IMPORT_ROOT = Path(__file__).resolve().parents[2]
 """The directory holding the ``bot`` package: a checkout or ``site-packages``."""
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
+CATALOGUE_ACCEPTED_PAPERS = 3706
+"""Accepted papers in the catalogue, which ``PAPERBOT_CORPUS=catalogue`` serves: stated, not
+counted, so that a seeds bot can name it without reading the catalogue (a test counts)."""
+SEED_SPECS = frozenset({"", "seeds"})
+"""``PAPERBOT_CORPUS`` values meaning the seed papers."""
 _HEADER_MAX_CHARS = 100
 _MIN_ABSTRACT_CHARS = 40
 

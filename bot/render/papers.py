@@ -202,10 +202,17 @@ def _quoted(query: str) -> str:
 
 
 def results_heading(result: SearchResult, *, shown: int) -> str:
-    """What the list is: a search (maybe corrected) or papers like another paper."""
+    """What the list is: a search (maybe corrected) or papers like another paper, and which
+    of its papers these are. A count is given only when it counts real matches (see
+    ``SearchResult.counted``); otherwise the first page is the "top 5"."""
     first = result.offset + 1
     last = result.offset + shown
-    span = f"{first}\u2013{last} of {result.total}"
+    if result.counted and first == 1 and shown == result.total:
+        span = "1 paper" if shown == 1 else f"{shown} papers"
+    elif result.counted:
+        span = f"{first}\u2013{last} of {result.total}"
+    else:
+        span = f"top {shown}" if first == 1 else f"{first}\u2013{last}"
     if result.similar_to is not None:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
     if result.corrected_query:
@@ -216,13 +223,17 @@ def results_heading(result: SearchResult, *, shown: int) -> str:
     return f"Papers for {_quoted(result.query)} ({span})"
 
 
-def empty_message(result: SearchResult) -> Message:
-    what = (
-        f"papers like {title_mrkdwn(result.similar_to)}"
-        if result.similar_to is not None
-        else f"papers matching {_quoted(result.query)}"
-    )
-    text = f"No more {what}." if result.offset else f"I found no {what}."
+def _what(result: SearchResult) -> str:
+    if result.similar_to is not None:
+        return f"papers like {title_mrkdwn(result.similar_to)}"
+    return f"papers matching {_quoted(result.query)}"
+
+
+def empty_message(result: SearchResult, *, footer: str | None = None) -> Message:
+    """Nothing found; ``footer`` is trusted mrkdwn (a hint from the caller)."""
+    if result.usage:
+        return notice_message(escape_mrkdwn(result.usage))
+    text = f"I found no {_what(result)}."
     tips = (
         "Try fewer or broader words, check the spelling, drop quotes or `-excluded` terms, "
         "or try `/paper random`."
@@ -230,6 +241,22 @@ def empty_message(result: SearchResult) -> Message:
     blocks = [bk.section(f"{text}\n{tips}")]
     if result.notice:
         blocks.append(bk.context(escape_mrkdwn(result.notice)))
+    if footer:
+        blocks.append(bk.context(footer))
+    return bk.message(_plain(text), blocks)
+
+
+def end_of_results_message(result: SearchResult, best: Paper | None) -> Message:
+    """Asked for more after the last page: that was all, and where to go from here, which
+    is the papers like the best hit (**More like this**)."""
+    text = f"That was all the {_what(result)}: you have seen every one."
+    blocks = [bk.section(text)]
+    if best is not None:
+        blocks.append(
+            bk.section(f"To go further, find papers like the best match, {title_mrkdwn(best)}.")
+        )
+        button = bk.button(_BUTTON_LABELS[ACTION_MORE_LIKE_THIS], ACTION_MORE_LIKE_THIS, best.id)
+        blocks.append(bk.actions([button], block_id=f"paper:{best.id}"))
     return bk.message(_plain(text), blocks)
 
 
@@ -251,8 +278,10 @@ def results_message(
     ``intro`` and ``footer`` are trusted mrkdwn from the caller (never user text); ``saved``
     are the ids on the viewer's reading list (private pages only).
     """
+    if not result.hits and result.offset:
+        return end_of_results_message(result, None)
     if not result.hits:
-        return empty_message(result)
+        return empty_message(result, footer=footer)
     cards = _fitting_cards(result, buttons, this_page, saved)
     heading = results_heading(result, shown=len(cards))
     blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
@@ -515,12 +544,21 @@ HELP_LINES = (
 )
 
 
-def help_message(*, description: str | None = None) -> Message:
-    """The usage card for ``/paper`` alone or ``/paper help``."""
+def wider_corpus_hint(accepted: int) -> str:
+    """Where the rest of the conference is, for a bot that serves only the seed papers: a
+    team searching outside them otherwise gets little and no idea why."""
+    return (
+        f"These are only the seed papers. All {accepted:,} accepted ICLR 2025 papers are one "
+        "setting away: `PAPERBOT_CORPUS=catalogue`."
+    )
+
+
+def help_message(*, description: str | None = None, hint: str | None = None) -> Message:
+    """The usage card for ``/paper`` alone or ``/paper help``; ``hint`` is trusted mrkdwn."""
     lines = "\n".join(f"`{usage}` {what}" for usage, what in HELP_LINES)
     blocks = [bk.header("paperbot: find ICLR 2025 papers"), bk.section(lines)]
-    if description:
-        blocks.append(bk.context(escape_mrkdwn(description)))
+    if description or hint:
+        blocks.append(bk.context(*filter(None, (description and escape_mrkdwn(description), hint))))
     return bk.message("How to use /paper: /paper WORDS searches; /paper help shows this.", blocks)
 
 

@@ -69,13 +69,16 @@ def _split_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def hit_json(hit: Hit, rank: int) -> dict[str, object]:
+    """One hit for machines: ``abstract`` is the text as read (LaTeX and markup resolved,
+    like ``title``), ``abstract_source`` the author's original with its ``$\\varepsilon$``."""
     paper = hit.paper
     return {
         "rank": rank,
         "id": paper.id,
         "title": paper.title,
         "score": hit.score,
-        "abstract": paper.abstract,
+        "abstract": paper.plain_abstract or None,
+        "abstract_source": paper.abstract,
         "url": paper.url,
         "code_urls": list(paper.code_urls),
         "matched_terms": list(hit.matched_terms),
@@ -95,6 +98,8 @@ def result_text(result: SearchResult) -> str:
         lines.append(f"Showing results for: {result.corrected_query}")
     if result.notice:
         lines.append(result.notice)
+    if result.usage:
+        lines.append(result.usage)
     for rank, hit in enumerate(result.hits, start=result.offset + 1):
         paper = hit.paper
         score = "" if hit.score is None else f"  score {hit.score:.2f}"
@@ -108,7 +113,8 @@ def result_text(result: SearchResult) -> str:
             lines.append(f"   matched: {', '.join(hit.matched_terms)}")
     if result.hits:
         shown = f"{result.offset + 1}-{result.offset + len(result.hits)}"
-        lines.append(f"({shown} of {result.total} matching papers)")
+        counted = f"of {result.total} matching papers" if result.counted else "best first"
+        lines.append(f"({shown} {counted})")
     return "\n".join(lines)
 
 

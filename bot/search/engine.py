@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache, reduce
-from itertools import compress, filterfalse, islice, product
+from itertools import compress, filterfalse, islice, product, takewhile
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -81,6 +81,12 @@ class SearchResult:
     corrected_query: str | None  # query after typo correction, None if nothing was corrected
     notice: str | None  # plain-text explanation when something needs saying
     similar_to: Paper | None = None  # set for like:ID results
+    # Whether ``total`` counts what a reader would call matches: papers holding the query's
+    # one word, phrase or filter. A query of several words ranks every paper holding any of
+    # them ("MLLMs" reaches 70 of 76 papers through "language" and "models"), and that
+    # count is only good for paging.
+    counted: bool = True
+    usage: str | None = None  # how to write the query, when it was not a search at all
 
 
 def _texts(paper: Paper) -> tuple[str, str]:
@@ -140,6 +146,14 @@ class _built_once(Generic[T]):
 
 def _quote(text: str) -> str:
     return f"\u201c{text}\u201d"
+
+
+_BRIEF_CHARS = 40
+
+
+def _brief(text: str) -> str:
+    """A word or words echoed in a note: a pasted run of letters must not fill the reply."""
+    return text if len(text) <= _BRIEF_CHARS else text[: _BRIEF_CHARS - 1] + "\u2026"
 
 
 class _ChunkIndexer:
@@ -247,6 +261,9 @@ class _Plan:
     # Per paper, what the author names a query types add to its score (None: it names
     # nobody); see ``SearchIndex._author_scores``.
     author_scores: np.ndarray | None = None
+    searched: list[str] = field(default_factory=list)  # free words papers use, as searched
+    unmatched: list[str] = field(default_factory=list)  # free words no paper uses, as typed
+    counted: bool = True  # see ``SearchResult.counted``
 
 
 @dataclass(frozen=True)
@@ -348,10 +365,13 @@ class SearchIndex:
     def search(self, query: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         """Run the full query language and return one page of hits."""
         limit, offset = max(limit, 0), max(offset, 0)
-        parsed = parse_query(query)
+        parsed = self._parse(query)
         notes = ["Only the first 1,000 characters of the query were used."] * parsed.truncated
         if parsed.reference:
             return self._lookup(query, parsed.reference, notes)
+        if parsed.bare_fields:
+            usage = self._usage(parsed.bare_fields[0])
+            return replace(self._result(query, (), 0, offset, None, notes), usage=usage)
         if parsed.is_empty:
             if parsed.excluded:
                 notes.append("Add a word to search for: a query of only -exclusions has no hits.")
@@ -399,9 +419,14 @@ class SearchIndex:
         )
         if not total:
             notes.append(self._why_nothing(plan, parsed))
-        elif not hits and offset:
-            notes.append(f"No more results: {total} papers matched in all.")
-        return self._result(query, hits, total, offset, plan.corrected_text, notes, similar_to)
+        else:
+            if parsed.authors:
+                names = " and ".join(_quote(name) for name in parsed.authors)
+                notes.append(f"Papers with an author named {names}.")
+            if plan.unmatched:
+                notes.append(self._unmatched_note(plan))
+        result = self._result(query, hits, total, offset, plan.corrected_text, notes, similar_to)
+        return replace(result, counted=plan.counted)
 
     def _page(self, plan: _Plan, parsed: ParsedQuery, k: int) -> tuple[np.ndarray, np.ndarray, int]:
         """The ``k`` best matches, best first, their scores, and how many papers matched.
@@ -459,7 +484,7 @@ class SearchIndex:
 
     def matching(self, query: str) -> list[tuple[Paper, float]]:
         """Every paper scoring above zero, best first (ties by id): for topic subscriptions."""
-        parsed = parse_query(query)
+        parsed = self._parse(query)
         if parsed.reference or parsed.is_empty:
             return []
         similar_to = self.get(parsed.like) if parsed.like else None
@@ -474,6 +499,50 @@ class SearchIndex:
         return [(self.papers[doc], float(scores[doc])) for doc in ranked]
 
     # --- query planning ---------------------------------------------------------------------
+
+    def _parse(self, query: str) -> ParsedQuery:
+        """``parse_query``, with each unquoted ``author:`` name continued by the words after
+        it while they extend a name some author has: ``author:Stefanie Jegelka graphs`` is
+        Stefanie Jegelka's papers about graphs, ``author:Bengio graphs`` Bengio's."""
+        parsed = parse_query(query)
+        if not any(parsed.author_tails):
+            return parsed
+        names = list(parsed.authors)
+        taken: set[int] = set()
+        for number, tail in enumerate(parsed.author_tails):
+            for word in tail:
+                longer = f"{names[number]} {parsed.words[word].text}"
+                if not self._names_an_author(longer):
+                    break
+                names[number] = longer
+                taken.add(word)
+        words = tuple(word for number, word in enumerate(parsed.words) if number not in taken)
+        return replace(parsed, words=words, authors=tuple(names), author_tails=())
+
+    def _names_an_author(self, name: str) -> bool:
+        """Whether some author's name has the words of ``name`` next to each other, in order
+        (``Stefanie Jegelka``, ``Yoshua Bengio``, ``Bengio``; not ``Bengio graphs``)."""
+        wanted = _name_tokens(name)
+        if not wanted:
+            return False
+        postings = [self._authors_by_token.get(token, _NO_PAPERS) for token in set(wanted)]
+        size = len(wanted)
+        for doc in reduce(np.intersect1d, postings).tolist():
+            for author in self.papers[doc].authors:
+                tokens = _name_tokens(author)
+                if any(tokens[at : at + size] == wanted for at in range(len(tokens) - size + 1)):
+                    return True
+        return False
+
+    def _usage(self, field_name: str) -> str:
+        """How to write a field typed with nothing after it."""
+        if field_name == "like":
+            example = self.papers[0].id
+            return (
+                f"like:ID finds papers like one paper: give its id or OpenReview link, e.g. "
+                f"like:{example}, or click More like this under a result."
+            )
+        return 'author:NAME finds papers by an author, e.g. author:Bengio or author:"Le Song".'
 
     def _is_single_reference(self, parsed: ParsedQuery) -> bool:
         only_word = len(parsed.words) == 1 and not (
@@ -517,8 +586,17 @@ class SearchIndex:
         for word in typed:
             if not word.author_only:
                 plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
+                if word_tokens(word.text).tokens:
+                    known = self._is_known(word.text)
+                    (plan.searched if known else plan.unmatched).append(
+                        word.text if known else word.typed
+                    )
         plan.tokens.extend(self._expansions(typed, plan.tokens))
         plan.author_scores = self._author_scores(self._author_runs(typed))
+        vocabulary = self._bm25.vocabulary
+        free = {token for token in plan.tokens if token in vocabulary}
+        conditions = len(free) + len(parsed.phrases) + (plan.author_scores is not None)
+        plan.counted = similar_to is None and conditions <= 1
         for phrase in parsed.phrases:
             for word in written_words(phrase):
                 plan.tokens.extend(self._analyzer.query_word(word).tokens)
@@ -799,12 +877,30 @@ class SearchIndex:
 
     # --- presenting -------------------------------------------------------------------------
 
+    @staticmethod
+    def _unmatched_note(plan: _Plan) -> str:
+        """Which words found nothing, so that a reader does not take the rest for them."""
+        missing = " or ".join(_quote(_brief(word)) for word in dict.fromkeys(plan.unmatched))
+        if not plan.searched:
+            return f"No paper mentions {missing}."
+        found = _brief(" ".join(dict.fromkeys(plan.searched)))
+        return f"No paper mentions {missing}; showing papers about {_quote(found)}."
+
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
         if parsed.authors and not self._author_mask(parsed.authors).any():
             names = ", ".join(_quote(name) for name in parsed.authors)
-            return f"No paper has an author named {names} (author lists are in the catalogue)."
+            advice = "check the spelling"
+            name = parsed.authors[0]
+            after = parsed.text.partition(f"author:{name}")[2].split()
+            capitalised = list(takewhile(lambda word: word[:1].isupper(), after))
+            if len(parsed.authors) == 1 and " " not in name and capitalised:
+                full = " ".join([name, *capitalised])
+                advice = f'for a full name, quote it: author:"{full}"'
+            return f"No paper has an author named {names} ({advice})."
         vocabulary = self._bm25.vocabulary
         if not any(token in vocabulary for token in plan.tokens):
+            if plan.unmatched:
+                return f"{self._unmatched_note(plan)} Check the spelling or try other words."
             return "No paper mentions these words; check the spelling or try other words."
         for phrase, variants in plan.phrases:
             if not self._phrase_mask(variants).any():

@@ -21,7 +21,7 @@ _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u0
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 _CHUNK = re.compile(
     r"""(?P<neg>-)?(?:
-        (?P<field>author|like):(?:"(?P<fquoted>[^"]*)"?|(?P<fvalue>\S+))
+        (?P<field>author|like):(?:"(?P<fquoted>[^"]*)"?|(?P<fvalue>\S+))?
       | "(?P<quoted>[^"]*)"?
       | (?P<word>\S+)
     )""",
@@ -49,6 +49,12 @@ class ParsedQuery:
     like: str | None = None
     reference: str | None = None
     truncated: bool = False
+    author_tails: tuple[tuple[int, ...], ...] = ()
+    """For each of ``authors``: the free words (indices into ``words``) right after an
+    unquoted ``author:NAME``, which may continue the name (``author:Stefanie Jegelka``); the
+    engine decides, since only the corpus knows its authors' names."""
+    bare_fields: tuple[str, ...] = ()
+    """Fields typed with nothing after them (``like:``), which need their usage, not a search."""
 
     @property
     def is_empty(self) -> bool:
@@ -78,15 +84,25 @@ def parse_query(raw: str) -> ParsedQuery:
     phrases: list[str] = []
     excluded: list[str] = []
     authors: list[str] = []
+    tails: list[list[int]] = []
+    bare: list[str] = []
     like: str | None = None
+    tail: list[int] | None = None  # the words following an unquoted author:, while they do
     for match in _CHUNK.finditer(text):
         negative = bool(match.group("neg"))
+        if not (match.group("word") and not negative and tail is not None):
+            tail = None
         if match.group("field"):
+            field = match.group("field").lower()
             value = (match.group("fquoted") or match.group("fvalue") or "").strip()
             if not value:
+                if match.group("fquoted") is None and field not in bare:
+                    bare.append(field)
                 continue
-            if match.group("field").lower() == "author":
+            if field == "author":
                 authors.append(value)
+                tail = [] if match.group("fvalue") else None
+                tails.append(tail if tail is not None else [])
             else:
                 like = value
         elif match.group("quoted") is not None:
@@ -97,6 +113,8 @@ def parse_query(raw: str) -> ParsedQuery:
             excluded.append(match.group("word"))
         else:
             start = match.start("neg") if negative else match.start("word")
+            if tail is not None:
+                tail.append(len(words))
             words.append(Span(text[start : match.end()], start, match.end()))
     return ParsedQuery(
         text,
@@ -106,6 +124,8 @@ def parse_query(raw: str) -> ParsedQuery:
         tuple(authors),
         like,
         truncated=truncated,
+        author_tails=tuple(map(tuple, tails)),
+        bare_fields=tuple(bare),
     )
 
 

@@ -22,7 +22,7 @@ from slack_sdk import WebClient
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError
 from bot.render import papers as render_papers
-from bot.render.terminal import render
+from bot.render.terminal import plain_text, render
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
 from bot.slack import payloads as payloads
@@ -251,6 +251,8 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
                 out.write(f"{PROMPT}{args.once}\n{shell.handle(args.once)}")
                 return 0
             out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
+            if services.answers.wider_corpus:
+                out.write(plain_text(services.answers.wider_corpus) + "\n")
             return _loop(shell, out)
         finally:
             services.close()

@@ -27,7 +27,13 @@ from bot.answers import Answers
 from bot.clock import Clock, system_clock
 from bot.digest.schedule import DigestScheduler
 from bot.digest.service import DigestService
-from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.papers.corpus import (
+    CATALOGUE_ACCEPTED_PAPERS,
+    SEED_SPECS,
+    LoadedCorpus,
+    load_corpus,
+)
+from bot.render import papers as render
 from bot.search.engine import SearchIndex
 from bot.settings import Settings, StartupError
 from bot.slack import respond
@@ -81,7 +87,9 @@ def build_services(
     index = SearchIndex.build(corpus.papers)
     store = Store(settings.database_url, clock)
     digest = DigestService(store, index, client, settings, clock=clock)
-    answers = Answers(index, store, digest, description=corpus.description)
+    seeds_only = settings.corpus.strip() in SEED_SPECS
+    wider = render.wider_corpus_hint(CATALOGUE_ACCEPTED_PAPERS) if seeds_only else None
+    answers = Answers(index, store, digest, description=corpus.description, wider_corpus=wider)
     return Services(corpus, index, store, digest, answers)
 
 
