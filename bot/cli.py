@@ -22,6 +22,7 @@ usage: python -m bot [--socket | --http] [--if-configured]
        python -m bot shell [--once TEXT]     (or: python -m bot --shell [--once TEXT])
        python -m bot search [options] [--] QUERY...
        python -m bot digest [--channel C] [--dry-run]
+       python -m bot embed [--corpus PATH]
 
 With no arguments the mode follows the environment: Socket Mode when SLACK_BOT_TOKEN and
 SLACK_APP_TOKEN are set, HTTP when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set, and a
@@ -57,6 +58,10 @@ def _dispatch(args: list[str], settings: Settings) -> int:
         from bot.slack.client import digest_client
 
         return digest_main(args[1:], settings, digest_client(settings))
+    if args and args[0] == "embed":
+        from bot.search.embed import main as embed_main
+
+        return embed_main(args[1:], settings)
     if args and args[0] in {"shell", "--shell"}:
         from bot.shell.repl import main as shell_main
 

