@@ -96,6 +96,7 @@ class Settings:
     digest_channel: str | None = None
     digest_time: str = "09:00"
     scheduler_enabled: bool = True
+    semantic: bool = True
     log_level: str = "INFO"
 
     @property
@@ -134,6 +135,7 @@ class Settings:
             digest_channel=get("PAPERBOT_DIGEST_CHANNEL"),
             digest_time=_digest_time(get("PAPERBOT_DIGEST_TIME") or "09:00"),
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
+            semantic=_flag("PAPERBOT_SEMANTIC", get("PAPERBOT_SEMANTIC") or "on"),
             log_level=_log_level(get("PAPERBOT_LOG_LEVEL") or "INFO"),
         )
         if environ is os.environ:

@@ -19,6 +19,8 @@ HIT_KEYS = {
     "id",
     "title",
     "score",
+    "bm25_score",
+    "semantic_score",
     "abstract",
     "abstract_source",
     "url",
@@ -64,6 +66,7 @@ def test_json_hits_have_the_documented_fields() -> None:
     assert first["rank"] == 1 and first["id"] == "7ANDviElAo"
     assert first["title"] == "Graph Sparsification via Mixture of Graphs"
     assert isinstance(first["score"], float) and first["score"] > hits[1]["score"]
+    assert first["bm25_score"] > 0 and 0 < first["semantic_score"] < 1  # score mixes the two
     assert first["abstract"].startswith("Graph Neural Networks (GNNs) have demonstrated")
     assert "\n" not in first["abstract"]
     assert first["abstract_source"].startswith("Graph Neural Networks (GNNs) have demonstrated")
@@ -78,6 +81,13 @@ def test_json_abstract_is_clean_text_and_the_original_is_kept_beside_it() -> Non
     assert code == 0 and "$1$\\%" in hit["abstract_source"]
     assert "less than 1% of diffusion models' parameters" in hit["abstract"]
     assert not any(mark in hit["abstract"] for mark in ("$", "\\", "**"))
+
+
+def test_with_the_semantic_part_off_the_score_is_bm25s() -> None:
+    out = io.StringIO()
+    main(["--json", "-k", "1", "graph", "sparsification"], Settings(semantic=False), out=out)
+    [hit] = json.loads(out.getvalue())
+    assert hit["score"] == hit["bm25_score"] and hit["semantic_score"] is None
 
 
 def test_a_lookup_by_id_has_a_null_score() -> None:

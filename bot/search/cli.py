@@ -17,6 +17,7 @@ from typing import TextIO
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.search.engine import Hit, SearchIndex, SearchResult
+from bot.search.semantic import ranker_for
 from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,8 @@ def hit_json(hit: Hit, rank: int) -> dict[str, object]:
         "id": paper.id,
         "title": paper.title,
         "score": hit.score,
+        "bm25_score": hit.bm25_score,
+        "semantic_score": hit.semantic_score,
         "abstract": paper.plain_abstract or None,
         "abstract_source": paper.abstract,
         "url": paper.url,
@@ -138,7 +141,8 @@ def main(argv: Sequence[str], settings: Settings, out: TextIO | None = None) -> 
         return 2
     for problem in corpus.problems:
         logger.warning("corpus: %s", problem)
-    index = SearchIndex.build(corpus.papers)
+    spec = args.corpus or settings.corpus
+    index = SearchIndex.build(corpus.papers, ranker_for(spec) if settings.semantic else None)
     if words == ["-"]:
         for line in sys.stdin:
             query = line.strip()

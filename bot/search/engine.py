@@ -40,6 +40,7 @@ from bot.search.query import (
     parse_query,
     unit_spans,
 )
+from bot.search.semantic import RERANK_DEPTH, SemanticRanker
 
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
@@ -60,8 +61,12 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Hit:
     paper: Paper
-    score: float | None  # BM25 score; None for a lookup by id
+    score: float | None  # the ranking score; None for a lookup by id
     matched_terms: tuple[str, ...]  # words of the paper's text that matched, as written there
+    bm25_score: float | None = None
+    # Cosine of the paper's and the query's vectors, when the semantic ranking placed it
+    # (BM25's best RERANK_DEPTH, and only once the paper has a vector); score is then the mix.
+    semantic_score: float | None = None
 
     @cached_property
     def tldr_pieces(self) -> tuple[tuple[str, bool], ...]:
@@ -285,8 +290,10 @@ class SearchIndex:
         bm25: BM25Index,
         acronyms: dict[str, Acronym],
         analyzer: CorpusAnalyzer,
+        semantic: SemanticRanker | None = None,
     ) -> None:
         self.papers = papers
+        self._semantic = semantic
         self._bm25 = bm25
         self._acronyms = acronyms
         self._usual_long_forms: dict[str, bool] = {}  # by acronym token, filled on demand
@@ -303,11 +310,18 @@ class SearchIndex:
                     self._by_folded_id.setdefault(key.casefold(), doc)
 
     @classmethod
-    def build(cls, papers: Sequence[Paper]) -> SearchIndex:
+    def build(
+        cls,
+        papers: Sequence[Paper],
+        semantic: Callable[[Sequence[Paper]], SemanticRanker | None] | None = None,
+    ) -> SearchIndex:
+        """The index of ``papers``; ``semantic`` makes the re-ranker over them (None: BM25
+        alone)."""
         papers = tuple(papers)
         analyzer, bm25 = _ChunkIndexer().index(papers)
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
-        return cls(papers, bm25, acronyms, analyzer)
+        ranker = semantic(papers) if semantic is not None else None
+        return cls(papers, bm25, acronyms, analyzer, ranker)
 
     @_built_once
     def _speller(self) -> SpellCorrector:
@@ -321,10 +335,13 @@ class SearchIndex:
         """Build what is otherwise built on first use: the typo corrector, the English
         lexicon and the author map. At hundreds of thousands of papers each takes seconds,
         which a long-running bot had better spend while it is idle after start-up than in a
-        researcher's query."""
+        researcher's query. Then embed the papers that have no stored vector (minutes, for a
+        corpus nobody embedded)."""
         self._speller  # noqa: B018 - reading a part built once builds it
         self._authors_by_token  # noqa: B018
         english_words()
+        if self._semantic is not None:
+            self._semantic.fill_missing()
 
     def _spelling_frequencies(self) -> dict[str, int]:
         """Corpus words a typo may be corrected to, with how many papers use their stem.
@@ -395,7 +412,23 @@ class SearchIndex:
                 "The query has only common words or punctuation; add a more specific word."
             )
             return self._result(query, (), 0, offset, None, notes, similar_to)
-        return self._ranked(query, plan, parsed, limit, offset, notes, similar_to)
+        vector = self._query_vector(parsed, plan, similar_to)
+        return self._ranked(query, plan, parsed, limit, offset, notes, similar_to, vector)
+
+    def _query_vector(
+        self, parsed: ParsedQuery, plan: _Plan, similar_to: Paper | None
+    ) -> np.ndarray | None:
+        """What the semantic ranking compares papers with: the vector of the paper asked
+        for by ``like:``, else of the query's words and phrases (as corrected), without its
+        operators; None for an author filter alone or with the semantic part off."""
+        if self._semantic is None:
+            return None
+        if similar_to is not None:
+            return self._semantic.paper_vector(self._doc(similar_to))
+        if plan.corrected_text is not None:
+            parsed = parse_query(plan.corrected_text)
+        text = " ".join([*(span.text for span in parsed.words), *parsed.phrases])
+        return self._semantic.embed(text) if text else None
 
     def _ranked(
         self,
@@ -406,15 +439,33 @@ class SearchIndex:
         offset: int,
         notes: list[str],
         similar_to: Paper | None = None,
+        vector: np.ndarray | None = None,
     ) -> SearchResult:
-        """One page of the papers a planned query matches, best first."""
-        page, page_scores, total = self._page(plan, parsed, offset + limit)
+        """One page of the papers a planned query matches, best first: BM25's order, or
+        with a ``vector``, BM25's best re-ranked by the semantic mix."""
+        depth = offset + limit if vector is None else max(offset + limit, RERANK_DEPTH)
+        page, page_scores, total = self._page(plan, parsed, depth)
+        bm25_scores, cosines = page_scores, np.full(len(page), np.nan)
+        if vector is not None and self._semantic is not None and len(page):
+            reranked = self._semantic.rerank(page, page_scores, vector, self._tiebreak)
+            page, page_scores = reranked.docs, reranked.scores
+            bm25_scores, cosines = reranked.bm25, reranked.cosine
         highlighter = self._analyzer.highlighter(plan.tokens)
         hits = tuple(
-            # Words of the paper, as written, whose tokens the query asked for (for bolding).
-            Hit(self.papers[doc], float(score), highlighter.words(_texts(self.papers[doc])))
-            for doc, score in zip(
-                page[offset:].tolist(), page_scores[offset:].tolist(), strict=True
+            Hit(
+                self.papers[doc],
+                score,
+                # Words of the paper, as written, whose tokens the query asked for (bolded).
+                highlighter.words(_texts(self.papers[doc])),
+                bm25,
+                None if np.isnan(cosine) else cosine,
+            )
+            for doc, score, bm25, cosine in zip(
+                page[offset : offset + limit].tolist(),
+                page_scores[offset : offset + limit].tolist(),
+                bm25_scores[offset : offset + limit].tolist(),
+                cosines[offset : offset + limit].tolist(),
+                strict=True,
             )
         )
         if not total:
@@ -470,17 +521,24 @@ class SearchIndex:
         return self.search(f"like:{paper_id}", limit=limit, offset=offset)
 
     def related(self, text: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
-        """Papers related to a free text (a Slack message), by its most distinctive words.
+        """Papers related to a free text (a Slack message).
 
         The text is not read as a query: quotes, hyphens and minus signs are just writing, and
-        no word is "corrected", so a message's own vocabulary decides what is distinctive."""
+        no word is "corrected". With the semantic part, BM25 takes all of the text's words
+        and the text's vector re-ranks; without it, only its most distinctive words, as the
+        rest drown them."""
         limit, offset = max(limit, 0), max(offset, 0)
         tokens = [t for word in self._analyzer.words(text) for t in word.tokens]
-        plan = _Plan(tokens=self._distinctive_terms(tokens, set(tokens)))
+        if self._semantic is None:
+            plan = _Plan(tokens=self._distinctive_terms(tokens, set(tokens)))
+            vector = None
+        else:
+            plan = _Plan(tokens=[t for t in tokens if t in self._bm25.vocabulary])
+            vector = self._semantic.embed(text)
         if not plan.tokens:
             notes = ["The text has no words that papers in this corpus use."]
             return self._result(text, (), 0, offset, None, notes)
-        return self._ranked(text, plan, parse_query(""), limit, offset, [])
+        return self._ranked(text, plan, parse_query(""), limit, offset, [], vector=vector)
 
     def matching(self, query: str) -> list[tuple[Paper, float]]:
         """Every paper scoring above zero, best first (ties by id): for topic subscriptions."""

