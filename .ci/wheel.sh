@@ -22,4 +22,12 @@ grep -q "Graph Sparsification" "$work/shell.out"
 env -u PYTHONPATH "$work/venv/bin/python" -m bot search --corpus catalogue mixture of experts \
     | tee "$work/search.out"
 grep -qi "mixture" "$work/search.out"
+# The semantic re-ranking runs from the installed package: model, vocabulary, stored vectors.
+env -u PYTHONPATH "$work/venv/bin/python" -m bot search --json -k 3 --corpus catalogue \
+    how do LLMs know when they follow instructions >"$work/search.json"
+"$work/venv/bin/python" -c '
+import json, sys
+hits = json.load(open(sys.argv[1]))
+assert hits and all(hit["semantic_score"] is not None for hit in hits), hits
+' "$work/search.json"
 echo "wheel: OK"

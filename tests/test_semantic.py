@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.papers.corpus import CATALOGUE_PATH, LoadedCorpus, load_corpus
 from bot.search import semantic
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
 from bot.search.engine import SearchIndex
@@ -26,7 +26,7 @@ from bot.search.vectors import (
     vectors_path,
     write_vectors,
 )
-from bot.settings import CATALOGUE_PATH, Settings, SettingsError
+from bot.settings import Settings, SettingsError
 
 INSTRUCTIONS = "qIN5VDdEOr"  # Do LLMs "know" internally when they follow instructions?
 
