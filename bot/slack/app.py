@@ -9,6 +9,7 @@ slow part, so it is never per request.
 
 from __future__ import annotations
 
+import io
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -37,11 +38,13 @@ from bot.render import papers as render
 from bot.search.engine import SearchIndex
 from bot.search.semantic import ranker_for
 from bot.settings import Settings, StartupError
-from bot.slack import respond
+from bot.slack import gate, respond
 from bot.slack.client import digest_client, make_web_client
 from bot.slack.work import WorkPool, never_busy
 from bot.store import Store
 from handlers import register_all
+
+log = logging.getLogger(__name__)
 
 SOCKET, HTTP, SHELL = "socket", "http", "shell"
 MODE_NAMES = {SOCKET: "Socket Mode", HTTP: "HTTP", SHELL: "local shell"}
@@ -116,6 +119,7 @@ def build_app(
     executor = listener_executor or WorkPool(LISTENER_THREADS, LISTENER_BACKLOG)
     app = App(
         client=client,
+        logger=gate.bolt_logger(),
         signing_secret=secret or "",
         process_before_response=True,
         request_verification_enabled=bool(secret),
@@ -181,22 +185,42 @@ def mode_configured(settings: Settings, mode: str) -> bool:
 
 
 def wsgi_app(app: App) -> Callable[..., Iterable[bytes]]:
-    """Bolt's WSGI adapter at ``/slack/events``, plus ``GET /healthz`` for the platform."""
+    """Bolt's WSGI adapter at ``/slack/events``, behind ``gate.malformed``; plus
+    ``GET /healthz`` for the platform."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") == "GET":
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
             return [b"ok\n"]
+        if environ.get("REQUEST_METHOD") == "POST":
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(length) if length > 0 else b""
+            problem = gate.malformed(body, environ)
+            if problem is not None:
+                log.warning(
+                    "answered 400 to a request to %s: %s", environ.get("PATH_INFO"), problem
+                )
+                start_response("400 Bad Request", [("Content-Type", "text/plain; charset=utf-8")])
+                return [b"bad request\n"]
+            environ["wsgi.input"] = io.BytesIO(body)
         return bolt(environ, start_response)
 
     return application
 
 
 def create_http_server(app: App, *, host: str = "0.0.0.0", port: int = 3000) -> Any:
-    """A waitress server (multi-threaded WSGI) for the app; ``.run()`` serves, ``.close()``."""
+    """A waitress server (multi-threaded WSGI) for the app; ``.run()`` serves, ``.close()``.
+
+    Bodies over ``gate.MAX_BODY_BYTES`` are refused by waitress with a 413 before they are
+    read into memory."""
     return waitress.create_server(
-        wsgi_app(app), host=host, port=port, threads=HTTP_THREADS, ident="paperbot"
+        wsgi_app(app),
+        host=host,
+        port=port,
+        threads=HTTP_THREADS,
+        ident="paperbot",
+        max_request_body_size=gate.MAX_BODY_BYTES,
     )
 
 
