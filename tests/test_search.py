@@ -376,3 +376,9 @@ def test_a_bare_field_gets_its_usage_not_a_search(index: SearchIndex) -> None:
     like = index.search("like:")
     assert like.hits == () and like.usage and like.usage.startswith("like:ID finds papers")
     assert index.search("author:").usage.startswith("author:NAME finds papers")
+
+
+def test_a_quoted_full_name_filters_by_that_author(index: SearchIndex) -> None:
+    quoted = index.search('"Tianlong Chen"', limit=10)
+    assert ids(quoted) == ids(index.search('author:"Tianlong Chen"', limit=10))
+    assert index.search('"Tianlong Zzyzx"').total == 0  # no such author: a phrase, found nowhere

@@ -269,6 +269,7 @@ class _Plan:
     searched: list[str] = field(default_factory=list)  # free words papers use, as searched
     unmatched: list[str] = field(default_factory=list)  # free words no paper uses, as typed
     counted: bool = True  # see ``SearchResult.counted``
+    authors: list[str] = field(default_factory=list)  # names to filter by (``author:``)
 
 
 @dataclass(frozen=True)
@@ -407,7 +408,7 @@ class SearchIndex:
                 notes.append(f"No paper with id {_quote(parsed.like)} to find similar papers to.")
                 return self._result(query, (), 0, offset, None, notes)
         plan = self._plan(parsed, similar_to)
-        if not plan.tokens and not parsed.authors and plan.author_scores is None:
+        if not plan.tokens and not plan.authors and plan.author_scores is None:
             notes.append(
                 "The query has only common words or punctuation; add a more specific word."
             )
@@ -444,7 +445,7 @@ class SearchIndex:
         """One page of the papers a planned query matches, best first: BM25's order, or
         with a ``vector``, BM25's best re-ranked by the semantic mix."""
         depth = offset + limit if vector is None else max(offset + limit, RERANK_DEPTH)
-        page, page_scores, total = self._page(plan, parsed, depth)
+        page, page_scores, total = self._page(plan, depth)
         bm25_scores, cosines = page_scores, np.full(len(page), np.nan)
         if vector is not None and self._semantic is not None and len(page):
             reranked = self._semantic.rerank(page, page_scores, vector, self._tiebreak)
@@ -471,26 +472,26 @@ class SearchIndex:
         if not total:
             notes.append(self._why_nothing(plan, parsed))
         else:
-            if parsed.authors:
-                names = " and ".join(_quote(name) for name in parsed.authors)
+            if plan.authors:
+                names = " and ".join(_quote(name) for name in plan.authors)
                 notes.append(f"Papers with an author named {names}.")
             if plan.unmatched:
                 notes.append(self._unmatched_note(plan))
         result = self._result(query, hits, total, offset, plan.corrected_text, notes, similar_to)
         return replace(result, counted=plan.counted)
 
-    def _page(self, plan: _Plan, parsed: ParsedQuery, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    def _page(self, plan: _Plan, k: int) -> tuple[np.ndarray, np.ndarray, int]:
         """The ``k`` best matches, best first, their scores, and how many papers matched.
 
         A plain ranked query lets the index score only the papers that can make the page;
         filters (phrases, exclusions, authors, the paper of "more like this") need every
         match's score, and so does a query the index finds not worth pruning."""
-        plain = not (plan.phrases or plan.excluded or parsed.authors)
+        plain = not (plan.phrases or plan.excluded or plan.authors)
         if plain and plan.exclude_doc is None and plan.author_scores is None:
             ranking = self._bm25.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
                 return ranking.docs, ranking.scores, ranking.total
-        scores, matched = self._score(plan, parsed)
+        scores, matched = self._score(plan)
         candidates = self._contenders(scores, matched, plan.tokens, k)
         page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
         return page, scores[page], int(np.count_nonzero(matched))
@@ -549,9 +550,9 @@ class SearchIndex:
         if parsed.like and similar_to is None:
             return []
         plan = self._plan(parsed, similar_to)
-        if not plan.tokens and not parsed.authors and plan.author_scores is None:
+        if not plan.tokens and not plan.authors and plan.author_scores is None:
             return []
-        scores, matched = self._score(plan, parsed)
+        scores, matched = self._score(plan)
         candidates = np.flatnonzero(matched & (scores > 0))
         ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
         return [(self.papers[doc], float(scores[doc])) for doc in ranked]
@@ -655,7 +656,11 @@ class SearchIndex:
         free = {token for token in plan.tokens if token in vocabulary}
         conditions = len(free) + len(parsed.phrases) + (plan.author_scores is not None)
         plan.counted = similar_to is None and conditions <= 1
+        plan.authors.extend(parsed.authors)
         for phrase in parsed.phrases:
+            if self._is_full_name(phrase):
+                plan.authors.append(phrase)
+                continue
             for word in written_words(phrase):
                 plan.tokens.extend(self._analyzer.query_word(word).tokens)
             plan.phrases.append((phrase, self._phrase_variants(phrase)))
@@ -684,6 +689,12 @@ class SearchIndex:
         """Whether every name word in ``word`` (as typed) is part of some author's name."""
         names = _name_tokens(word)
         return bool(names) and all(name in self._authors_by_token for name in names)
+
+    def _is_full_name(self, phrase: str) -> bool:
+        """Whether a quoted phrase of two or more words is an author's name (``"Yoshua
+        Bengio"``). It is then an ``author:`` filter, as titles and abstracts, which phrases
+        are looked for in, hold no names."""
+        return len(written_words(phrase)) > 1 and self._names_an_author(phrase)
 
     def _is_author_word(self, word: str, initial: bool) -> bool:
         """A word (as typed) that can only mean an author: part of an author's name, in no
@@ -814,7 +825,7 @@ class SearchIndex:
 
     # --- scoring and filtering --------------------------------------------------------------
 
-    def _score(self, plan: _Plan, parsed: ParsedQuery) -> tuple[np.ndarray, np.ndarray]:
+    def _score(self, plan: _Plan) -> tuple[np.ndarray, np.ndarray]:
         scores = self._bm25.scores(plan.tokens)
         if plan.tokens and self._bm25.idf_positive:  # then a query token means a score > 0
             matched = scores > 0
@@ -829,8 +840,8 @@ class SearchIndex:
             matched &= self._phrase_mask(variants)
         for _, variants in plan.excluded:
             matched &= ~self._phrase_mask(variants)
-        if parsed.authors:
-            matched &= self._author_mask(parsed.authors)
+        if plan.authors:
+            matched &= self._author_mask(plan.authors)
         if plan.exclude_doc is not None:
             matched[plan.exclude_doc] = False
         return scores, matched
@@ -945,13 +956,13 @@ class SearchIndex:
         return f"No paper mentions {missing}; showing papers about {_quote(found)}."
 
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
-        if parsed.authors and not self._author_mask(parsed.authors).any():
-            names = ", ".join(_quote(name) for name in parsed.authors)
+        if plan.authors and not self._author_mask(plan.authors).any():
+            names = ", ".join(_quote(name) for name in plan.authors)
             advice = "check the spelling"
-            name = parsed.authors[0]
+            name = plan.authors[0]
             after = parsed.text.partition(f"author:{name}")[2].split()
             capitalised = list(takewhile(lambda word: word[:1].isupper(), after))
-            if len(parsed.authors) == 1 and " " not in name and capitalised:
+            if len(plan.authors) == 1 and " " not in name and capitalised:
                 full = " ".join([name, *capitalised])
                 advice = f'for a full name, quote it: author:"{full}"'
             return f"No paper has an author named {names} ({advice})."
