@@ -21,6 +21,7 @@ from bot.papers.catalogue import PaperLookup, openreview_link_id
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
+from bot.render.mrkdwn import notice_message
 
 if TYPE_CHECKING:
     from bot.papers.paper import Paper
@@ -173,7 +174,7 @@ class Answers:
 
     def _digest_command(self, request: Request, channel_id: str) -> Message:
         if self.digest is None:
-            return render.notice_message("The paper of the day is not available on this bot.")
+            return notice_message("The paper of the day is not available on this bot.")
         if request.intent is Intent.SUBSCRIBE:
             return self.digest.subscribe(channel_id, request.argument)
         if request.intent is Intent.UNSUBSCRIBE:
@@ -435,7 +436,7 @@ class Answers:
         """Private related papers for a message shortcut; ``post_to`` is the (channel,
         thread) they may be posted in, when the bot can post there."""
         if not text.strip():
-            return render.notice_message(
+            return notice_message(
                 "That message has no words to search for. Try `/paper` with some."
             )
         key = self.store.remember_query(_RELATED_MARK + text[:THREAD_QUERY_CHARS])
@@ -498,14 +499,14 @@ class Answers:
         if request.intent is Intent.MORE:
             remembered = self.store.thread_search(channel_id, thread_ts)
             if remembered is None:
-                return render.notice_message(
+                return notice_message(
                     "There is no earlier search here to continue: mention me with some words "
                     "first, e.g. `@paperbot graph sparsification`."
                 )
             query, shown = remembered
             return self._thread_page(query, channel_id, thread_ts, shown)
         if request.intent is Intent.THREAD and not in_thread:
-            return render.notice_message(
+            return notice_message(
                 "Mention me with some words, e.g. `@paperbot graph sparsification`, or mention "
                 "me alone inside a thread to find papers related to it."
             )
@@ -515,7 +516,7 @@ class Answers:
         """Papers related to a thread's first message (a bare mention inside a thread)."""
         text = slack_to_plain(first_message)[:THREAD_QUERY_CHARS]
         if not text.strip():
-            return render.notice_message(
+            return notice_message(
                 "The thread's first message has no words to search for. Mention me with some."
             )
         intro = "Papers related to this thread's first message:"

@@ -14,6 +14,7 @@ from bot.papers.paper import Paper
 from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
+from bot.render.mrkdwn import fallback_text, notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
 
 
@@ -28,16 +29,8 @@ def local_moment(instant: datetime, zone: ZoneInfo) -> str:
     return f"{long_date(local.date())} at {local:%H:%M} ({zone.key})"
 
 
-TOPIC_ECHO_CHARS = 120
-"""How much of a topic is quoted back, so long ones never crowd out the rest of a message."""
-
-
-def quoted_topic(topic: str) -> str:
-    return f"“{escape_mrkdwn(bk.truncate_plain(topic, TOPIC_ECHO_CHARS))}”"
-
-
 def _topic_words(topic: str | None) -> str:
-    return f" on {quoted_topic(topic)}" if topic else ""
+    return f" on {quoted(topic)}" if topic else ""
 
 
 def progress_line(position: int, pool_size: int, topic: str | None) -> str:
@@ -71,12 +64,7 @@ def today_message(
 ) -> Message:
     """``/paper today``: the day's card under a line saying whether it is out yet."""
     blocks = [bk.section(status), *_card(paper, day, position, pool_size, topic)]
-    return bk.message(f"{_fallback(status)} {escape_mrkdwn(paper.title)}", blocks)
-
-
-def notice(mrkdwn: str) -> Message:
-    """A short reply whose text the caller built from trusted parts and escaped input."""
-    return bk.message(_fallback(mrkdwn), [bk.section(mrkdwn)])
+    return bk.message(f"{fallback_text(status)} {escape_mrkdwn(paper.title)}", blocks)
 
 
 def subscribed_message(
@@ -84,7 +72,7 @@ def subscribed_message(
 ) -> Message:
     verb = "Updated" if updated else "Subscribed"
     what = f"papers{_topic_words(topic)} ({pool_size} in the rotation)"
-    return notice(
+    return notice_message(
         f"{verb}: this channel gets one of the {what} at {description}.\n"
         f"Next paper: {next_post}. Change it with `/paper subscribe …`, "
         "stop it with `/paper unsubscribe`.\n"
@@ -94,7 +82,7 @@ def subscribed_message(
 
 
 def direct_message_subscription_message() -> Message:
-    return notice(
+    return notice_message(
         ":warning: The paper of the day goes to channels, not direct messages. Run "
         "`/paper subscribe` in the channel that should get it, e.g. "
         "`/paper subscribe 9:30am Europe/Berlin`, and `/invite @paperbot` there."
@@ -104,20 +92,22 @@ def direct_message_subscription_message() -> Message:
 def subscription_error_message(error: str) -> Message:
     """``error`` is a ``SubscriptionError``'s text: templates around pieces of what the person
     typed, so it is escaped as a whole (its backticks are not markup Slack reserves)."""
-    return notice(f":warning: {escape_mrkdwn(error)}")
+    return notice_message(f":warning: {escape_mrkdwn(error)}")
 
 
 def no_papers_for_topic_message(topic: str) -> Message:
-    return notice(
-        f":warning: No paper matches {quoted_topic(topic)}, so there is nothing to send.\n"
+    return notice_message(
+        f":warning: No paper matches {quoted(topic)}, so there is nothing to send.\n"
         "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
     )
 
 
 def unsubscribed_message(was_subscribed: bool) -> Message:
     if not was_subscribed:
-        return notice("This channel had no paper of the day; nothing to stop.")
-    return notice("Unsubscribed: no more paper of the day here. `/paper subscribe` brings it back.")
+        return notice_message("This channel had no paper of the day; nothing to stop.")
+    return notice_message(
+        "Unsubscribed: no more paper of the day here. `/paper subscribe` brings it back."
+    )
 
 
 def subscriptions_message(
@@ -130,13 +120,13 @@ def subscriptions_message(
 ) -> Message:
     """``/paper subscriptions``: what the channel gets, and when the next one comes."""
     if description is None:
-        return notice(
+        return notice_message(
             "This channel has no paper of the day. Start one with "
             "`/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`, "
             "e.g. `/paper subscribe 9:30am Europe/Berlin`."
         )
     lines = [f"*Paper of the day:* {description}"]
-    lines.append(f"*Topic:* {quoted_topic(topic)}" if topic else "*Topic:* all papers")
+    lines.append(f"*Topic:* {quoted(topic)}" if topic else "*Topic:* all papers")
     if source == "env":
         lines.append("_Set by the bot's configuration; `/paper subscribe` overrides it._")
     if paused_reason:
@@ -146,14 +136,4 @@ def subscriptions_message(
         )
     elif next_post:
         lines.append(f"*Next paper:* {next_post}")
-    return notice("\n".join(lines))
-
-
-def _fallback(mrkdwn: str) -> str:
-    """Notification text: the mrkdwn without emphasis markers or emoji codes."""
-    words = [word for word in mrkdwn.replace("*", "").split(" ") if not _is_emoji(word)]
-    return " ".join(words).strip()
-
-
-def _is_emoji(word: str) -> bool:
-    return len(word) > 2 and word.startswith(":") and word.endswith(":")
+    return notice_message("\n".join(lines))

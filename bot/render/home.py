@@ -14,7 +14,7 @@ from typing import Any
 from bot.papers.paper import Paper
 from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
-from bot.render.digest import quoted_topic
+from bot.render.mrkdwn import quoted
 from bot.render.papers import abstract_blocks, authors_line, status_label, title_mrkdwn
 
 PAGE_SIZE = 20
@@ -90,7 +90,7 @@ def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict
 
 
 def _subscription_line(sub: SubscribedChannel) -> str:
-    topic = f" · {quoted_topic(sub.topic)}" if sub.topic else " · all papers"
+    topic = f" · {quoted(sub.topic)}" if sub.topic else " · all papers"
     return f"<#{escape_mrkdwn(sub.channel)}> · {escape_mrkdwn(sub.when)}{topic}"
 
 
@@ -135,5 +135,5 @@ def abstract_modal(paper: Paper) -> dict[str, Any]:
 
 
 def gone_modal(paper_id: str) -> dict[str, Any]:
-    text = f"I no longer know the paper “{escape_mrkdwn(bk.truncate_plain(paper_id, 120))}”."
+    text = f"I no longer know the paper {quoted(paper_id)}."
     return bk.view("modal", [bk.section(text)], title="Abstract")

@@ -8,7 +8,6 @@ characters while a query can be far longer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from bot.papers.paper import Paper
 from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
+from bot.render.mrkdwn import fallback_text, notice_message, quoted
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchResult
@@ -53,9 +53,6 @@ _BUTTON_LABELS = {
 }
 _ACCEPTED = {"Oral", "Spotlight", "Poster"}
 _AUTHORS_CITED = 3
-_ECHO_CHARS = 120
-"""How much of a query or topic is quoted back: enough to recognise it, never so much that
-a 10,000-character paste pushes the advice after it out of the message."""
 _BACK_SEPARATOR = " "
 """Joins a paper id and the page to return to in an **Abstract** value (ids have no spaces)."""
 
@@ -85,14 +82,14 @@ def _link(url: str, label: str) -> str:
     return f"<{safe_url}|{label}>"
 
 
-def _escape_words(text: str) -> str:
+def mrkdwn_literal(text: str) -> str:
     """Escape plain text for mrkdwn; a literal ``*`` becomes U+2217 so it cannot bold."""
     return escape_mrkdwn(text.replace("*", "\u2217"))
 
 
 def highlight(pieces: Iterable[tuple[str, bool]]) -> str:
     """Escaped mrkdwn of a text in pieces (``Hit.tldr_pieces``), the flagged pieces bold."""
-    return "".join(f"*{_escape_words(t)}*" if bold else _escape_words(t) for t, bold in pieces)
+    return "".join(f"*{mrkdwn_literal(t)}*" if bold else mrkdwn_literal(t) for t, bold in pieces)
 
 
 def status_label(paper: Paper) -> str | None:
@@ -197,10 +194,6 @@ def paper_blocks(
     return blocks
 
 
-def _quoted(query: str) -> str:
-    return f"“{escape_mrkdwn(bk.truncate_plain(query, _ECHO_CHARS))}”"
-
-
 def results_heading(result: SearchResult, *, shown: int) -> str:
     """What the list is: a search (maybe corrected) or papers like another paper, and which
     of its papers these are. A count is given only when it counts real matches (see
@@ -217,16 +210,16 @@ def results_heading(result: SearchResult, *, shown: int) -> str:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
     if result.corrected_query:
         return (
-            f"Showing results for {_quoted(result.corrected_query)} "
-            f"(you typed {_quoted(result.query)}) ({span})"
+            f"Showing results for {quoted(result.corrected_query)} "
+            f"(you typed {quoted(result.query)}) ({span})"
         )
-    return f"Papers for {_quoted(result.query)} ({span})"
+    return f"Papers for {quoted(result.query)} ({span})"
 
 
 def _what(result: SearchResult) -> str:
     if result.similar_to is not None:
         return f"papers like {title_mrkdwn(result.similar_to)}"
-    return f"papers matching {_quoted(result.query)}"
+    return f"papers matching {quoted(result.query)}"
 
 
 def empty_message(result: SearchResult, *, footer: str | None = None) -> Message:
@@ -243,7 +236,7 @@ def empty_message(result: SearchResult, *, footer: str | None = None) -> Message
         blocks.append(bk.context(escape_mrkdwn(result.notice)))
     if footer:
         blocks.append(bk.context(footer))
-    return bk.message(_plain(text), blocks)
+    return bk.message(fallback_text(text), blocks)
 
 
 def end_of_results_message(result: SearchResult, best: Paper | None) -> Message:
@@ -257,7 +250,7 @@ def end_of_results_message(result: SearchResult, best: Paper | None) -> Message:
         )
         button = bk.button(_BUTTON_LABELS[ACTION_MORE_LIKE_THIS], ACTION_MORE_LIKE_THIS, best.id)
         blocks.append(bk.actions([button], block_id=f"paper:{best.id}"))
-    return bk.message(_plain(text), blocks)
+    return bk.message(fallback_text(text), blocks)
 
 
 def results_message(
@@ -302,7 +295,7 @@ def results_message(
     if paging:
         blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits[: len(cards)])
-    return bk.message(f"{_plain(heading)}: {titles}", blocks)
+    return bk.message(f"{fallback_text(heading)}: {titles}", blocks)
 
 
 _RESERVED_BLOCKS = 4
@@ -383,7 +376,7 @@ def paper_message(
     blocks.extend(
         paper_blocks(paper, buttons=buttons, back=this_page, every_author=True, saved=saved)
     )
-    lead = f"{_plain(intro)} " if intro else ""
+    lead = f"{fallback_text(intro)} " if intro else ""
     return bk.message(f"{lead}{escape_mrkdwn(paper.title)}", blocks)
 
 
@@ -424,7 +417,7 @@ def saved_notice_message(paper: Paper, *, saved: bool, this_page: str) -> Messag
         bk.context(SAVED_HINT),
         bk.actions([action], block_id=f"paper:{paper.id}"),
     ]
-    return bk.message(_plain(text), blocks)
+    return bk.message(fallback_text(text), blocks)
 
 
 SAVED_HINT = "Your reading list is in my *Home* tab and in `/paper saved`."
@@ -486,14 +479,9 @@ def export_empty_message() -> Message:
 
 
 def not_found_message(reference: str) -> Message:
-    text = f"I don't know a paper {_quoted(reference)}."
+    text = f"I don't know a paper {quoted(reference)}."
     tip = "Search with `/paper WORDS`, or use a paper id or an OpenReview link."
-    return bk.message(_plain(text), [bk.section(f"{text}\n{tip}")])
-
-
-def notice_message(mrkdwn: str) -> Message:
-    """A one-section message whose text is trusted mrkdwn built by the caller."""
-    return bk.message(_plain(mrkdwn), [bk.section(mrkdwn)])
+    return bk.message(fallback_text(text), [bk.section(f"{text}\n{tip}")])
 
 
 def not_in_channel_message(channel_id: str | None = None) -> Message:
@@ -560,20 +548,3 @@ def help_message(*, description: str | None = None, hint: str | None = None) -> 
     if description or hint:
         blocks.append(bk.context(*filter(None, (description and escape_mrkdwn(description), hint))))
     return bk.message("How to use /paper: /paper WORDS searches; /paper help shows this.", blocks)
-
-
-_MRKDWN_LINK = re.compile(r"<([^<>|]*)\|([^<>]*)>")
-_MRKDWN_BARE = re.compile(r"<([^<>|]*)>")
-
-
-def _bare_link_or_mention(match: re.Match[str]) -> str:
-    """Mentions (``<@U1>``) must stay markup to notify; bare links become their URL."""
-    inner = match.group(1)
-    return match.group(0) if inner[:1] in {"@", "#", "!"} else inner
-
-
-def _plain(mrkdwn: str) -> str:
-    """Fallback text from mrkdwn: keep link labels, drop emphasis; escapes stay escaped."""
-    text = _MRKDWN_LINK.sub(r"\2", mrkdwn)
-    text = _MRKDWN_BARE.sub(_bare_link_or_mention, text)
-    return text.replace("*", "")

@@ -7,18 +7,14 @@ person can type to press it.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-WIDTH = 88
+from bot.render.mrkdwn import terminal_text
 
-_LINK = re.compile(r"<([^<>|]+)\|([^<>]*)>")
-_BARE = re.compile(r"<([^<>|]+)>")
-_EMPHASIS = re.compile(r"(?<![\w*])[*_~]([^*_~\n]+)[*_~](?![\w*])")
-_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+WIDTH = 88
 
 
 @dataclass(frozen=True)
@@ -34,33 +30,6 @@ class Choice:
 class TerminalView:
     text: str
     choices: tuple[Choice, ...]
-
-
-def _bare(match: re.Match[str]) -> str:
-    target = match.group(1)
-    if target.startswith(("@", "#")):
-        return target
-    if target.startswith("!"):
-        return "@" + target[1:]
-    return target
-
-
-def _link(match: re.Match[str]) -> str:
-    url, label = match.group(1), match.group(2)
-    if url.startswith(("@", "#")):
-        return f"{url[0]}{label}"
-    return f"{label} ({url})" if label and label != url else url
-
-
-def plain_text(mrkdwn: str) -> str:
-    """Readable text from mrkdwn: links spelled out, emphasis dropped, escapes undone."""
-    text = _LINK.sub(_link, mrkdwn)
-    text = _BARE.sub(_bare, text)
-    text = _EMPHASIS.sub(r"\1", text)
-    text = text.replace("*", "")
-    for entity, char in _ENTITIES:
-        text = text.replace(entity, char)
-    return text
 
 
 def _wrap(text: str, indent: str = "") -> list[str]:
@@ -79,16 +48,16 @@ def render(
     choices: list[Choice] = []
     blocks = list(blocks)
     if not blocks:
-        lines.extend(_wrap(plain_text(fallback)))
+        lines.extend(_wrap(terminal_text(fallback)))
     for block in blocks:
         kind = block.get("type")
         if kind == "header":
             title = block["text"]["text"]
             lines.extend([title, "=" * min(len(title), WIDTH)])
         elif kind == "section":
-            lines.extend(_wrap(plain_text(block.get("text", {}).get("text", ""))))
+            lines.extend(_wrap(terminal_text(block.get("text", {}).get("text", ""))))
         elif kind == "context":
-            texts = [plain_text(element.get("text", "")) for element in block["elements"]]
+            texts = [terminal_text(element.get("text", "")) for element in block["elements"]]
             lines.extend(_wrap(" | ".join(texts), indent="    "))
         elif kind == "divider":
             lines.append("-" * 40)

@@ -21,6 +21,7 @@ from slack_sdk import WebClient
 
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError
+from bot.papers.text import escape_mrkdwn
 from bot.render import papers as render_papers
 from bot.render.terminal import plain_text, render
 from bot.settings import Settings
@@ -63,11 +64,6 @@ class _Shown:
     channel_id: str
     view: dict[str, Any] | None = None
     """The App Home or modal the button is in, for a click from a view."""
-
-
-def _slack_escape(text: str) -> str:
-    """What Slack does to typed text before sending it: escape ``& < >``."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class Shell:
@@ -114,7 +110,7 @@ class Shell:
 
     def slash_command(self, text: str) -> str:
         fields = payloads.slash_command(
-            self.workspace, _slack_escape(text), self.recorder.response_url()
+            self.workspace, escape_mrkdwn(text), self.recorder.response_url()
         )
         return self._exchange(*payloads.form_body(fields))
 
@@ -122,7 +118,7 @@ class Shell:
         """A mention: ``more`` and a bare mention continue the current thread."""
         continues = text.lower() in {"", "more"} and self._thread_ts is not None
         thread_ts = self._thread_ts if continues else None
-        wire = f"<@{self.workspace.bot_user_id}> {_slack_escape(text)}".strip()
+        wire = f"<@{self.workspace.bot_user_id}> {escape_mrkdwn(text)}".strip()
         posted = self.recorder.add_message(
             self.workspace.channel_id, wire, user=self.workspace.user_id, thread_ts=thread_ts
         )

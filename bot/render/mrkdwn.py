@@ -1,0 +1,78 @@
+"""Slack's mrkdwn and the plain text made from it: user text quoted back, the notification
+text of a message, the shell's readable text, and the one-section notice.
+
+Escaping itself (``escape_mrkdwn``, ``mrkdwn_literal``) lives in ``bot.papers.text``, since
+a paper's display title is mrkdwn too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.papers.text import escape_mrkdwn
+from bot.render import blocks as bk
+from bot.render.message import Message
+
+ECHO_CHARS = 120
+"""How much of a query, topic or id is quoted back: enough to recognise it, never so much that
+a 10,000-character paste pushes the advice after it out of the message."""
+
+_LINK = re.compile(r"<([^<>|]*)\|([^<>]*)>")
+_BARE = re.compile(r"<([^<>|]*)>")
+_EMPHASIS = re.compile(r"(?<![\w*])[*_~]([^*_~\n]+)[*_~](?![\w*])")
+_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+
+
+def quoted(text: str) -> str:
+    """What a person typed, between curly quotes, escaped and cut to ``ECHO_CHARS``."""
+    return f"“{escape_mrkdwn(bk.truncate_plain(text, ECHO_CHARS))}”"
+
+
+def _is_emoji(word: str) -> bool:
+    return len(word) > 2 and word.startswith(":") and word.endswith(":")
+
+
+def _label_or_mention(match: re.Match[str]) -> str:
+    """Mentions (``<@U1>``) must stay markup to notify; bare links become their URL."""
+    inner = match.group(1)
+    return match.group(0) if inner[:1] in {"@", "#", "!"} else inner
+
+
+def fallback_text(mrkdwn: str) -> str:
+    """A message's notification text from its mrkdwn: link labels kept, emphasis markers and
+    emoji codes dropped. Escapes stay escaped, since Slack reads this text as mrkdwn too."""
+    text = _LINK.sub(r"\2", mrkdwn)
+    text = _BARE.sub(_label_or_mention, text).replace("*", "")
+    return " ".join(word for word in text.split(" ") if not _is_emoji(word)).strip()
+
+
+def _spelled_out_link(match: re.Match[str]) -> str:
+    url, label = match.group(1), match.group(2)
+    if url.startswith(("@", "#")):
+        return f"{url[0]}{label}"
+    return f"{label} ({url})" if label and label != url else url
+
+
+def _spelled_out_bare(match: re.Match[str]) -> str:
+    target = match.group(1)
+    if target.startswith(("@", "#")):
+        return target
+    if target.startswith("!"):
+        return "@" + target[1:]
+    return target
+
+
+def terminal_text(mrkdwn: str) -> str:
+    """Readable text for a terminal: links spelled out, emphasis dropped, escapes undone."""
+    text = _LINK.sub(_spelled_out_link, mrkdwn)
+    text = _BARE.sub(_spelled_out_bare, text)
+    text = _EMPHASIS.sub(r"\1", text)
+    text = text.replace("*", "")
+    for entity, char in _ENTITIES:
+        text = text.replace(entity, char)
+    return text
+
+
+def notice_message(mrkdwn: str) -> Message:
+    """A one-section message whose text is trusted mrkdwn built by the caller (escaped input)."""
+    return bk.message(fallback_text(mrkdwn), [bk.section(mrkdwn)])
