@@ -12,7 +12,6 @@ from collections.abc import Iterable
 
 from pybtex.database import BibliographyData, Entry, Person
 
-from bot.papers.corpus import ACCEPTED_STATUSES
 from bot.papers.paper import Paper
 
 YEAR = "2025"
@@ -31,7 +30,7 @@ def citation_key(paper: Paper) -> str:
 
 
 def _entry(paper: Paper) -> Entry:
-    accepted = paper.status in ACCEPTED_STATUSES
+    accepted = paper.accepted
     fields = [("title", "{" + _safe(paper.title) + "}"), ("year", YEAR)]
     fields.append(("booktitle", BOOKTITLE) if accepted else ("howpublished", SUBMITTED))
     if paper.url:

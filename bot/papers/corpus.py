@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.papers.paper import Paper
+from bot.papers.paper import ACCEPTED_STATUSES, Paper
 from bot.papers.summary import derive_title
 from bot.papers.text import (
     clean_normalised_text,
@@ -34,7 +34,6 @@ so a bot finds them wherever it is installed and whatever directory it runs from
 CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
 _IMPORT_ROOT = Path(__file__).resolve().parents[2]
 """The directory holding the ``bot`` package: a checkout or ``site-packages``."""
-ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 CATALOGUE_ACCEPTED_PAPERS = 3706
 """Accepted papers in the catalogue, which ``PAPERBOT_CORPUS=catalogue`` serves: stated, not
 counted, so that a seeds bot can name it without reading the catalogue (a test counts)."""

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from bot.papers.summary import tldr
 from bot.papers.text import clean_text, mrkdwn_literal
 
+ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
+"""The catalogue's decisions for an accepted paper (others: rejected, withdrawn, …)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Paper:
@@ -60,6 +63,10 @@ class Paper:
         value = derive(self)
         object.__setattr__(self, name, value)
         return value
+
+    @property
+    def accepted(self) -> bool:
+        return self.status in ACCEPTED_STATUSES
 
     @property
     def openreview_id(self) -> str | None:

@@ -51,7 +51,6 @@ _BUTTON_LABELS = {
     ACTION_SAVE: "Save",
     ACTION_UNSAVE: "Saved ✓",
 }
-_ACCEPTED = {"Oral", "Spotlight", "Poster"}
 _AUTHORS_CITED = 3
 _BACK_SEPARATOR = " "
 """Joins a paper id and the page to return to in an **Abstract** value (ids have no spaces)."""
@@ -95,7 +94,7 @@ def highlight(pieces: Iterable[tuple[str, bool]]) -> str:
 def status_label(paper: Paper) -> str | None:
     if not paper.status:
         return None
-    if paper.status in _ACCEPTED:
+    if paper.accepted:
         return f"ICLR 2025 {paper.status}"
     return f"ICLR 2025 submission ({paper.status})"
 
