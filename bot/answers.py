@@ -166,7 +166,7 @@ class Answers:
         if request.intent is Intent.SAVED:
             return self.saved_list(viewer)
         if request.intent is Intent.SEARCH:
-            paper = self.index.get(request.argument) if " " not in request.argument else None
+            paper = self.index.named_paper(request.argument)
             if paper is not None:
                 return self._paper_page(paper, viewer)
             return self.search(request.argument, viewer)

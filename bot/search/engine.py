@@ -399,8 +399,9 @@ class SearchIndex:
                     '"a quoted phrase", author:name, a paper id, or like:ID.'
                 )
             return self._result(query, (), 0, offset, None, notes)
-        if self._is_single_reference(parsed):
-            return self._lookup(query, parsed.words[0].text, notes)
+        named = self._named_paper(parsed)
+        if named is not None:
+            return self._result(query, (Hit(named, None, ()),), 1, 0, None, notes)
         similar_to = None
         if parsed.like:
             similar_to = self.get(parsed.like)
@@ -603,11 +604,18 @@ class SearchIndex:
             )
         return 'author:NAME finds papers by an author, e.g. author:Bengio or author:"Le Song".'
 
-    def _is_single_reference(self, parsed: ParsedQuery) -> bool:
+    def named_paper(self, query: str) -> Paper | None:
+        """The paper ``query`` only names (its id, OpenReview id or link), if any: such a query
+        asks for that paper, not for papers like its words."""
+        return self._named_paper(parse_query(query))
+
+    def _named_paper(self, parsed: ParsedQuery) -> Paper | None:
+        if parsed.reference:
+            return self.get(parsed.reference)
         only_word = len(parsed.words) == 1 and not (
             parsed.phrases or parsed.excluded or parsed.authors or parsed.like
         )
-        return only_word and self.get(parsed.words[0].text) is not None
+        return self.get(parsed.words[0].text) if only_word else None
 
     def _plan(self, parsed: ParsedQuery, similar_to: Paper | None) -> _Plan:
         plan = _Plan()
