@@ -213,16 +213,7 @@ class DigestService:
             return render.no_papers_for_topic_message(request.topic or "")
         previous = self.subscription(channel_id)
         schedule = request.schedule
-        self._store.save_subscription(
-            SubscriptionRecord(
-                channel=channel_id,
-                post_time=format_time(schedule.at),
-                zone=schedule.zone_name,
-                cadence=schedule.cadence,
-                topic=request.topic,
-                source="command",
-            )
-        )
+        self._store.save_subscription(_stored(channel_id, schedule, request.topic, "command"))
         self._changed(channel_id)
         return render.subscribed_message(
             schedule.describe(),
@@ -236,17 +227,8 @@ class DigestService:
         previous = self.subscription(channel_id)
         if previous is None:
             return render.unsubscribed_message(False)
-        record = self._store.subscription(channel_id)
         self._store.save_subscription(
-            SubscriptionRecord(
-                channel=channel_id,
-                post_time=record.post_time if record else format_time(self._env_time),
-                zone=record.zone if record else self._default_zone,
-                cadence=record.cadence if record else "weekdays",
-                topic=record.topic if record else None,
-                source="command",
-                active=False,
-            )
+            _stored(channel_id, previous.schedule, previous.topic, "command", active=False)
         )
         self._changed(channel_id)
         return render.unsubscribed_message(True)
@@ -491,16 +473,7 @@ class DigestService:
             log.error("Slack refused the paper of the day in %s: %s", channel, error)
             return DigestOutcome(channel, day, "failed", f"Slack refused it: {error}")
         if self._store.subscription(channel) is None:
-            self._store.save_subscription(
-                SubscriptionRecord(
-                    channel=channel,
-                    post_time=format_time(sub.schedule.at),
-                    zone=sub.schedule.zone_name,
-                    cadence=sub.schedule.cadence,
-                    topic=sub.topic,
-                    source=sub.source,
-                )
-            )
+            self._store.save_subscription(_stored(channel, sub.schedule, sub.topic, sub.source))
         self._store.pause_subscription(channel, error)
         self._changed(channel)
         log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
@@ -560,6 +533,21 @@ class DigestService:
         if self._client is None:
             raise RuntimeError("this DigestService was built without a Slack client")
         return self._client
+
+
+def _stored(
+    channel: str, schedule: Schedule, topic: str | None, source: str, *, active: bool = True
+) -> SubscriptionRecord:
+    """A subscription as the store keeps it: plain values, not paused."""
+    return SubscriptionRecord(
+        channel=channel,
+        post_time=format_time(schedule.at),
+        zone=schedule.zone_name,
+        cadence=schedule.cadence,
+        topic=topic,
+        source=source,
+        active=active,
+    )
 
 
 def _is_digest_post(message: dict[str, Any], day: date) -> bool:
