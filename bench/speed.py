@@ -34,6 +34,7 @@ from rank_bm25 import BM25Okapi
 
 from bot.papers.corpus import CATALOGUE_PATH, load_corpus
 from bot.papers.paper import Paper
+from bot.search import engine
 from bot.search.analyzer import analyze
 from bot.search.engine import SearchIndex
 
@@ -241,7 +242,7 @@ def write_token_lists(size: int, path: Path) -> None:
     index = SearchIndex.build(papers)
     with path.open("w", encoding="utf-8") as out:
         for paper in papers:
-            out.write(" ".join(index.document_tokens(paper)) + "\n")
+            out.write(" ".join(engine._bm25_tokens(engine._fields(index._analyzer, paper))) + "\n")
 
 
 def read_token_lists(path: Path) -> list[list[str]]:
@@ -372,6 +373,7 @@ STARTUP_SCRIPT = """
 import json, resource, sys, time
 started = time.perf_counter()
 from bot.papers.corpus import CATALOGUE_PATH, load_corpus
+from bot.search import engine
 from bot.search.engine import SearchIndex
 imported = time.perf_counter()
 papers = load_corpus(sys.argv[1]).papers

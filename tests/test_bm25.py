@@ -7,12 +7,20 @@ import random
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
+from reference import document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.search import bm25
 from bot.search import engine as search
 from bot.search.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.search.engine import SearchIndex
+
+
+def ranked(index: BM25Index, query: list[str], k: int) -> list[tuple[int, float]]:
+    """The ``k`` best documents holding a query token, by full scoring: (document, score)."""
+    scores = index.scores(query)
+    docs = top_k(scores, k, candidates=np.flatnonzero(index.matches(query)))
+    return [(int(doc), float(scores[doc])) for doc in docs]
 
 
 def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]]) -> None:
@@ -23,7 +31,7 @@ def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]
         actual = index.scores(query)
         # Weights are added in query order, as rank-bm25 does, so not a bit may differ.
         assert actual.tobytes() == expected.tobytes(), query
-        best = index.top_k(query, 10)
+        best = ranked(index, query, 10)
         matching = [doc for doc in range(len(documents)) if set(query) & set(documents[doc])]
         reference_top = sorted(matching, key=lambda doc: (-expected[doc], doc))[:10]
         assert [doc for doc, _ in best] == reference_top
@@ -177,7 +185,7 @@ def test_duplicate_query_tokens_count_twice() -> None:
 def test_unknown_tokens_score_nothing_and_match_nothing() -> None:
     index = BM25Index([["a1"], ["b2"]])
     assert index.scores(["zzz"]).tolist() == [0.0, 0.0]
-    assert index.top_k(["zzz"], 5) == []
+    assert ranked(index, ["zzz"], 5) == []
 
 
 def test_ties_are_broken_by_document_number_or_by_the_given_key() -> None:
@@ -197,12 +205,12 @@ def real_queries(corpus: LoadedCorpus, index: SearchIndex, count: int) -> list[l
     """Queries made of real paper tokens: three from each sampled paper's own text."""
     rng = random.Random(7)
     papers = rng.sample(corpus.papers, count)
-    return [rng.sample(index.document_tokens(paper), 3) for paper in papers]
+    return [rng.sample(document_tokens(index, paper), 3) for paper in papers]
 
 
 def test_seed_corpus_scores_identically(seed_corpus: LoadedCorpus) -> None:
     index = SearchIndex.build(seed_corpus.papers)
-    documents = [index.document_tokens(paper) for paper in seed_corpus.papers]
+    documents = [document_tokens(index, paper) for paper in seed_corpus.papers]
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
     assert_same_as_rank_bm25(documents, queries)
 
@@ -216,7 +224,7 @@ def test_the_search_index_built_in_blocks_scores_identically(
     monkeypatch.setattr(search, "_INDEX_BLOCK", counted)
     monkeypatch.setattr(search, "_RUN_BLOCK", stored)
     index = SearchIndex.build(seed_corpus.papers)
-    reference = BM25Okapi([index.document_tokens(paper) for paper in seed_corpus.papers])
+    reference = BM25Okapi([document_tokens(index, paper) for paper in seed_corpus.papers])
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
     for query in queries:
         expected = reference.get_scores(query).tobytes()
@@ -225,7 +233,7 @@ def test_the_search_index_built_in_blocks_scores_identically(
 
 def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
     index = SearchIndex.build(catalogue.papers)
-    documents = [index.document_tokens(paper) for paper in catalogue.papers]
+    documents = [document_tokens(index, paper) for paper in catalogue.papers]
     assert_same_as_rank_bm25(documents, real_queries(catalogue, index, 25))
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
+from reference import document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
@@ -253,7 +254,7 @@ def test_scores_are_bm25okapi_over_the_indexed_tokens(
     index: SearchIndex, seed_corpus: LoadedCorpus
 ) -> None:
     query = "regret noisy labels"
-    reference = BM25Okapi([index.document_tokens(p) for p in seed_corpus.papers])
+    reference = BM25Okapi([document_tokens(index, p) for p in seed_corpus.papers])
     expected = reference.get_scores(analyze(query))
     for hit in index.search(query, limit=10).hits:
         assert hit.score == expected[seed_corpus.papers.index(hit.paper)]
@@ -282,7 +283,7 @@ def test_authors_are_not_ranked_text(index: SearchIndex, seed_corpus: LoadedCorp
     """BM25 sees title (twice) and abstract only, so 80 names cannot dilute a paper."""
     paper = seed_corpus.papers[0]
     title, abstract = analyze(paper.title), analyze(paper.plain_abstract)
-    assert index.document_tokens(paper) == title * 2 + abstract
+    assert document_tokens(index, paper) == title * 2 + abstract
     crowded = replace(paper, id="crowded", authors=tuple(f"Author{n} Name{n}" for n in range(80)))
     alone = replace(paper, id="alone", authors=("Solo Writer",))
     both = SearchIndex.build([crowded, alone, *seed_corpus.papers[1:]])
@@ -313,7 +314,7 @@ def test_only_acronyms_typed_as_acronyms_are_expanded(
 ) -> None:
     """``sea`` and ``soap`` spell acronyms some abstract defines, and ``language models``
     and ``federated learning`` have acronyms (LM, FL): none of that is added to the query."""
-    reference = BM25Okapi([index.document_tokens(p) for p in seed_corpus.papers])
+    reference = BM25Okapi([document_tokens(index, p) for p in seed_corpus.papers])
     expected = reference.get_scores(analyze(query))
     for hit in index.search(query, limit=10).hits:
         assert hit.score == expected[seed_corpus.papers.index(hit.paper)]

@@ -324,18 +324,12 @@ class BM25Index:
             found[self.documents(token)] = True
         return found
 
-    def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """The ``k`` best documents containing a query token, as (document, score), best
-        first, ties broken by document number."""
-        scores = self.scores(query_tokens)
-        candidates = np.flatnonzero(self.matches(query_tokens))
-        return [(int(doc), float(scores[doc])) for doc in top_k(scores, k, candidates=candidates)]
-
     def best(
         self, query_tokens: Sequence[str], k: int, tiebreak: np.ndarray | None = None
     ) -> Ranking | None:
-        """What ``top_k`` over ``scores`` gives (the same documents, order and bit-identical
-        scores) plus how many documents match, scoring only the few that can make the cut.
+        """What ``top_k(scores(...), k)`` gives over the matching documents (the same
+        documents, order and bit-identical scores) plus how many documents match, scoring
+        only the few that can make the cut.
 
         A document whose weight for every query term is below that term's share of a score
         ``θ`` scores below θ. So once θ is known to be at most the k-th best score, only the

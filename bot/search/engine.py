@@ -362,10 +362,6 @@ class SearchIndex:
                     frequencies[word] = int(frequency_of[term])
         return frequencies
 
-    def document_tokens(self, paper: Paper) -> list[str]:
-        """Exactly the token list the index holds for ``paper`` (to compare with rank-bm25)."""
-        return _bm25_tokens(_fields(self._analyzer, paper))
-
     def get(self, ref: str) -> Paper | None:
         """A paper by id, OpenReview id or OpenReview URL."""
         ref = ref.strip()
