@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from bot.papers.corpus import (
-    ACCEPTED_STATUSES,
     CATALOGUE_ACCEPTED_PAPERS,
     CATALOGUE_PATH,
     SEEDS_DIR,
@@ -18,6 +17,7 @@ from bot.papers.corpus import (
     LoadedCorpus,
     load_corpus,
 )
+from bot.papers.paper import ACCEPTED_STATUSES
 from bot.papers.text import clean_text, match_key
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from bot.papers.paper import Paper
-from bot.papers.text import escape_mrkdwn
+from bot.papers.text import escape_mrkdwn, mrkdwn_literal
 from bot.render import blocks as bk
 from bot.render.message import Message
 from bot.render.mrkdwn import fallback_text, notice_message, quoted
@@ -79,11 +79,6 @@ def _link(url: str, label: str) -> str:
     """A mrkdwn link; ``label`` must already be escaped."""
     safe_url = escape_mrkdwn(url).replace("|", "%7C")
     return f"<{safe_url}|{label}>"
-
-
-def mrkdwn_literal(text: str) -> str:
-    """Escape plain text for mrkdwn; a literal ``*`` becomes U+2217 so it cannot bold."""
-    return escape_mrkdwn(text.replace("*", "\u2217"))
 
 
 def highlight(pieces: Iterable[tuple[str, bool]]) -> str:

@@ -23,7 +23,8 @@ from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError
 from bot.papers.text import escape_mrkdwn
 from bot.render import papers as render_papers
-from bot.render.terminal import plain_text, render
+from bot.render.mrkdwn import terminal_text
+from bot.render.terminal import render
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
 from bot.slack import payloads as payloads
@@ -248,7 +249,7 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
                 return 0
             out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
             if services.answers.wider_corpus:
-                out.write(plain_text(services.answers.wider_corpus) + "\n")
+                out.write(terminal_text(services.answers.wider_corpus) + "\n")
             return _loop(shell, out)
         finally:
             services.close()
