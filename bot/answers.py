@@ -340,7 +340,7 @@ class Answers:
     def saved_list(self, viewer: Viewer, offset: int = 0) -> Message:
         """``/paper saved``: a private page of the reading list, newest first."""
         total = self.store.saved_count(viewer.team_id, viewer.user_id)
-        offset = min(offset, max(total - 1, 0))
+        offset = _last_page_start(offset, total, render.PAGE_SIZE)
         papers = self._saved_papers(viewer, limit=render.PAGE_SIZE, offset=offset)
 
         def cursor(at: int) -> str:
@@ -390,7 +390,7 @@ class Answers:
         """The App Home view: the reading list from ``offset``, the subscribed channels the
         person can see (``can_see`` asks Slack), and how to use the bot."""
         total = self.store.saved_count(viewer.team_id, viewer.user_id)
-        offset = min(offset, max(total - 1, 0)) // render_home.PAGE_SIZE * render_home.PAGE_SIZE
+        offset = _last_page_start(offset, total, render_home.PAGE_SIZE)
         papers = self._saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
         subscriptions = self.digest.active_subscriptions() if self.digest else ()
         visible = [
@@ -545,6 +545,11 @@ class Answers:
         return render.results_message(
             result, buttons=render.PUBLIC_BUTTONS, intro=intro, footer=footer or None
         )
+
+
+def _last_page_start(offset: int, total: int, page_size: int) -> int:
+    """``offset``, or the start of the last page when removals left ``offset`` past the end."""
+    return min(offset, max(total - 1, 0)) // page_size * page_size
 
 
 def _has_more(result: SearchResult) -> bool:

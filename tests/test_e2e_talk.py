@@ -430,3 +430,17 @@ def test_the_manifest_declares_what_these_features_need():
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     needed = {"links:read", "links:write", "files:write", "channels:read", "groups:read"}
     assert needed | {"im:write"} <= scopes
+
+
+def test_removing_the_last_paper_of_a_page_shows_the_page_before(bot):
+    store = bot.services.store
+    for paper in bot.services.index.papers[:6]:
+        store.save_paper(*_ids(bot), paper.id)
+    bot.slash("saved")
+    [first] = bot.recorder.wait_for(RESPONSE_URL)
+    bot.click(first.blocks, render.ACTION_NEXT_PAGE)
+    second = bot.recorder.wait_for(RESPONSE_URL, 2)[1]
+    assert "(6\u20136 of 6)" in all_text(second.blocks)
+    acked(bot.click(second.blocks, render.ACTION_UNSAVE))
+    third = bot.recorder.wait_for(RESPONSE_URL, 3)[2]
+    assert "(1\u20135 of 5)" in all_text(third.blocks)
