@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -567,12 +567,14 @@ class Store:
         pool_size: int,
         owner: str,
         lease: timedelta,
+        owner_gone: Callable[[str], bool] = lambda _owner: False,
     ) -> ClaimAttempt:
         """Claim the channel's post for ``local_date``, or take over an abandoned claim.
 
         The insert relies on the primary key, so of several processes racing only one gets
-        the row. A claim that is released, or whose owner has not touched it within
-        ``lease``, is taken over with a compare-and-set update, again so only one wins; the
+        the row. A claim that is released, whose owner has not touched it within ``lease``,
+        or whose owner ``owner_gone`` says is dead, is taken over with a compare-and-set
+        update, again so only one wins; the
         taken-over claim keeps its paper and state (``posting`` tells the new owner that a
         message may already be in the channel).
         """
@@ -600,7 +602,11 @@ class Store:
             existing = DigestClaim(
                 **connection.execute(_claim_query(channel, local_date)).one()._mapping
             )
-            abandoned = existing.owner is None or now - existing.updated_at >= lease
+            abandoned = (
+                existing.owner is None
+                or now - existing.updated_at >= lease
+                or owner_gone(existing.owner)
+            )
             if existing.state == POSTED or not abandoned:
                 return ClaimAttempt(False, existing)
             taken = connection.execute(
@@ -663,6 +669,9 @@ class Store:
 
     def record_post(self, channel: str, local_date: date, ts: str, owner: str) -> bool:
         """Mark the claim posted with the message ``ts`` and count the paper as seen."""
+        return self._mark_posted(channel, local_date, ts, digest_claims.c.owner == owner)
+
+    def _mark_posted(self, channel: str, local_date: date, ts: str, condition: Any) -> bool:
         now = self._now()
         with self._engine.begin() as connection:
             row = connection.execute(
@@ -670,8 +679,8 @@ class Store:
                 .where(
                     digest_claims.c.channel == channel,
                     digest_claims.c.local_date == local_date,
-                    digest_claims.c.owner == owner,
                     digest_claims.c.state != POSTED,
+                    condition,
                 )
                 .values(state=POSTED, ts=ts, posted_at=now, updated_at=now)
                 .returning(digest_claims.c.round, digest_claims.c.paper_id)
@@ -686,6 +695,43 @@ class Store:
                 .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
             )
         return True
+
+    def unsettled_claims(self, channel: str, before: date, lease: timedelta) -> list[DigestClaim]:
+        """Earlier days' claims left ``posting`` by an owner silent for longer than ``lease``:
+        their message may or may not be in the channel, and their paper is not yet seen."""
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(digest_claims)
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date < before,
+                    digest_claims.c.state == POSTING,
+                    digest_claims.c.updated_at <= self._now() - lease,
+                )
+                .order_by(digest_claims.c.local_date)
+            )
+            return [DigestClaim(**row._mapping) for row in rows]
+
+    def settle_claim(self, claim: DigestClaim, ts: str | None) -> bool:
+        """Settle an abandoned ``posting`` claim from what the channel's history showed: posted
+        as ``ts`` (the paper counts as seen), or, with no ``ts``, never sent. Only the claim
+        as it was read is changed, so a process that revived it in between wins."""
+        unchanged = (digest_claims.c.state == POSTING) & (
+            digest_claims.c.updated_at == claim.updated_at
+        )
+        if ts is not None:
+            return self._mark_posted(claim.channel, claim.local_date, ts, unchanged)
+        with self._engine.begin() as connection:
+            result = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == claim.channel,
+                    digest_claims.c.local_date == claim.local_date,
+                    unchanged,
+                )
+                .values(state=CLAIMED, owner=None, updated_at=self._now())
+            )
+        return result.rowcount == 1
 
 
 def _shown_url(database_url: str) -> str:

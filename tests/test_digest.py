@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -483,3 +488,121 @@ def test_the_environment_default_is_paused_too(make_bot, channel, recorder, trav
     recorder.fail_next("chat.postMessage", slack_error("not_in_channel"))
     assert [outcome.status for outcome in service.serve_due()] == ["paused"]
     assert make_bot(settings=settings).service.active_subscriptions() == []
+
+
+# A claim left by a dead process ------------------------------------------------------------
+
+
+def _dead_pid() -> int:
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(finished.stdout)
+
+
+def _posting_claim(bot: Bot, channel: str, day: date, owner: str) -> str:
+    pick = bot.service.pick(channel, None)
+    bot.store.claim_digest(
+        channel,
+        day,
+        paper_id=pick.paper.id,
+        round=pick.round,
+        position=pick.position,
+        pool_size=pick.pool_size,
+        owner=owner,
+        lease=LEASE,
+    )
+    bot.store.mark_posting(channel, day, owner)
+    return pick.paper.id
+
+
+def _post_in_channel(recorder: SlackRecorder, channel: str, day: date, paper_id: str) -> str:
+    """The message a process posted before it died, as Slack keeps it."""
+    ts = f"{time.time():.6f}"
+    recorder.add_message(
+        channel,
+        "Paper of the day",
+        user=recorder.bot_user_id,
+        bot_id=recorder.bot_id,
+        ts=ts,
+        metadata={
+            "event_type": EVENT_TYPE,
+            "event_payload": {"date": day.isoformat(), "paper_id": paper_id},
+        },
+    )
+    return ts
+
+
+def test_a_claim_of_a_dead_process_on_this_host_is_taken_over_at_once(
+    make_bot, channel, recorder, traveller
+) -> None:
+    """A cron run killed mid-post: a rerun a few seconds later, well within the lease, sees
+    that the owner's pid is gone, finds the post in the channel and records it."""
+    crashed = make_bot()
+    crashed.service.subscribe(channel, "9:00 Europe/Berlin")
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    day = date(2025, 3, 28)
+    owner = f"{socket.gethostname()}/{_dead_pid()}/deadbeef"
+    paper_id = _posting_claim(crashed, channel, day, owner)
+    sent = _post_in_channel(recorder, channel, day, paper_id)
+    traveller.shift(timedelta(seconds=5))
+    outcome = make_bot().service.serve(channel)
+    assert (outcome.status, outcome.ts) == ("recovered", sent)
+    assert posts(recorder, channel) == []
+    _, seen = crashed.store.rotation(channel)
+    assert paper_id in seen
+
+
+@pytest.mark.parametrize("where", ["this host, alive", "another host"])
+def test_a_claim_of_a_live_or_remote_owner_waits_for_the_lease(
+    make_bot, channel, recorder, traveller, where
+) -> None:
+    crashed = make_bot()
+    crashed.service.subscribe(channel, "9:00 Europe/Berlin")
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    host = socket.gethostname() if where == "this host, alive" else "elsewhere.example"
+    pid = os.getppid() if where == "this host, alive" else _dead_pid()
+    _posting_claim(crashed, channel, date(2025, 3, 28), f"{host}/{pid}/cafe0001")
+    traveller.shift(timedelta(seconds=5))
+    assert make_bot().service.serve(channel).status == "busy"
+
+
+def test_a_post_left_unrecorded_yesterday_counts_as_seen_today(
+    make_bot, channel, recorder, traveller
+) -> None:
+    """Nothing settled yesterday's claim: today's run finds yesterday's post in the channel,
+    marks its paper seen, and posts a different one."""
+    crashed = make_bot()
+    crashed.service.subscribe(channel, "9:00 Europe/Berlin")
+    traveller.move_to(berlin(2025, 3, 27, 9, 0))
+    yesterday = date(2025, 3, 27)
+    paper_id = _posting_claim(crashed, channel, yesterday, "elsewhere.example/1/gone0001")
+    _post_in_channel(recorder, channel, yesterday, paper_id)
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    bot = make_bot()
+    outcome = bot.service.serve(channel)
+    assert outcome.status == "posted"
+    [post] = posts(recorder, channel)
+    assert post.blocks[-2]["elements"][0]["value"] != paper_id
+    _, seen = bot.store.rotation(channel)
+    assert paper_id in seen
+    assert bot.store.digest_claim(channel, yesterday).state == "posted"
+
+
+def test_a_post_never_sent_yesterday_is_settled_as_unsent(
+    make_bot, channel, recorder, traveller
+) -> None:
+    crashed = make_bot()
+    crashed.service.subscribe(channel, "9:00 Europe/Berlin")
+    traveller.move_to(berlin(2025, 3, 27, 9, 0))
+    yesterday = date(2025, 3, 27)
+    paper_id = _posting_claim(crashed, channel, yesterday, "elsewhere.example/1/gone0001")
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    bot = make_bot()
+    assert bot.service.serve(channel).status == "posted"
+    assert bot.store.digest_claim(channel, yesterday).state == "claimed"
+    [post] = posts(recorder, channel)
+    assert post.blocks[-2]["elements"][0]["value"] == paper_id, "never shown, so shown today"

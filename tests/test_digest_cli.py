@@ -104,6 +104,19 @@ def test_a_channel_the_bot_left_fails_and_pauses(settings, recorder, capsys) -> 
     subscribe(settings, recorder, "CGONE", "7:00 Europe/Berlin")
     recorder.fail_next("chat.postMessage", slack_error("not_in_channel"))
     assert main([], settings, digest_client(settings)) == 1
-    assert "CGONE 2025-03-28: paused (not_in_channel)" in capsys.readouterr().out
+    assert "CGONE 2025-03-28: paused (Slack said not_in_channel)" in capsys.readouterr().out
     assert main([], settings, digest_client(settings)) == 0
+    assert len(recorder.calls_to("chat.postMessage")) == 1
+
+
+def test_a_channel_forced_after_not_in_channel_says_paused_and_how_to_resume(
+    settings, recorder, capsys
+) -> None:
+    recorder.fail_next("chat.postMessage", slack_error("not_in_channel"))
+    assert main(["--channel", "CLEFT"], settings, digest_client(settings)) == 1
+    capsys.readouterr()
+    assert main(["--channel", "CLEFT"], settings, digest_client(settings)) == 1
+    again = capsys.readouterr().out
+    assert "CLEFT: paused (Slack said not_in_channel)" in again
+    assert "/invite @paperbot" in again and "/paper subscribe" in again
     assert len(recorder.calls_to("chat.postMessage")) == 1

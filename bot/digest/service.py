@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import random
 import time as time_module
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -28,6 +27,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock, system_clock
+from bot.digest.owner import new_owner, owner_gone
 from bot.digest.subscriptions import (
     Schedule,
     SubscriptionError,
@@ -65,6 +65,8 @@ BACKOFF = (5.0, 15.0, 45.0)
 MAX_WAIT = 60.0
 RETRY_LATER = timedelta(minutes=10)
 HISTORY_PAGES = 5
+HISTORY_MARGIN = timedelta(minutes=1)
+"""Read history from this long before a claim was made (clocks of Slack and the database)."""
 
 Status = Literal[
     "posted",
@@ -112,6 +114,10 @@ class DigestOutcome:
     message: Message | None = None
 
 
+class _HistoryUnread(Exception):
+    """The channel's history could not be read far enough to tell whether a post is there."""
+
+
 class _Transient(Exception):
     """A failure worth retrying; ``maybe_sent`` if the message might have been posted."""
 
@@ -145,7 +151,7 @@ class DigestService:
         self._client = client
         self._clock = clock
         self._sleep = sleep
-        self.owner = owner or f"paperbot-{uuid.uuid4().hex[:12]}"
+        self.owner = owner or new_owner()
         self._default_zone = settings.timezone
         self._env_channel = settings.digest_channel
         try:
@@ -377,15 +383,20 @@ class DigestService:
         sub = self.subscription(channel)
         now = self._clock()
         if sub is None:
-            if self._store.subscription(channel) is not None or not force:
+            record = self._store.subscription(channel)
+            if record is not None and record.paused_reason:
+                return DigestOutcome(channel, None, "paused", _paused(record.paused_reason))
+            if record is not None or not force:
                 return DigestOutcome(channel, None, "not_subscribed", "not subscribed here")
             sub = self._env_default(channel)
         schedule = sub.schedule
         day = schedule.local_date(now)
         if sub.paused_reason:
-            return DigestOutcome(channel, day, "paused", f"paused ({sub.paused_reason})")
+            return DigestOutcome(channel, day, "paused", _paused(sub.paused_reason))
         if not force and not self.is_due(sub):
             return DigestOutcome(channel, day, "not_due", "not due yet today")
+        if not dry_run:
+            self._settle_earlier_days(channel, day)
         claim = self._store.digest_claim(channel, day)
         if claim is not None and claim.state == POSTED:
             return DigestOutcome(channel, day, "already_posted", "already posted", claim.ts)
@@ -406,6 +417,7 @@ class DigestService:
             pool_size=pick.pool_size,
             owner=self.owner,
             lease=LEASE,
+            owner_gone=owner_gone,
         )
         claim = attempt.claim
         if not attempt.acquired:
@@ -424,6 +436,32 @@ class DigestService:
                 pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=sub.topic
             )
         return self._post(claim, message, sub)
+
+    def _settle_earlier_days(self, channel: str, today: date) -> None:
+        """Settle the posts of earlier days that a dead process left ``posting``.
+
+        The channel's history says whether each was sent: if so its paper counts as seen
+        (else the rotation would offer it again today); if not, the day is marked unsent.
+        """
+        for claim in self._store.unsettled_claims(channel, today, LEASE):
+            try:
+                found = self._post_in_history(
+                    channel, claim.local_date, since=claim.claimed_at - HISTORY_MARGIN
+                )
+            except _HistoryUnread as error:
+                log.warning(
+                    "could not settle the %s post in %s: %s", claim.local_date, channel, error
+                )
+                continue
+            self._store.settle_claim(claim, found)
+            if found is not None:
+                log.info(
+                    "found the %s post in %s (ts %s); %s counts as seen",
+                    claim.local_date,
+                    channel,
+                    found,
+                    claim.paper_id,
+                )
 
     def _post(
         self, claim: DigestClaim, message: Message, sub: ChannelSubscription
@@ -477,7 +515,7 @@ class DigestService:
         self._store.pause_subscription(channel, error)
         self._changed(channel)
         log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
-        return DigestOutcome(channel, day, "paused", f"paused ({error})")
+        return DigestOutcome(channel, day, "paused", _paused(error))
 
     def _send(self, channel: str, day: date, paper_id: str, message: Message) -> str:
         client = self._require_client()
@@ -511,22 +549,39 @@ class DigestService:
 
         Only the newest messages are read: an unrecorded post is at most a lease old.
         """
+        try:
+            return self._post_in_history(channel, day)
+        except _HistoryUnread as error:
+            log.warning("could not read %s's history to find its post: %s", channel, error)
+            return None
+
+    def _post_in_history(
+        self, channel: str, day: date, *, since: datetime | None = None
+    ) -> str | None:
+        """Like ``_find_post``; with ``since``, every message after it is read, and if there
+        are too many to read, ``_HistoryUnread`` says so rather than "not posted"."""
         client = self._require_client()
+        oldest = f"{since.timestamp():.6f}" if since is not None else None
         cursor = None
         for _page in range(HISTORY_PAGES):
             try:
                 response = client.conversations_history(
-                    channel=channel, include_all_metadata=True, limit=200, cursor=cursor
+                    channel=channel,
+                    include_all_metadata=True,
+                    limit=200,
+                    cursor=cursor,
+                    oldest=oldest,
                 )
             except (SlackApiError, URLError, OSError) as error:
-                log.warning("could not read %s's history to find its post: %s", channel, error)
-                return None
+                raise _HistoryUnread(str(error)) from None
             for found in response.get("messages", []):
                 if _is_digest_post(found, day):
                     return str(found["ts"])
             cursor = (response.get("response_metadata") or {}).get("next_cursor")
             if not cursor:
                 return None
+        if since is not None:
+            raise _HistoryUnread(f"more than {HISTORY_PAGES} pages since {since.isoformat()}")
         return None
 
     def _require_client(self) -> WebClient:
@@ -547,6 +602,13 @@ def _stored(
         topic=topic,
         source=source,
         active=active,
+    )
+
+
+def _paused(reason: str) -> str:
+    return (
+        f"paused (Slack said {reason}): invite the bot back with /invite @paperbot, then run "
+        "/paper subscribe in the channel to resume"
     )
 
 
