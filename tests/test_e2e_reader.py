@@ -85,4 +85,4 @@ def test_a_search_that_finds_little_names_the_whole_conference(bot):
     bot.slash("graph")
     assert "PAPERBOT_CORPUS" not in all_text(nth_response(bot, 3).blocks)
     bot.slash("help")
-    assert "All 3,706 accepted ICLR 2025 papers" in all_text(nth_response(bot, 4).blocks)
+    assert "all 3,706 accepted ICLR 2025 papers" in all_text(nth_response(bot, 4).blocks)

@@ -87,10 +87,11 @@ def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, m
     out = io.StringIO()
     assert main([], settings, out=out) == 0
     text = out.getvalue()
-    assert (
-        "Type help.\nThese are only the seed papers. All 3,706 accepted ICLR 2025 papers are one "
+    hint = (
+        "Type help.\nOnly the 76 seed papers are searched here; all 3,706 accepted ICLR 2025 "
+        "papers are one setting away: `PAPERBOT_CORPUS=catalogue`.\nyou> "
     )
-    assert "setting away: `PAPERBOT_CORPUS=catalogue`.\nyou> " in text
+    assert hint in text
     assert "you> /paper graph sparsification\n--- paperbot, only visible to you ---" in text
     assert "you> 1\n--- paperbot, only visible to you (replaces the previous answer) ---" in text
     assert text.endswith("[1] Back to results   [2] Save   [3] Share   [4] More like this\n")

@@ -526,12 +526,12 @@ HELP_LINES = (
 )
 
 
-def wider_corpus_hint(accepted: int) -> str:
+def wider_corpus_hint(searched: int, accepted: int) -> str:
     """Where the rest of the conference is, for a bot that serves only the seed papers: a
     team searching outside them otherwise gets little and no idea why."""
     return (
-        f"These are only the seed papers. All {accepted:,} accepted ICLR 2025 papers are one "
-        "setting away: `PAPERBOT_CORPUS=catalogue`."
+        f"Only the {searched:,} seed papers are searched here; all {accepted:,} accepted "
+        "ICLR 2025 papers are one setting away: `PAPERBOT_CORPUS=catalogue`."
     )
 
 
@@ -539,6 +539,6 @@ def help_message(*, description: str | None = None, hint: str | None = None) -> 
     """The usage card for ``/paper`` alone or ``/paper help``; ``hint`` is trusted mrkdwn."""
     lines = "\n".join(f"`{usage}` {what}" for usage, what in HELP_LINES)
     blocks = [bk.header("paperbot: find ICLR 2025 papers"), bk.section(lines)]
-    if description or hint:
-        blocks.append(bk.context(*filter(None, (description and escape_mrkdwn(description), hint))))
+    if hint or description:
+        blocks.append(bk.context(hint or escape_mrkdwn(description or "")))
     return bk.message("How to use /paper: /paper WORDS searches; /paper help shows this.", blocks)

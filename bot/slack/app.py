@@ -94,8 +94,13 @@ def build_services(
     store = Store(settings.database_url, clock)
     digest = DigestService(store, index, client, settings, clock=clock)
     seeds_only = settings.corpus.strip() in SEED_SPECS
-    wider = render.wider_corpus_hint(CATALOGUE_ACCEPTED_PAPERS) if seeds_only else None
-    answers = Answers(index, store, digest, description=corpus.description, wider_corpus=wider)
+    wider = None
+    if seeds_only:
+        wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
+    # The help card says what is searched in a reader's words; the corpus's own description
+    # (with its paths) is for the operator's log.
+    searched = f"Searching {len(corpus.papers):,} papers."
+    answers = Answers(index, store, digest, description=searched, wider_corpus=wider)
     return Services(corpus, index, store, digest, answers)
 
 

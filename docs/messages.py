@@ -1,0 +1,283 @@
+"""Every kind of message the bot sends, built by the bot's own code from the seed papers.
+
+``docs/screenshots.py`` draws each one as Slack shows it, and a test rebuilds them all and
+fails when the JSON committed beside a screenshot is stale. To show a new kind of message,
+append a ``Shown`` to ``MESSAGES``: a file name, a caption for the gallery, where Slack
+shows it, and a function from the ``Bot`` (the real answers, digest and corpus, with a fixed
+clock and a throwaway database) to the ``Message`` a person would get. Order matters: a
+message may build on state an earlier one left, as a person's session would.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from bot.answers import Answers, Viewer
+from bot.commands import parse_command, parse_mention
+from bot.digest.service import DigestService
+from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.render import papers as render
+from bot.render.message import Message
+from bot.settings import Settings
+from bot.slack.app import Services, build_services
+from bot.slack.client import make_web_client
+
+FIXED_NOW = datetime(2025, 4, 24, 8, 0, tzinfo=UTC)
+"""Thursday of ICLR 2025 week, 08:00 UTC: before a 9 am Berlin paper of the day is due."""
+CHANNEL = "C0RESEARCH"
+CHANNEL_NAME = "research"
+THREAD_TS = "1745481600.000100"
+VIEWER = Viewer("T0TEAM", "U0ALICE")
+BOT_USER = "U0PAPERBOT"
+MOG = "7ANDviElAo"  # Graph Sparsification via Mixture of Graphs: seven authors, code, a TL;DR
+
+Where = Literal["ephemeral", "channel", "thread"]
+
+
+@dataclass
+class Bot:
+    """The real bot's parts, built once for all the messages."""
+
+    corpus: LoadedCorpus
+    services: Services
+
+    @property
+    def answers(self) -> Answers:
+        return self.services.answers
+
+    @property
+    def digest(self) -> DigestService:
+        return self.services.digest
+
+
+@dataclass(frozen=True)
+class Shown:
+    name: str
+    caption: str
+    where: Where
+    build: Callable[[Bot], Message]
+
+
+def _first_page_cursor(bot: Bot) -> str:
+    """The cursor of the first page of the "graph sparsification" results (for **Back**)."""
+    message = bot.answers.search("graph sparsification", VIEWER)
+    [value] = [
+        element["value"]
+        for block in message.blocks
+        if block["type"] == "actions"
+        for element in block["elements"]
+        if element["action_id"] == render.ACTION_ABSTRACT and element["value"].startswith(MOG)
+    ]
+    return value
+
+
+def _mention(bot: Bot, text: str, thread_ts: str = THREAD_TS) -> Message:
+    request = parse_mention(f"<@{BOT_USER}> {text}", BOT_USER)
+    return bot.answers.mention(request, CHANNEL, thread_ts, in_thread=False)
+
+
+def _end_of_thread_results(bot: Bot) -> Message:
+    _mention(bot, "sparsification", "1745481600.000200")
+    return _mention(bot, "more", "1745481600.000200")
+
+
+def _subscribe(bot: Bot) -> Message:
+    return bot.digest.subscribe(CHANNEL, "9am Europe/Berlin weekdays graph neural networks")
+
+
+def _paper_of_the_day(bot: Bot) -> Message:
+    outcome = bot.digest.serve(CHANNEL, force=True, dry_run=True)
+    assert outcome.message is not None, outcome.detail
+    return outcome.message
+
+
+MESSAGES: list[Shown] = [
+    Shown(
+        "search_results",
+        "`/paper graph sparsification`: the top 5, only for you",
+        "ephemeral",
+        lambda bot: bot.answers.search("graph sparsification", VIEWER),
+    ),
+    Shown(
+        "search_corrected",
+        "A typo is corrected, and the reply says so",
+        "ephemeral",
+        lambda bot: bot.answers.search("graph sparsifcation", VIEWER),
+    ),
+    Shown(
+        "search_unmatched_word",
+        "A word no paper contains is named",
+        "ephemeral",
+        lambda bot: bot.answers.search("kitchen models", VIEWER),
+    ),
+    Shown(
+        "search_author",
+        "`author:` takes the words that continue an author's name, and says which it used",
+        "ephemeral",
+        lambda bot: bot.answers.search("author:Stefanie Jegelka graphs", VIEWER),
+    ),
+    Shown(
+        "search_few",
+        "A search that finds little names the whole conference",
+        "ephemeral",
+        lambda bot: bot.answers.search("sparsification", VIEWER),
+    ),
+    Shown(
+        "search_nothing",
+        "Nothing found: what to try",
+        "ephemeral",
+        lambda bot: bot.answers.search("quokka census", VIEWER),
+    ),
+    Shown(
+        "abstract",
+        "**Abstract** on a result: the whole abstract, every author, **Back to results**",
+        "ephemeral",
+        lambda bot: bot.answers.abstract(_first_page_cursor(bot), VIEWER),
+    ),
+    Shown(
+        "paper_by_id",
+        "`/paper 7ANDviElAo`: one paper, with every author",
+        "ephemeral",
+        lambda bot: bot.answers.command(parse_command(MOG), CHANNEL, VIEWER),
+    ),
+    Shown(
+        "more_like_this",
+        "**More like this**",
+        "ephemeral",
+        lambda bot: bot.answers.more_like_this(MOG, VIEWER),
+    ),
+    Shown(
+        "shared",
+        "**Share**: the paper in the channel, saying who shared it",
+        "channel",
+        lambda bot: _required(bot.answers.share(MOG, VIEWER.user_id)),
+    ),
+    Shown(
+        "thread_reply",
+        "`@paperbot graph sparsification`: three papers in a thread",
+        "thread",
+        lambda bot: _mention(bot, "graph sparsification"),
+    ),
+    Shown(
+        "thread_end",
+        "`@paperbot more` after the last page: that was all, and **More like this**",
+        "thread",
+        _end_of_thread_results,
+    ),
+    Shown(
+        "subscribed",
+        "`/paper subscribe 9am Europe/Berlin weekdays graph neural networks`",
+        "ephemeral",
+        _subscribe,
+    ),
+    Shown(
+        "paper_of_the_day",
+        "The paper of the day, posted in the channel",
+        "channel",
+        _paper_of_the_day,
+    ),
+    Shown(
+        "today",
+        "`/paper today`: today's paper, before it is posted",
+        "ephemeral",
+        lambda bot: bot.digest.today(CHANNEL),
+    ),
+    Shown(
+        "subscriptions",
+        "`/paper subscriptions`",
+        "ephemeral",
+        lambda bot: bot.digest.subscriptions(CHANNEL),
+    ),
+    Shown(
+        "unsubscribed",
+        "`/paper unsubscribe`",
+        "ephemeral",
+        lambda bot: bot.digest.unsubscribe(CHANNEL),
+    ),
+    Shown("help", "`/paper` or `/paper help`", "ephemeral", lambda bot: bot.answers.help()),
+    Shown(
+        "error_like_usage",
+        "`/paper like:` with nothing after it: the usage",
+        "ephemeral",
+        lambda bot: bot.answers.search("like:", VIEWER),
+    ),
+    Shown(
+        "error_unknown_paper",
+        "A paper id the bot does not know",
+        "ephemeral",
+        lambda bot: bot.answers.abstract("zzNoSuchId", VIEWER),
+    ),
+    Shown(
+        "error_expired",
+        "A button on a list the bot has forgotten",
+        "ephemeral",
+        lambda bot: bot.answers.page("q:5:0000000000000000", VIEWER),
+    ),
+    Shown(
+        "error_nothing_to_continue",
+        "`@paperbot more` with no search to continue",
+        "thread",
+        lambda bot: _mention(bot, "more", "1745481600.000300"),
+    ),
+    Shown(
+        "error_bad_schedule",
+        "`/paper subscribe 25:99`: a time the bot cannot read",
+        "ephemeral",
+        lambda bot: bot.digest.subscribe(CHANNEL, "25:99"),
+    ),
+    Shown(
+        "error_not_in_channel",
+        "**Share** in a channel the bot is not in",
+        "ephemeral",
+        lambda bot: render.not_in_channel_message(CHANNEL),
+    ),
+    Shown(
+        "error_busy",
+        "Too many requests at once",
+        "ephemeral",
+        lambda bot: render.busy_message(),
+    ),
+    Shown(
+        "error_apology",
+        "Something failed on the bot's side",
+        "ephemeral",
+        lambda bot: render.apology_message(),
+    ),
+]
+
+
+def _required(message: Message | None) -> Message:
+    assert message is not None
+    return message
+
+
+def build_bot(directory: Path) -> Bot:
+    """The bot over the seed papers, its state in ``directory``; nothing reaches Slack."""
+    settings = Settings(corpus="seeds", database_url=f"sqlite:///{directory / 'docs.db'}")
+    client = make_web_client("xoxb-docs", "http://127.0.0.1:9/api/")
+    corpus = load_corpus("seeds")
+    services = build_services(settings, client, clock=lambda: FIXED_NOW, corpus=corpus)
+    return Bot(corpus, services)
+
+
+def build_all() -> dict[str, dict[str, Any]]:
+    """Every message as JSON-ready data, by name, in ``MESSAGES`` order."""
+    with tempfile.TemporaryDirectory() as directory:
+        bot = build_bot(Path(directory))
+        try:
+            return {
+                shown.name: {
+                    "caption": shown.caption,
+                    "where": shown.where,
+                    "text": (message := shown.build(bot)).text,
+                    "blocks": list(message.blocks),
+                }
+                for shown in MESSAGES
+            }
+        finally:
+            bot.services.close()
