@@ -36,7 +36,9 @@ VIEWER = Viewer("T0TEAM", "U0ALICE")
 BOT_USER = "U0PAPERBOT"
 MOG = "7ANDviElAo"  # Graph Sparsification via Mixture of Graphs: seven authors, code, a TL;DR
 
-Where = Literal["ephemeral", "channel", "thread"]
+Where = Literal["ephemeral", "channel", "thread", "unfurl", "home"]
+LINK = f"https://openreview.net/forum?id={MOG}"
+OTHER_PAPERS = ("qKgd7RaAem", "qFw2RFJS5g")
 
 
 @dataclass
@@ -94,6 +96,22 @@ def _paper_of_the_day(bot: Bot) -> Message:
     outcome = bot.digest.serve(CHANNEL, force=True, dry_run=True)
     assert outcome.message is not None, outcome.detail
     return outcome.message
+
+
+def _unfurl(bot: Bot) -> Message:
+    """A person's message with the link, and the preview the bot attaches to it."""
+    return Message(LINK, tuple(bot.answers.unfurls([LINK])[LINK]["blocks"]))
+
+
+def _saved_list(bot: Bot) -> Message:
+    for paper_id in OTHER_PAPERS:
+        bot.answers.set_saved(paper_id, VIEWER, saved=True)
+    return bot.answers.saved_list(VIEWER)
+
+
+def _app_home(bot: Bot) -> Message:
+    view = bot.answers.home(VIEWER, lambda _channel: True)
+    return Message("paperbot's Home tab", tuple(view["blocks"]))
 
 
 MESSAGES: list[Shown] = [
@@ -192,6 +210,35 @@ MESSAGES: list[Shown] = [
         "`/paper subscriptions`",
         "ephemeral",
         lambda bot: bot.digest.subscriptions(CHANNEL),
+    ),
+    Shown(
+        "unfurl",
+        "An OpenReview link pasted in a channel: the bot's preview under it",
+        "unfurl",
+        _unfurl,
+    ),
+    Shown(
+        "shortcut_related",
+        "**Find related papers** on a message: only for you, with **Post in thread**",
+        "ephemeral",
+        lambda bot: bot.answers.related_to_message(
+            "Has anyone tried sparsifying GNN graphs with a mixture of experts?",
+            VIEWER,
+            post_to=(CHANNEL, THREAD_TS),
+        ),
+    ),
+    Shown(
+        "saved_notice",
+        "**Save** on a card everyone sees: a private note with **Undo**",
+        "ephemeral",
+        lambda bot: bot.answers.set_saved(MOG, VIEWER, saved=True),
+    ),
+    Shown("saved_list", "`/paper saved`: your reading list", "ephemeral", _saved_list),
+    Shown(
+        "app_home",
+        "The Home tab: the reading list, the daily-paper channels, how to use the bot",
+        "home",
+        _app_home,
     ),
     Shown(
         "unsubscribed",

@@ -46,6 +46,8 @@ _WHERE = {
     "ephemeral": "Only visible to you",
     "channel": "#research",
     "thread": "Reply in a thread in #research",
+    "unfurl": "#research",
+    "home": "paperbot \u203a Home",
 }
 _USERS = {"U0ALICE": "Alice", "U0PAPERBOT": "paperbot"}
 _EMOJI = {":warning:": "\u26a0"}  # DejaVu draws it; no colour emoji font here
@@ -75,6 +77,7 @@ body { margin: 0; background: #fff; color: #1d1c1d;
 a { color: #1264a3; text-decoration: none; }
 code { color: #e01e5a; background: rgba(29,28,29,.04); border: 1px solid rgba(29,28,29,.13);
   border-radius: 3px; padding: 1px 3px; font: 12px "DejaVu Sans Mono", monospace; }
+.attachment { border-left: 4px solid #dddddd; padding-left: 12px; margin-top: 6px; }
 .mention { color: #1264a3; background: rgba(29,155,209,.1); border-radius: 3px;
   padding: 0 2px; }
 """
@@ -151,17 +154,30 @@ def blocks_html(blocks: Iterable[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def _author_and_blocks(message: dict[str, Any]) -> tuple[str, str, str]:
+    """Avatar, name line and body: a link preview sits under the person's own message."""
+    blocks = blocks_html(message["blocks"])
+    if message["where"] == "unfurl":
+        name = '<span class="name">Alice</span> <span class="time">9:00 AM</span>'
+        text = mrkdwn_html(html.escape(message["text"], quote=False))
+        return "A", name, f'<div class="section">{text}</div><div class="attachment">{blocks}</div>'
+    name = '<span class="name">paperbot</span><span class="app">APP</span>'
+    if message["where"] != "home":
+        name += ' <span class="time">9:00 AM</span>'
+    return "pb", name, blocks
+
+
 def page_html(message: dict[str, Any]) -> str:
     where = html.escape(_WHERE[message["where"]])
+    avatar, name, body = _author_and_blocks(message)
     return f"""<!doctype html>
 <html><head><meta charset="utf-8"><style>{CSS % {"width": WIDTH}}</style></head>
 <body><div class="message" id="message">
-<div class="avatar">pb</div>
+<div class="avatar">{avatar}</div>
 <div class="body">
 <div class="where">{where}</div>
-<div><span class="name">paperbot</span><span class="app">APP</span>
-<span class="time">9:00 AM</span></div>
-{blocks_html(message["blocks"])}
+<div>{name}</div>
+{body}
 </div></div>
 <script>document.title = document.getElementById("message").offsetHeight;</script>
 </body></html>
