@@ -125,6 +125,13 @@ def code_line(paper: Paper) -> str | None:
     return "Code: " + ", ".join(links)
 
 
+def links_line(paper: Paper) -> str | None:
+    """Where to read the paper, said in words: a linked title alone does not tell a reader
+    that it leads to OpenReview, and the code sits next to it."""
+    read = _link(paper.url, "Read on OpenReview") if paper.url else None
+    return " · ".join(item for item in (read, code_line(paper)) if item) or None
+
+
 def title_mrkdwn(paper: Paper) -> str:
     """The bold title, linked to OpenReview when the paper has a forum page."""
     if paper.url:
@@ -179,7 +186,7 @@ def paper_blocks(
     details = [
         line for line in (status_label(paper), authors_line(paper, every=every_author)) if line
     ]
-    facts = [item for item in (" · ".join(details), code_line(paper)) if item]
+    facts = [item for item in (" · ".join(details), links_line(paper)) if item]
     if facts:
         blocks.append(bk.context(*facts))
     action_block = paper_buttons(paper, buttons, back=back, saved=saved)
@@ -323,7 +330,7 @@ def abstract_blocks(paper: Paper) -> list[dict[str, Any]]:
     blocks = [bk.section(title_mrkdwn(paper))]
     abstract = paper.display_abstract or "_No abstract is available for this paper._"
     blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
-    facts = (status_label(paper), authors_line(paper, every=True), code_line(paper))
+    facts = (status_label(paper), authors_line(paper, every=True), links_line(paper))
     details = [line for line in facts if line]
     if details:
         blocks.append(bk.context(*details))
