@@ -16,7 +16,8 @@ import pytest
 import time_machine
 from slack_sdk import WebClient
 
-from bot.digest.service import EVENT_TYPE, LEASE, DigestService
+from bot.digest.posting import EVENT_TYPE, LEASE
+from bot.digest.service import DigestService
 from bot.render import blocks as bk
 from bot.render.message import Message
 from bot.search.engine import SearchIndex

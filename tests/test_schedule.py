@@ -11,8 +11,9 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
+from bot.digest.posting import LEASE
 from bot.digest.schedule import DigestScheduler, DigestTrigger
-from bot.digest.service import LEASE, DigestService
+from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
 from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder

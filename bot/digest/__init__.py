@@ -1,6 +1,8 @@
-"""The paper of the day: subscriptions, rotation, the exactly-once post, the scheduler and
-the ``digest`` command line.
+"""The paper of the day: ``subscriptions`` (parsing, time zones), ``channels`` (who
+subscribes, to what), ``rotation`` (which paper), ``posting`` (exactly once), ``replies`` (the
+``/paper`` commands), ``service`` (the facade over them), ``owner`` (which process holds a
+claim), ``schedule`` and the ``digest`` command line (``cli``).
 
-Imports papers, search, render, the store and the clock; never ``bot.slack``'s app,
-``bot.shell`` or ``handlers`` (it posts through whatever Web API client it is given).
+Imports papers, search, render, the store and the clock; never ``bot.slack``, ``bot.shell``
+or ``handlers`` (it posts through whatever Web API client it is given).
 """

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from slack_sdk import WebClient
 
 from bot.arguments import ArgumentParser
-from bot.digest.service import DigestOutcome, DigestService
+from bot.digest.posting import DigestOutcome
+from bot.digest.service import DigestService
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
 from bot.search.engine import SearchIndex

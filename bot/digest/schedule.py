@@ -18,7 +18,8 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from bot.clock import Clock, system_clock
-from bot.digest.service import DigestOutcome, DigestService
+from bot.digest.posting import DigestOutcome
+from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
 
 log = logging.getLogger(__name__)

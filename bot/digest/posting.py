@@ -1,0 +1,269 @@
+"""Posting the paper of the day exactly once per channel and local date.
+
+Exactly once, across restarts and replicas, rests on the store's claim row, never on the
+scheduler: whoever inserts the (channel, date) row posts; the row is marked ``posting`` just
+before ``chat.postMessage`` and ``posted`` with the ``ts`` after. A process that inherits a
+``posting`` claim without a ``ts`` (its owner died between the post and the write) first
+looks for the post's message metadata in ``conversations.history``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any, Literal
+from urllib.error import URLError
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.clock import Clock
+from bot.render.message import Message
+from bot.store import POSTING, DigestClaim, Store
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPE = "paperbot_digest"
+"""Slack message metadata type marking a daily post, so a post can be found again."""
+
+PAUSING_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
+"""Slack errors that will not go away by retrying: the bot is no longer in the channel."""
+
+LEASE = timedelta(minutes=2)
+"""How long a claim's owner may go silent before another process may take the claim over."""
+
+BACKOFF = (5.0, 15.0, 45.0)
+"""Waits between attempts once the client's own retries gave up; each wait renews the lease."""
+MAX_WAIT = 60.0
+RETRY_LATER = timedelta(minutes=10)
+HISTORY_PAGES = 5
+HISTORY_MARGIN = timedelta(minutes=1)
+"""Read history from this long before a claim was made (clocks of Slack and the database)."""
+
+Status = Literal[
+    "posted",
+    "recovered",
+    "already_posted",
+    "busy",
+    "not_due",
+    "failed",
+    "paused",
+    "no_papers",
+    "not_subscribed",
+    "dry_run",
+]
+
+
+@dataclass(frozen=True)
+class DigestOutcome:
+    """What one attempt to serve a channel did; ``detail`` is a line for logs and the CLI."""
+
+    channel: str
+    local_date: date | None
+    status: Status
+    detail: str
+    ts: str | None = None
+    retry_at: datetime | None = None
+    message: Message | None = None
+
+
+class _HistoryUnread(Exception):
+    """The channel's history could not be read far enough to tell whether a post is there."""
+
+
+class _Transient(Exception):
+    """A failure worth retrying; ``maybe_sent`` if the message might have been posted."""
+
+    def __init__(self, reason: str, *, maybe_sent: bool, retry_after: float = 0.0) -> None:
+        super().__init__(reason)
+        self.maybe_sent = maybe_sent
+        self.retry_after = retry_after
+
+
+class Poster:
+    """Posts claimed days for one process (``owner`` names it in the claims it holds)."""
+
+    def __init__(
+        self,
+        store: Store,
+        client: WebClient | None,
+        *,
+        clock: Clock,
+        sleep: Callable[[float], None],
+        owner: str,
+    ) -> None:
+        self._store = store
+        self._client = client
+        self._clock = clock
+        self._sleep = sleep
+        self.owner = owner
+
+    def settle_earlier_days(self, channel: str, today: date) -> None:
+        """Settle the posts of earlier days that a dead process left ``posting``.
+
+        The channel's history says whether each was sent: if so its paper counts as seen
+        (else the rotation would offer it again today); if not, the day is marked unsent.
+        """
+        for claim in self._store.unsettled_claims(channel, today, LEASE):
+            try:
+                found = self._post_in_history(
+                    channel, claim.local_date, since=claim.claimed_at - HISTORY_MARGIN
+                )
+            except _HistoryUnread as error:
+                log.warning(
+                    "could not settle the %s post in %s: %s", claim.local_date, channel, error
+                )
+                continue
+            self._store.settle_claim(claim, found)
+            if found is not None:
+                log.info(
+                    "found the %s post in %s (ts %s); %s counts as seen",
+                    claim.local_date,
+                    channel,
+                    found,
+                    claim.paper_id,
+                )
+
+    def post(
+        self, claim: DigestClaim, message: Message, pause: Callable[[str], None]
+    ) -> DigestOutcome:
+        """Post a claimed day's message, retrying what Slack may not have done and looking
+        for the post first whenever it may have been made; ``pause`` is told the error when
+        Slack will not let the bot post in the channel at all."""
+        channel, day = claim.channel, claim.local_date
+        maybe_sent = claim.state == POSTING
+        waits = [*BACKOFF, None]
+        for wait in waits:
+            if maybe_sent:
+                found = self._find_post(channel, day)
+                if found is not None:
+                    self._store.record_post(channel, day, found, self.owner)
+                    log.info("found the %s post already in %s (ts %s)", day, channel, found)
+                    return DigestOutcome(channel, day, "recovered", "found already posted", found)
+            if not self._store.mark_posting(channel, day, self.owner):
+                return self._lost(channel, day)
+            try:
+                ts = self._send(channel, day, claim.paper_id, message)
+            except _Transient as failure:
+                maybe_sent = maybe_sent or failure.maybe_sent
+                if wait is None:
+                    break
+                delay = min(MAX_WAIT, max(wait, failure.retry_after))
+                log.warning("posting in %s failed (%s); retrying in %.0fs", channel, failure, delay)
+                self._sleep(delay)
+                if not self._store.touch_claim(channel, day, self.owner):
+                    return self._lost(channel, day)
+                continue
+            except SlackApiError as error:
+                return self._give_up(claim, str(error.response.get("error")), pause)
+            self._store.record_post(channel, day, ts, self.owner)
+            log.info("posted the paper of the day in %s for %s (ts %s)", channel, day, ts)
+            return DigestOutcome(channel, day, "posted", f"posted {claim.paper_id}", ts)
+        self._store.release_claim(channel, day, self.owner, sent=maybe_sent)
+        retry_at = self._clock() + RETRY_LATER
+        log.error("could not post in %s; trying again at %s", channel, retry_at.isoformat())
+        return DigestOutcome(channel, day, "failed", "Slack kept failing", retry_at=retry_at)
+
+    def _lost(self, channel: str, day: date) -> DigestOutcome:
+        log.warning("another process took over the %s post in %s", day, channel)
+        return DigestOutcome(channel, day, "busy", "another process took it over")
+
+    def _give_up(
+        self, claim: DigestClaim, error: str, pause: Callable[[str], None]
+    ) -> DigestOutcome:
+        channel, day = claim.channel, claim.local_date
+        self._store.release_claim(channel, day, self.owner, sent=False)
+        if error not in PAUSING_ERRORS:
+            log.error("Slack refused the paper of the day in %s: %s", channel, error)
+            return DigestOutcome(channel, day, "failed", f"Slack refused it: {error}")
+        pause(error)
+        log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
+        return DigestOutcome(channel, day, "paused", paused_detail(error))
+
+    def _send(self, channel: str, day: date, paper_id: str, message: Message) -> str:
+        client = self._require_client()
+        try:
+            response = client.chat_postMessage(
+                channel=channel,
+                **message.as_kwargs(),
+                metadata={
+                    "event_type": EVENT_TYPE,
+                    "event_payload": {"date": day.isoformat(), "paper_id": paper_id},
+                },
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        except SlackApiError as error:
+            status = error.response.status_code
+            if status == 429:
+                retry_after = float(error.response.headers.get("Retry-After", 0) or 0)
+                raise _Transient(
+                    "rate limited", maybe_sent=False, retry_after=retry_after
+                ) from None
+            if status >= 500:
+                raise _Transient(f"HTTP {status}", maybe_sent=True) from None
+            raise
+        except (URLError, OSError) as error:
+            raise _Transient(f"network error: {error}", maybe_sent=True) from None
+        return str(response["ts"])
+
+    def _find_post(self, channel: str, day: date) -> str | None:
+        """The ``ts`` of this day's post if it is already in the channel (metadata match).
+
+        Only the newest messages are read: an unrecorded post is at most a lease old.
+        """
+        try:
+            return self._post_in_history(channel, day)
+        except _HistoryUnread as error:
+            log.warning("could not read %s's history to find its post: %s", channel, error)
+            return None
+
+    def _post_in_history(
+        self, channel: str, day: date, *, since: datetime | None = None
+    ) -> str | None:
+        """Like ``_find_post``; with ``since``, every message after it is read, and if there
+        are too many to read, ``_HistoryUnread`` says so rather than "not posted"."""
+        client = self._require_client()
+        oldest = f"{since.timestamp():.6f}" if since is not None else None
+        cursor = None
+        for _page in range(HISTORY_PAGES):
+            try:
+                response = client.conversations_history(
+                    channel=channel,
+                    include_all_metadata=True,
+                    limit=200,
+                    cursor=cursor,
+                    oldest=oldest,
+                )
+            except (SlackApiError, URLError, OSError) as error:
+                raise _HistoryUnread(str(error)) from None
+            for found in response.get("messages", []):
+                if _is_digest_post(found, day):
+                    return str(found["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return None
+        if since is not None:
+            raise _HistoryUnread(f"more than {HISTORY_PAGES} pages since {since.isoformat()}")
+        return None
+
+    def _require_client(self) -> WebClient:
+        if self._client is None:
+            raise RuntimeError("this DigestService was built without a Slack client")
+        return self._client
+
+
+def paused_detail(reason: str) -> str:
+    """The outcome line of a channel paused because Slack said ``reason``, with the way back."""
+    return (
+        f"paused (Slack said {reason}): invite the bot back with /invite @paperbot, then run "
+        "/paper subscribe in the channel to resume"
+    )
+
+
+def _is_digest_post(message: dict[str, Any], day: date) -> bool:
+    metadata = message.get("metadata") or {}
+    payload = metadata.get("event_payload") or {}
+    return metadata.get("event_type") == EVENT_TYPE and payload.get("date") == day.isoformat()

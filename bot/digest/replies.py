@@ -1,0 +1,126 @@
+"""The digest's ``/paper`` commands: ``subscribe``, ``unsubscribe``, ``subscriptions`` and
+``today``, each answered with a private message."""
+
+from __future__ import annotations
+
+from bot.clock import Clock
+from bot.digest.channels import Subscriptions
+from bot.digest.rotation import Rotation
+from bot.digest.subscriptions import Schedule, SubscriptionError, parse_subscribe_args
+from bot.render import digest as render
+from bot.render.message import Message
+from bot.store import POSTED, Store
+
+DIRECT_MESSAGE_PREFIX = "D"
+"""Conversation ids of direct messages: ``/paper`` works there, but between two people the
+bot cannot post at all, so a daily paper could never arrive."""
+
+
+class DigestReplies:
+    def __init__(
+        self, subscriptions: Subscriptions, rotation: Rotation, store: Store, clock: Clock
+    ) -> None:
+        self._subscriptions = subscriptions
+        self._rotation = rotation
+        self._store = store
+        self._clock = clock
+
+    def subscribe(self, channel_id: str, args: str) -> Message:
+        if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
+            return render.direct_message_subscription_message()
+        try:
+            request = parse_subscribe_args(args, self._subscriptions.default_zone)
+        except SubscriptionError as error:
+            return render.subscription_error_message(str(error))
+        pool = self._rotation.pool(request.topic)
+        if not pool:
+            return render.no_papers_for_topic_message(request.topic or "")
+        previous = self._subscriptions.of(channel_id)
+        schedule = request.schedule
+        self._subscriptions.save(channel_id, schedule, request.topic, "command")
+        self._subscriptions.changed(channel_id)
+        return render.subscribed_message(
+            schedule.describe(),
+            request.topic,
+            len(pool),
+            self._next_post_text(channel_id, schedule),
+            updated=previous is not None,
+        )
+
+    def unsubscribe(self, channel_id: str) -> Message:
+        previous = self._subscriptions.of(channel_id)
+        if previous is None:
+            return render.unsubscribed_message(False)
+        self._subscriptions.save(
+            channel_id, previous.schedule, previous.topic, "command", active=False
+        )
+        self._subscriptions.changed(channel_id)
+        return render.unsubscribed_message(True)
+
+    def subscriptions(self, channel_id: str) -> Message:
+        sub = self._subscriptions.of(channel_id)
+        if sub is None:
+            return self._not_subscribed(channel_id)
+        return render.subscriptions_message(
+            sub.schedule.describe(),
+            sub.topic,
+            source=sub.source,
+            paused_reason=sub.paused_reason,
+            next_post=self._next_post_text(channel_id, sub.schedule),
+        )
+
+    def today(self, channel_id: str) -> Message:
+        sub = self._subscriptions.of(channel_id)
+        if sub is None:
+            return self._not_subscribed(channel_id)
+        schedule = sub.schedule
+        now = self._clock()
+        day = schedule.local_date(now)
+        claim = self._store.digest_claim(channel_id, day)
+        posted = self._rotation.claimed(claim) if claim and claim.state == POSTED else None
+        if posted is not None:
+            return render.today_message(
+                posted.paper,
+                day,
+                position=posted.position,
+                pool_size=posted.pool_size,
+                topic=sub.topic,
+                status="Today's paper, already posted in this channel:",
+            )
+        pick = self._rotation.for_day(channel_id, sub.topic, claim)
+        if pick is None:
+            return render.no_papers_for_topic_message(sub.topic or "")
+        if sub.paused_reason:
+            status = f"The paper of the day is paused here (`{sub.paused_reason}`); next up:"
+        elif schedule.posts_on(day):
+            when = render.local_moment(schedule.instant_on(day), schedule.zone)
+            late = now >= schedule.instant_on(day)
+            status = f"Today's paper, {'due since' if late else 'coming'} {when}:"
+        else:
+            when = render.local_moment(schedule.next_run(now), schedule.zone)
+            status = f"No paper today (weekdays only). Next, on {when}:"
+            day = schedule.local_date(schedule.next_run(now))
+        return render.today_message(
+            pick.paper,
+            day,
+            position=pick.position,
+            pool_size=pick.pool_size,
+            topic=sub.topic,
+            status=status,
+        )
+
+    @staticmethod
+    def _not_subscribed(channel_id: str) -> Message:
+        """How to get a paper of the day: here, or (from a DM) in a channel."""
+        if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
+            return render.direct_message_subscription_message()
+        return render.subscriptions_message(None, None)
+
+    def _next_post_text(self, channel: str, schedule: Schedule) -> str:
+        now = self._clock()
+        day = schedule.local_date(now)
+        claim = self._store.digest_claim(channel, day)
+        due_today = schedule.posts_on(day) and now >= schedule.instant_on(day)
+        if due_today and (claim is None or claim.state != POSTED):
+            return "today, any moment now"
+        return render.local_moment(schedule.next_run(now), schedule.zone)
