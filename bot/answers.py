@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot.commands import Intent, Request, slack_to_plain
 from bot.papers.bibtex import bibtex
 from bot.papers.catalogue import PaperLookup, openreview_link_id
+from bot.papers.text import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
@@ -125,9 +126,10 @@ class PageCursor:
     def decode(cls, value: str) -> PageCursor | None:
         kind, _, rest = value.partition(":")
         offset, _, key = rest.partition(":")
-        if kind not in _PAGE_KINDS or not offset.isdigit() or not key:
+        count = ascii_count(offset)
+        if kind not in _PAGE_KINDS or count is None or not key:
             return None
-        return cls(kind, key, int(offset))
+        return cls(kind, key, count)
 
 
 class Answers:

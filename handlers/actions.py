@@ -22,6 +22,7 @@ from slack_bolt import App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
+from bot.papers.text import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
@@ -203,6 +204,6 @@ def home_page(
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    offset = int(action["value"]) if action["value"].isdigit() else 0
+    offset = ascii_count(action["value"]) or 0
     with logging_failures(logger):
         publish_home(client, answers, viewer_of(body), offset=offset)

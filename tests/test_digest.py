@@ -158,6 +158,19 @@ def test_user_typed_topics_are_escaped(make_bot, channel, traveller) -> None:
     assert "<!channel>" not in text_of(post)
 
 
+def test_stars_in_a_topic_are_shown_literally_in_the_daily_post(
+    make_bot, channel, recorder, traveller
+) -> None:
+    service = make_bot().service
+    service.subscribe(channel, "09:00 Europe/Berlin daily *graph* sparsification")
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    assert service.serve(channel).status == "posted"
+    [post] = posts(recorder, channel)
+    progress = post.blocks[-1]["elements"][0]["text"]
+    assert "*graph*" not in progress
+    assert "\u2217graph\u2217 sparsification" in progress
+
+
 def test_the_environment_default_needs_no_command_and_unsubscribe_beats_it(
     make_bot, channel, recorder, traveller
 ) -> None:

@@ -8,6 +8,7 @@ import logging
 import time
 
 import pytest
+from project import PROJECT_ROOT
 from slack_harness import (
     ACK_LIMIT_SECONDS,
     SIGNING_SECRET,
@@ -166,6 +167,10 @@ def test_help_card(bot, text):
     acked(bot.slash(text))
     [call] = responses(bot)
     assert "/paper random" in all_text(call.blocks)
+    assert "Searching 76 seed papers." in all_text(call.blocks)
+    assert "/" + "seeds" not in all_text(call.blocks) and str(PROJECT_ROOT) not in all_text(
+        call.blocks
+    )
 
 
 def test_quoted_command_word_searches(bot):
@@ -339,3 +344,14 @@ def test_other_failures_get_an_apology_and_a_logged_traceback(bot, caplog):
     assert any(record.exc_info for record in caplog.records)
     acked(bot.slash("graph"))
     assert len(responses(bot, 3)) == 3
+
+
+def test_replies_ask_slack_not_to_preview_their_links(bot):
+    bot.slash("graph sparsification")
+    bot.mention("graph sparsification")
+    bot.drain()
+    [private] = responses(bot)
+    [public] = bot.recorder.calls_to("chat.postMessage")
+    for call in (private, public):
+        assert call.args["unfurl_links"] in (False, "false", "0")
+        assert call.args["unfurl_media"] in (False, "false", "0")

@@ -17,6 +17,7 @@ from handlers import actions, commands, events
 
 LOGGER = logging.getLogger("test")
 ANSWER = Message("an answer")
+NO_PREVIEWS = {"unfurl_links": False, "unfurl_media": False}
 
 
 class Recorded:
@@ -49,7 +50,9 @@ def test_the_command_acks_then_answers_privately() -> None:
     commands.paper_command(answers, command, None, context, respond, LOGGER)
     request = Request(Intent.SEARCH, "graph sparsification")
     assert answers.calls == [("command", (request, "C1", Viewer("T1", "U1")))]
-    assert respond == [{"response_type": "ephemeral", "text": "an answer", "blocks": []}]
+    assert respond == [
+        {"response_type": "ephemeral", "text": "an answer", "blocks": [], **NO_PREVIEWS}
+    ]
 
 
 def test_a_full_pool_turns_the_command_away_in_the_ack() -> None:
@@ -83,7 +86,7 @@ def test_a_mention_is_answered_in_its_thread() -> None:
     events.app_mention(answers, event, {}, client, SimpleNamespace(bot_user_id="UBOT"), LOGGER)
     assert [name for name, _ in answers.calls] == ["first_delivery", "mention"]
     assert client.chat_postMessage == [
-        {"channel": "C1", "thread_ts": "1.0", "text": "an answer", "blocks": []}
+        {"channel": "C1", "thread_ts": "1.0", "text": "an answer", "blocks": [], **NO_PREVIEWS}
     ]
 
 
@@ -92,7 +95,7 @@ def test_a_page_click_on_a_private_list_replaces_it() -> None:
     body = {"container": {"is_ephemeral": True}, "user": {"id": "U1", "team_id": "T1"}}
     actions.show_page(answers, body, {"value": "cursor"}, respond, LOGGER)
     assert answers.calls == [("page", ("cursor", Viewer("T1", "U1")))]
-    assert respond == [{"replace_original": True, "text": "an answer", "blocks": []}]
+    assert respond == [{"replace_original": True, "text": "an answer", "blocks": [], **NO_PREVIEWS}]
 
 
 def test_a_link_typed_in_the_composer_is_unfurled_by_its_unfurl_id() -> None:

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from slack_harness import SIGNING_SECRET, LiveBot, Reply, all_text
 
+from bot.papers.text import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.shell.fake_slack import RESPONSE_URL
@@ -184,6 +185,7 @@ def _mention(bot: LiveBot, text: str, channel: str, thread: bool) -> tuple[str, 
 
 
 def _click(bot: LiveBot, action_id: str, value: str, ephemeral: bool) -> tuple[str, str]:
+    """A click on a button carrying ``value``, whatever the bot wrote there."""
     button = {
         "type": "button",
         "action_id": action_id,
@@ -262,3 +264,25 @@ def test_random_signed_payloads_never_500_and_never_post_a_foreign_mention_or_li
             assert not _FORBIDDEN.search(text), text
 
     exchange()
+
+
+@pytest.mark.parametrize("value", ["q:\u00b2:abcdef", "q:\u0663:abcdef", "p:\u00b9:7ANDviElAo"])
+def test_forged_page_values_with_non_ascii_digits_are_ignored_not_apologised_for(bot, value):
+    reply = bot.signed_post(*_click(bot, render.PAGE_ACTIONS[0], value, True))
+    assert reply.status == 200
+    bot.drain()
+    [answer] = bot.recorder.calls_to(RESPONSE_URL)
+    assert "went wrong" not in all_text(answer.blocks)
+    assert "expired" in all_text(answer.blocks)
+
+
+def test_ascii_count_takes_ascii_digits_only():
+    assert [ascii_count(text) for text in ("0", "42", "\u00b2", "\u0663", "", "-1", "1" * 10)] == [
+        0,
+        42,
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]

@@ -80,6 +80,7 @@ def test_help_and_unknown_input(shell):
     assert "/paper WORDS" in shell.handle("help")
     assert "I only understand" in shell.handle("hello there")
     assert shell.handle("   ") == ""
+    assert "I only understand" in shell.handle("\u00b2")
 
 
 def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, monkeypatch):

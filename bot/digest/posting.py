@@ -192,8 +192,6 @@ class Poster:
                     "event_type": EVENT_TYPE,
                     "event_payload": {"date": day.isoformat(), "paper_id": paper_id},
                 },
-                unfurl_links=False,
-                unfurl_media=False,
             )
         except SlackApiError as error:
             status = error.response.status_code

@@ -49,11 +49,13 @@ class CorpusError(StartupError):
 
 @dataclass(frozen=True)
 class LoadedCorpus:
-    """The papers, the inputs that were skipped or odd (one line each), and a log line."""
+    """The papers, the inputs that were skipped or odd (one line each), a log line for the
+    operator (``description``, with paths) and a phrase for users (``label``, without)."""
 
     papers: tuple[Paper, ...]
     problems: tuple[str, ...]
     description: str
+    label: str
 
 
 @dataclass(frozen=True)
@@ -337,7 +339,8 @@ def _load_seed_folder(folder: Path, label: str) -> LoadedCorpus:
         f"{len(papers)} papers from {file_count} {label} files in {folder} "
         f"({matched} matched the ICLR 2025 catalogue)"
     )
-    return LoadedCorpus(tuple(papers), tuple(problems), description)
+    kind = "seed papers" if label == "seed" else "papers"
+    return LoadedCorpus(tuple(papers), tuple(problems), description, f"{len(papers):,} {kind}")
 
 
 def _catalogue_with_abstracts(problems: list[str]) -> Iterator[_Record]:
@@ -385,7 +388,8 @@ def _load_catalogue() -> LoadedCorpus:
         f"{len(papers)} accepted papers from the ICLR 2025 catalogue {CATALOGUE_PATH} "
         f"({breakdown}; {with_seed} with seed abstracts)"
     )
-    return LoadedCorpus(tuple(papers), tuple(problems), description)
+    label = f"{len(papers):,} accepted ICLR 2025 papers"
+    return LoadedCorpus(tuple(papers), tuple(problems), description, label)
 
 
 def _load_jsonl(path: Path) -> LoadedCorpus:
@@ -403,7 +407,8 @@ def _load_jsonl(path: Path) -> LoadedCorpus:
         papers.append(paper)
     if not papers:
         raise CorpusError(f"no papers could be loaded from {path}: " + "; ".join(problems))
-    return LoadedCorpus(tuple(papers), tuple(problems), f"{len(papers)} papers from {path}")
+    description = f"{len(papers)} papers from {path}"
+    return LoadedCorpus(tuple(papers), tuple(problems), description, f"{len(papers):,} papers")
 
 
 def catalogue_by_openreview_id(path: Path | None = None) -> dict[str, Paper]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.papers.paper import Paper
-from bot.papers.text import escape_mrkdwn
+from bot.papers.text import ascii_count, escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.mrkdwn import quoted
 from bot.render.papers import abstract_blocks, authors_line, status_label, title_mrkdwn
@@ -54,7 +54,7 @@ def remove_value(paper_id: str, offset: int) -> str:
 
 def split_remove_value(value: str) -> tuple[str, int]:
     paper_id, _, offset = value.partition(_SEPARATOR)
-    return paper_id, int(offset) if offset.isdigit() else 0
+    return paper_id, ascii_count(offset) or 0
 
 
 def _paper_rows(paper: Paper, offset: int) -> list[dict[str, Any]]:

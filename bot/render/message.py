@@ -15,5 +15,14 @@ class Message:
     blocks: tuple[dict[str, Any], ...] = field(default_factory=tuple)
 
     def as_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``chat.postMessage`` and friends, or for ``respond``."""
-        return {"text": self.text, "blocks": list(self.blocks)}
+        """Keyword arguments for ``chat.postMessage`` and friends, or for ``respond``.
+
+        Link previews are off: every message is a card that already shows its papers, so a
+        preview of the OpenReview page would only repeat it, larger. A message whose link is
+        the point (none so far) would ask for them explicitly."""
+        return {
+            "text": self.text,
+            "blocks": list(self.blocks),
+            "unfurl_links": False,
+            "unfurl_media": False,
+        }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from bot.papers.text import escape_mrkdwn
+from bot.papers.text import mrkdwn_literal
 from bot.render import blocks as bk
 from bot.render.message import Message
 
@@ -24,8 +24,9 @@ _ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
 def quoted(text: str) -> str:
-    """What a person typed, between curly quotes, escaped and cut to ``ECHO_CHARS``."""
-    return f"“{escape_mrkdwn(bk.truncate_plain(text, ECHO_CHARS))}”"
+    """What a person typed, between curly quotes, cut to ``ECHO_CHARS`` and shown as typed:
+    escaped, and with its stars made literal (``*bold*`` in a topic stays two stars)."""
+    return f"“{mrkdwn_literal(bk.truncate_plain(text, ECHO_CHARS))}”"
 
 
 def _is_emoji(word: str) -> bool:

@@ -21,7 +21,7 @@ from slack_sdk import WebClient
 
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError
-from bot.papers.text import escape_mrkdwn
+from bot.papers.text import ascii_count, escape_mrkdwn
 from bot.render import papers as render_papers
 from bot.render.mrkdwn import terminal_text
 from bot.render.terminal import render
@@ -96,13 +96,13 @@ class Shell:
             return ""
         if line.lower() in {"help", "?"}:
             return HELP
-        if line.isdigit():
-            return self.press(int(line))
+        if (number := ascii_count(line)) is not None:
+            return self.press(number)
         if line.lower() == "home":
             return self.home()
         word, _, rest = line.partition(" ")
-        if word.lower() == "save" and rest.strip().isdigit():
-            return self.save(int(rest))
+        if word.lower() == "save" and (number := ascii_count(rest.strip())) is not None:
+            return self.save(number)
         if word == COMMAND:
             return self.slash_command(rest.strip())
         if word.lower() == BOT_NAME:

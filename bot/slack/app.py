@@ -99,7 +99,7 @@ def build_services(
         wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
     # The help card says what is searched in a reader's words; the corpus's own description
     # (with its paths) is for the operator's log.
-    searched = f"Searching {len(corpus.papers):,} papers."
+    searched = f"Searching {corpus.label}."
     answers = Answers(index, store, digest, description=searched, wider_corpus=wider)
     return Services(corpus, index, store, digest, answers)
 
