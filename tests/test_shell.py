@@ -127,6 +127,10 @@ def test_save_n_and_the_home_tab_and_the_reading_list(shell):
     assert "[2] Saved ✓" in saved
     assert shell.handle("save 1") == "That paper is already on your reading list.\n"
     assert "no paper 9" in shell.handle("save 9")
+    export = shell.handle("/paper saved export")
+    assert "paperbot sent you a file in a direct message: paperbot-reading-list.bib" in export
+    assert "@inproceedings{7ANDviElAo," in export
+    assert "as a BibTeX file in a direct message" in export
     listing = shell.handle("/paper saved")
     assert "Your reading list (1\u20131 of 1)" in listing
     home = shell.handle("home")

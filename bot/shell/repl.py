@@ -189,6 +189,9 @@ class Shell:
         for call in calls:
             if call.status != 200 or not call.response.get("ok", False):
                 continue
+            if call.method == "files.completeUploadExternal":
+                parts.extend(self._files(call))
+                continue
             shown = self._describe(call)
             if shown is None:
                 continue
@@ -204,6 +207,16 @@ class Shell:
         if not parts:
             return "(no answer)\n"
         return "\n".join(parts)
+
+    def _files(self, call: RecordedCall) -> list[str]:
+        """A file the app sent (the reading list's ``.bib``), shown with its content."""
+        ids = {shared["id"] for shared in call.response.get("files") or ()}
+        return [
+            f"--- paperbot sent you a file in a direct message: {shared.filename} ---\n"
+            f"{shared.initial_comment or ''}\n{shared.content.decode('utf-8', 'replace')}"
+            for shared in self.recorder.files
+            if shared.id in ids
+        ]
 
     def _describe(self, call: RecordedCall) -> tuple[str, str, bool, str] | None:
         """Heading, message ts, ephemeral or not, and channel of a message the app sent."""
