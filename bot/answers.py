@@ -23,11 +23,11 @@ from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.render.mrkdwn import notice_message
+from bot.store import RELATED, SEARCH, Remembered, Store
 
 if TYPE_CHECKING:
     from bot.papers.paper import Paper
     from bot.search.engine import SearchIndex, SearchResult
-    from bot.store import Store
 
 THREAD_PAGE_SIZE = 3
 """Results per mention reply: threads are public, so they stay short."""
@@ -36,9 +36,6 @@ THREAD_QUERY_CHARS = 1000
 DM_THREAD = "im"
 """The thread key of a direct-message conversation's top level, for ``more``."""
 
-_RELATED_MARK = "\x1frelated\x1f"
-"""Prefix of a remembered thread search that is a free text for ``related``, not a query:
-a control character no one types, so ``@paperbot more`` continues the same results."""
 _QUERY_PAGE = "q"
 _SIMILAR_PAGE = "s"
 _PAPER_PAGE = "p"
@@ -282,10 +279,10 @@ class Answers:
             return render.saved_notice_message(
                 paper, saved=self._is_saved(viewer, paper.id), this_page=value
             )
-        query = self.store.recall_query(cursor.key)
-        return (
-            render.expired_message() if query is None else self.search(query, viewer, cursor.offset)
-        )
+        remembered = self.store.recall_query(cursor.key)
+        if remembered is None or remembered.kind != SEARCH:
+            return render.expired_message()
+        return self.search(remembered.query, viewer, cursor.offset)
 
     def abstract(self, value: str, viewer: Viewer, *, public: bool = False) -> Message:
         """The abstract for an **Abstract** click; a private one leads back to its list."""
@@ -441,7 +438,7 @@ class Answers:
             return notice_message(
                 "That message has no words to search for. Try `/paper` with some."
             )
-        key = self.store.remember_query(_RELATED_MARK + text[:THREAD_QUERY_CHARS])
+        key = self.store.remember_query(text[:THREAD_QUERY_CHARS], RELATED)
         if post_to is not None:
             key = _TARGET_SEPARATOR.join((key, *post_to))
         return self._related_page(key, viewer, 0)
@@ -449,10 +446,9 @@ class Answers:
     def _related_page(self, key: str, viewer: Viewer, offset: int) -> Message:
         text_key, *target = key.split(_TARGET_SEPARATOR)
         remembered = self.store.recall_query(text_key)
-        if remembered is None or not remembered.startswith(_RELATED_MARK):
+        if remembered is None or remembered.kind != RELATED:
             return render.expired_message()
-        text = remembered.removeprefix(_RELATED_MARK)
-        result = self.index.related(text, limit=render.PAGE_SIZE, offset=offset)
+        result = self.index.related(remembered.query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return render.results_message(result)
         post_button = render.PostButton(key) if len(target) == 2 else None
@@ -473,7 +469,8 @@ class Answers:
             return None
         channel, thread_ts = target
         intro = "Papers related to this message:"
-        return channel, thread_ts, self._thread_page(remembered, channel, thread_ts, 0, intro=intro)
+        page = self._thread_page(remembered, channel, thread_ts, 0, intro=intro)
+        return channel, thread_ts, page
 
     # mentions and direct messages
     def first_delivery(self, channel_id: str, message_ts: str) -> bool:
@@ -505,14 +502,15 @@ class Answers:
                     "There is no earlier search here to continue: mention me with some words "
                     "first, e.g. `@paperbot graph sparsification`."
                 )
-            query, shown = remembered
-            return self._thread_page(query, channel_id, thread_ts, shown)
+            search = Remembered(remembered.query, remembered.kind)
+            return self._thread_page(search, channel_id, thread_ts, remembered.shown)
         if request.intent is Intent.THREAD and not in_thread:
             return notice_message(
                 "Mention me with some words, e.g. `@paperbot graph sparsification`, or mention "
                 "me alone inside a thread to find papers related to it."
             )
-        return self._thread_page(request.argument, channel_id, thread_ts, 0)
+        search = Remembered(request.argument, SEARCH)
+        return self._thread_page(search, channel_id, thread_ts, 0)
 
     def thread_related(self, first_message: str, channel_id: str, thread_ts: str) -> Message:
         """Papers related to a thread's first message (a bare mention inside a thread)."""
@@ -522,24 +520,23 @@ class Answers:
                 "The thread's first message has no words to search for. Mention me with some."
             )
         intro = "Papers related to this thread's first message:"
-        return self._thread_page(_RELATED_MARK + text, channel_id, thread_ts, 0, intro=intro)
+        search = Remembered(text, RELATED)
+        return self._thread_page(search, channel_id, thread_ts, 0, intro=intro)
 
     def _thread_page(
         self,
-        query: str,
+        search: Remembered,
         channel_id: str,
         thread_ts: str,
         offset: int,
         *,
         intro: str | None = None,
     ) -> Message:
-        if query.startswith(_RELATED_MARK):
-            text = query.removeprefix(_RELATED_MARK)
-            run = partial(self.index.related, text, limit=THREAD_PAGE_SIZE)
-        else:
-            run = partial(self.index.search, query, limit=THREAD_PAGE_SIZE)
+        find = self.index.related if search.kind == RELATED else self.index.search
+        run = partial(find, search.query, limit=THREAD_PAGE_SIZE)
         result = run(offset=offset)
-        self.store.remember_thread_search(channel_id, thread_ts, query, offset + len(result.hits))
+        shown = offset + len(result.hits)
+        self.store.remember_thread_search(channel_id, thread_ts, search.query, shown, search.kind)
         if not result.hits:
             return self._nothing_more(result, partial(run, limit=1))
         more = "Say `@paperbot more` for the next results." if _has_more(result) else None

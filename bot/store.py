@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Boolean,
@@ -48,11 +48,19 @@ from bot.settings import StartupError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 EVENT_RETENTION = timedelta(days=1)
 """Slack retries an event for minutes, not days; older ids can go."""
+
+QUERY_RETENTION = timedelta(days=7)
+"""How long result buttons and ``@paperbot more`` can go back to a search: a week covers
+a conversation picked up after a weekend; older remembered searches go."""
+
+SEARCH, RELATED = "search", "related"
+"""Kinds of remembered search: a query typed in the query language, or free text (a message
+or a thread's first message) to find related papers for."""
 
 UNFURL_RETENTION = timedelta(days=1)
 """A rendered unfurl is reused for a day: a link pasted in ten channels is rendered once,
@@ -109,6 +117,8 @@ saved_queries = Table(
     metadata,
     Column("key", String(QUERY_KEY_LENGTH), primary_key=True),
     Column("query", Text, nullable=False),
+    Column("kind", String(16), nullable=False, server_default=SEARCH),
+    Column("saved_at", UTCDateTime, nullable=False),
 )
 
 thread_searches = Table(
@@ -119,6 +129,7 @@ thread_searches = Table(
     Column("query", Text, nullable=False),
     Column("shown", Integer, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+    Column("kind", String(16), nullable=False, server_default=SEARCH),
 )
 
 subscriptions = Table(
@@ -197,11 +208,39 @@ unfurls = Table(
 
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
 
-_MIGRATIONS: dict[int, str] = {}
-"""DDL that takes the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
-that changes existing tables. A version that only adds tables has no entry: ``create_all``
-creates every missing table before the steps run (version 2 added ``saved_papers`` and
-``unfurls``)."""
+_LEGACY_RELATED_MARK = "\x1frelated\x1f"
+"""How schema 2 marked a related search: a prefix on the query, not a column."""
+
+
+def _kinds_and_times(connection: Connection, now: datetime) -> None:
+    """Schema 3: the kind of a remembered search in a column of its own (schema 2 prefixed a
+    related search's text with ``_LEGACY_RELATED_MARK``), and when a query was saved, so
+    it can expire. Existing queries count as saved at the upgrade."""
+    timestamp = DateTime().compile(dialect=connection.dialect)
+    for table in (saved_queries, thread_searches):
+        connection.execute(
+            text(f"ALTER TABLE {table.name} ADD COLUMN kind VARCHAR(16) NOT NULL DEFAULT 'search'")
+        )
+    connection.execute(text(f"ALTER TABLE saved_queries ADD COLUMN saved_at {timestamp}"))
+    connection.execute(saved_queries.update().values(saved_at=now))
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("ALTER TABLE saved_queries ALTER COLUMN saved_at SET NOT NULL"))
+    for table in (saved_queries, thread_searches):
+        connection.execute(
+            table.update()
+            .where(table.c.query.startswith(_LEGACY_RELATED_MARK, autoescape=True))
+            .values(
+                kind=RELATED,
+                query=func.substr(table.c.query, len(_LEGACY_RELATED_MARK) + 1),
+            )
+        )
+
+
+_MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {3: _kinds_and_times}
+"""Steps that take the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
+that changes existing tables: each alters them and converts their rows. A version that only
+adds tables has no entry: ``create_all`` creates every missing table before the steps run
+(version 2 added ``saved_papers`` and ``unfurls``)."""
 
 
 def normalise_database_url(database_url: str) -> str:
@@ -251,6 +290,17 @@ class SubscriptionRecord:
     source: str
     active: bool = True
     paused_reason: str | None = None
+
+
+class Remembered(NamedTuple):
+    query: str
+    kind: str  # SEARCH or RELATED
+
+
+class ThreadSearch(NamedTuple):
+    query: str
+    kind: str
+    shown: int  # results shown so far in the thread
 
 
 @dataclass(frozen=True)
@@ -320,7 +370,7 @@ class Store:
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 log.info("migrating the database to schema version %d", version)
                 if version in _MIGRATIONS:
-                    connection.execute(text(_MIGRATIONS[version]))
+                    _MIGRATIONS[version](connection, self._now())
                 connection.execute(
                     schema_version.insert().values(version=version, applied_at=self._now())
                 )
@@ -344,54 +394,86 @@ class Store:
                 .on_conflict_do_nothing(index_elements=["event_id"])
                 .returning(slack_events.c.event_id)
             ).first()
-            if self._last_prune is None or now - self._last_prune >= PRUNE_EVERY:
-                connection.execute(
-                    slack_events.delete().where(slack_events.c.seen_at < now - EVENT_RETENTION)
-                )
-                self._last_prune = now
+            self._prune(connection, now)
         return inserted is not None
+
+    def _prune(self, connection: Connection, now: datetime) -> None:
+        """Forget, at most once every ``PRUNE_EVERY``, what no request can need any more:
+        event ids Slack no longer retries and searches no button reaches."""
+        if self._last_prune is not None and now - self._last_prune < PRUNE_EVERY:
+            return
+        connection.execute(
+            slack_events.delete().where(slack_events.c.seen_at < now - EVENT_RETENTION)
+        )
+        connection.execute(
+            saved_queries.delete().where(saved_queries.c.saved_at < now - QUERY_RETENTION)
+        )
+        connection.execute(
+            thread_searches.delete().where(thread_searches.c.updated_at < now - QUERY_RETENTION)
+        )
+        self._last_prune = now
 
     # "Next 5" queries and thread searches -------------------------------------------------
 
-    def remember_query(self, query: str) -> str:
-        """A short stable key for ``query``, so a button value stays far below Slack's limit."""
-        key = hashlib.sha256(query.encode("utf-8")).hexdigest()[:QUERY_KEY_LENGTH]
+    def remember_query(self, query: str, kind: str = SEARCH) -> str:
+        """A short stable key for ``query``, so a button value stays far below Slack's limit.
+
+        A search's key hashes its text; another kind's hashes the text tagged with the kind
+        the way schema 2 stored it, so keys in buttons already sent still work.
+        """
+        tagged = query if kind == SEARCH else f"\x1f{kind}\x1f{query}"
+        key = hashlib.sha256(tagged.encode("utf-8")).hexdigest()[:QUERY_KEY_LENGTH]
+        now = self._now()
         with self._engine.begin() as connection:
             connection.execute(
                 self._insert(saved_queries)
-                .values(key=key, query=query)
-                .on_conflict_do_nothing(index_elements=["key"])
+                .values(key=key, query=query, kind=kind, saved_at=now)
+                .on_conflict_do_update(index_elements=["key"], set_={"saved_at": now})
             )
+            self._prune(connection, now)
         return key
 
-    def recall_query(self, key: str) -> str | None:
+    def recall_query(self, key: str) -> Remembered | None:
+        """The search a key stands for, unless it is older than ``QUERY_RETENTION``."""
+        fresh = saved_queries.c.saved_at >= self._now() - QUERY_RETENTION
         with self._engine.connect() as connection:
-            return connection.execute(
-                select(saved_queries.c.query).where(saved_queries.c.key == key)
-            ).scalar()
+            row = connection.execute(
+                select(saved_queries.c.query, saved_queries.c.kind).where(
+                    saved_queries.c.key == key, fresh
+                )
+            ).first()
+        return None if row is None else Remembered(row.query, row.kind)
 
-    def remember_thread_search(self, channel: str, thread_ts: str, query: str, shown: int) -> None:
+    def remember_thread_search(
+        self, channel: str, thread_ts: str, query: str, shown: int, kind: str = SEARCH
+    ) -> None:
         now = self._now()
+        values = {"query": query, "shown": shown, "kind": kind, "updated_at": now}
         statement = self._insert(thread_searches).values(
-            channel=channel, thread_ts=thread_ts, query=query, shown=shown, updated_at=now
+            channel=channel, thread_ts=thread_ts, **values
         )
         with self._engine.begin() as connection:
             connection.execute(
                 statement.on_conflict_do_update(
-                    index_elements=["channel", "thread_ts"],
-                    set_={"query": query, "shown": shown, "updated_at": now},
+                    index_elements=["channel", "thread_ts"], set_=values
                 )
             )
 
-    def thread_search(self, channel: str, thread_ts: str) -> tuple[str, int] | None:
+    def thread_search(self, channel: str, thread_ts: str) -> ThreadSearch | None:
+        """A thread's last search and how many results it has shown, unless older than
+        ``QUERY_RETENTION``."""
+        fresh = thread_searches.c.updated_at >= self._now() - QUERY_RETENTION
         with self._engine.connect() as connection:
             row = connection.execute(
-                select(thread_searches.c.query, thread_searches.c.shown).where(
+                select(
+                    thread_searches.c.query, thread_searches.c.kind, thread_searches.c.shown
+                ).where(
                     thread_searches.c.channel == channel,
                     thread_searches.c.thread_ts == thread_ts,
+                    fresh,
                 )
             ).first()
-        return None if row is None else (row.query, row.shown)
+        return None if row is None else ThreadSearch(row.query, row.kind, row.shown)
 
     # Reading lists ------------------------------------------------------------------------
 

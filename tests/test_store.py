@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -18,14 +19,32 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from project import PROJECT_ROOT
-from sqlalchemy import create_engine, inspect, make_url, text
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    inspect,
+    make_url,
+    text,
+)
+from sqlalchemy.engine import Connection
 
 from bot.store import (
+    QUERY_RETENTION,
+    RELATED,
     SCHEMA_VERSION,
+    SEARCH,
     UNFURL_RETENTION,
+    Remembered,
     Store,
     StoreError,
     SubscriptionRecord,
+    ThreadSearch,
     normalise_database_url,
 )
 
@@ -114,7 +133,7 @@ def test_reopening_keeps_state_and_version(database_url: str, clock: ManualClock
     key = first.remember_query("graph neural networks")
     first.close()
     second = Store(database_url, clock)
-    assert second.recall_query(key) == "graph neural networks"
+    assert second.recall_query(key) == Remembered("graph neural networks", SEARCH)
     assert second.schema_version() == SCHEMA_VERSION
     second.close()
 
@@ -160,8 +179,40 @@ def test_query_keys_are_short_stable_and_recallable(store: Store) -> None:
     assert len(key) <= 16
     assert store.remember_query(long_query) == key
     assert store.remember_query("something else") != key
-    assert store.recall_query(key) == long_query
+    assert store.recall_query(key) == Remembered(long_query, SEARCH)
     assert store.recall_query("0000000000000000") is None
+
+
+def test_the_kind_of_a_search_is_kept_and_keys_differ_by_kind(store: Store) -> None:
+    search, related = (
+        store.remember_query("label noise"),
+        store.remember_query("label noise", RELATED),
+    )
+    assert search != related
+    assert store.recall_query(search) == Remembered("label noise", SEARCH)
+    assert store.recall_query(related) == Remembered("label noise", RELATED)
+    store.remember_thread_search("C1", "171.1", "a thread's first message", 3, RELATED)
+    assert store.thread_search("C1", "171.1") == ThreadSearch(
+        "a thread's first message", RELATED, 3
+    )
+
+
+def test_searches_expire_a_week_after_their_last_use(
+    database_url: str, store: Store, clock: ManualClock
+) -> None:
+    old, kept = store.remember_query("old search"), store.remember_query("kept search")
+    store.remember_thread_search("C1", "1.1", "old thread", 3)
+    clock.advance(QUERY_RETENTION - timedelta(hours=1))
+    assert store.remember_query("kept search") == kept  # used again: a week from now
+    store.remember_thread_search("C2", "2.2", "new thread", 3)
+    clock.advance(timedelta(hours=2))
+    assert store.recall_query(old) is None
+    assert store.recall_query(kept) == Remembered("kept search", SEARCH)
+    assert store.thread_search("C1", "1.1") is None
+    assert store.thread_search("C2", "2.2") == ThreadSearch("new thread", SEARCH, 3)
+    store.claim_event("Ev-prunes")  # where expired rows are deleted
+    assert _rows(database_url, "saved_queries") == 1
+    assert _rows(database_url, "thread_searches") == 1
 
 
 def test_thread_search_is_upserted(store: Store) -> None:
@@ -169,8 +220,8 @@ def test_thread_search_is_upserted(store: Store) -> None:
     store.remember_thread_search("C1", "171.1", "transformers", 5)
     store.remember_thread_search("C1", "171.1", "transformers", 10)
     store.remember_thread_search("C2", "171.1", "diffusion", 5)
-    assert store.thread_search("C1", "171.1") == ("transformers", 10)
-    assert store.thread_search("C2", "171.1") == ("diffusion", 5)
+    assert store.thread_search("C1", "171.1") == ThreadSearch("transformers", SEARCH, 10)
+    assert store.thread_search("C2", "171.1") == ThreadSearch("diffusion", SEARCH, 5)
 
 
 def test_plain_postgresql_urls_use_psycopg_3() -> None:
@@ -367,19 +418,101 @@ def test_an_unfurl_is_cached_for_a_day(store: Store, clock) -> None:
     assert store.cached_unfurl(link) == '{"blocks": [1]}'
 
 
+def _rows(database_url: str, table: str) -> int:
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.connect() as connection:
+        count = connection.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar()
+    engine.dispose()
+    return int(count)
+
+
+_MARK = "\x1frelated\x1f"
+"""How schema 2 stored a related search: its text behind this prefix."""
+
+
+def _schema_2_database(database_url: str, clock: ManualClock) -> None:
+    """A database as schema 2 left it (the bot before kinds and expiry), with a search and a
+    related search remembered for buttons and for threads, as schema 2 wrote them."""
+    Store(database_url, clock).close()
+    old = MetaData()
+    Table(
+        "saved_queries",
+        old,
+        Column("key", String(16), primary_key=True),
+        Column("query", Text, nullable=False),
+    )
+    Table(
+        "thread_searches",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("thread_ts", String(64), primary_key=True),
+        Column("query", Text, nullable=False),
+        Column("shown", Integer, nullable=False),
+        Column("updated_at", DateTime, nullable=False),
+    )
+    updated = clock().replace(tzinfo=None)
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.begin() as connection:
+        connection.execute(text("DROP TABLE saved_queries"))
+        connection.execute(text("DROP TABLE thread_searches"))
+        old.create_all(connection)
+        _set_schema_version(connection, 2)
+        for query in ("graph neural networks", _MARK + "a message about graphs"):
+            connection.execute(
+                old.tables["saved_queries"].insert().values(key=_key(query), query=query)
+            )
+        for channel, query, shown in (("C1", "transformers", 6), ("C2", _MARK + "thread", 3)):
+            connection.execute(
+                old.tables["thread_searches"]
+                .insert()
+                .values(
+                    channel=channel, thread_ts="1.1", query=query, shown=shown, updated_at=updated
+                )
+            )
+    engine.dispose()
+
+
+def _set_schema_version(connection: Connection, version: int) -> None:
+    connection.execute(text("DELETE FROM schema_version"))
+    connection.execute(
+        text("INSERT INTO schema_version (version, applied_at) VALUES (:v, :t)"),
+        {"v": version, "t": datetime(2025, 1, 1)},
+    )
+
+
+def _key(query: str) -> str:
+    return hashlib.sha256(query.encode("utf-8")).hexdigest()[:16]
+
+
+def test_a_database_of_schema_2_upgrades_in_place(database_url: str, clock: ManualClock) -> None:
+    """Related searches lose their prefix for a kind of their own; keys in buttons already
+    sent still find their searches; nothing is lost."""
+    _schema_2_database(database_url, clock)
+    upgraded = Store(database_url, clock)
+    assert upgraded.schema_version() == SCHEMA_VERSION
+    search, related = _key("graph neural networks"), _key(_MARK + "a message about graphs")
+    assert upgraded.recall_query(search) == Remembered("graph neural networks", SEARCH)
+    assert upgraded.recall_query(related) == Remembered("a message about graphs", RELATED)
+    assert upgraded.remember_query("a message about graphs", RELATED) == related
+    assert upgraded.thread_search("C1", "1.1") == ThreadSearch("transformers", SEARCH, 6)
+    assert upgraded.thread_search("C2", "1.1") == ThreadSearch("thread", RELATED, 3)
+    clock.advance(QUERY_RETENTION + timedelta(minutes=1))
+    assert upgraded.recall_query(search) is None  # saved at the upgrade, expired a week on
+    upgraded.close()
+
+
 def test_a_database_of_schema_1_gains_the_new_tables(database_url: str, clock) -> None:
     """A database made before reading lists upgrades in place and keeps its rows."""
-    first = Store(database_url, clock)
-    key = first.remember_query("graph neural networks")
-    first.close()
+    _schema_2_database(database_url, clock)
     engine = create_engine(normalise_database_url(database_url))
     with engine.begin() as connection:
         connection.execute(text("DROP TABLE saved_papers"))
         connection.execute(text("DROP TABLE unfurls"))
-        connection.execute(text("DELETE FROM schema_version WHERE version > 1"))
+        _set_schema_version(connection, 1)
     upgraded = Store(database_url, clock)
     assert upgraded.schema_version() == SCHEMA_VERSION
-    assert upgraded.recall_query(key) == "graph neural networks"
+    key = _key("graph neural networks")
+    assert upgraded.recall_query(key) == Remembered("graph neural networks", SEARCH)
     assert upgraded.save_paper(TEAM, USER, "paperA") is True
     upgraded.close()
     assert {"saved_papers", "unfurls"} <= set(inspect(engine).get_table_names())
