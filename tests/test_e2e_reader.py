@@ -74,7 +74,7 @@ def test_more_after_the_last_page_says_that_was_all_and_offers_more_like_this(bo
 
 def test_like_alone_answers_with_its_usage(bot):
     text = _reply(bot, "like:")
-    assert "like:ID finds papers like one paper" in text
+    assert "`like:ID` finds papers like one paper" in text
     assert "I found no papers" not in text
 
 

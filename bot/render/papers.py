@@ -8,6 +8,7 @@ characters while a query can be far longer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -223,10 +224,14 @@ def _what(result: SearchResult) -> str:
     return f"papers matching {quoted(result.query)}"
 
 
+_FIELD = re.compile(r"\b(?:like|author):(?:\"[^\"]*\"|[\w-]+)")
+"""A field written out in a usage text (``like:ID``, ``author:"Le Song"``), shown as code."""
+
+
 def empty_message(result: SearchResult, *, footer: str | None = None) -> Message:
     """Nothing found; ``footer`` is trusted mrkdwn (a hint from the caller)."""
     if result.usage:
-        return notice_message(escape_mrkdwn(result.usage))
+        return notice_message(_FIELD.sub(r"`\g<0>`", escape_mrkdwn(result.usage)))
     text = f"I found no {_what(result)}."
     tips = (
         "Try fewer or broader words, check the spelling, drop quotes or `-excluded` terms, "
