@@ -18,12 +18,15 @@ import re
 import statistics
 import sys
 import time
+import tomllib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from quality import code_version
 from speed import (
     SEED,
@@ -57,53 +60,41 @@ TARGET_POST_P99_MS = 150.0
 TARGET_START_S = 3.0
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9._-]+")
 
 
 # --- install size ----------------------------------------------------------------------------
 
 
 def _requirements(name: str) -> set[str]:
-    """``name`` and every distribution it needs (extras left out), by normalised name."""
+    """``name`` and every distribution it needs on this interpreter (extras left out), by
+    normalised name."""
     seen: set[str] = set()
     todo = [name]
     while todo:
-        current = metadata.distribution(todo.pop()).metadata["Name"].lower().replace("_", "-")
+        current = canonicalize_name(todo.pop())
         if current in seen:
             continue
         seen.add(current)
-        for requirement in metadata.requires(current) or ():
-            if "extra ==" not in requirement:
-                todo.append(_REQUIREMENT_NAME.match(requirement).group())
+        for line in metadata.requires(current) or ():
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
     return seen
 
 
 def added_install() -> tuple[float, list[tuple[str, float]]]:
     """Megabytes the semantic part adds to an install: the distributions it needs that the
-    rest of the bot does not."""
-    ours = metadata.requires("paperbot") if _installed("paperbot") else None
-    base_names = (
-        [_REQUIREMENT_NAME.match(r).group() for r in ours if "extra ==" not in r]
-        if ours
-        else ["slack-bolt", "rank-bm25", "numpy", "SQLAlchemy", "APScheduler", "waitress"]
-    )
-    rest = set().union(
-        *(_requirements(n) for n in base_names if n.lower() not in SEMANTIC_PACKAGES)
-    )
+    rest of the bot's dependencies (from ``pyproject.toml``) do not."""
+    project = tomllib.loads((BENCH_DIR.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    names = [Requirement(line).name for line in project["project"]["dependencies"]]
+    ours = {canonicalize_name(name) for name in SEMANTIC_PACKAGES}
+    rest = set().union(*(_requirements(n) for n in names if canonicalize_name(n) not in ours))
     added = set().union(*map(_requirements, SEMANTIC_PACKAGES)) - rest
     sizes = [
         (name, sum(f.size or 0 for f in metadata.distribution(name).files or ()) / 1e6)
         for name in sorted(added)
     ]
     return sum(size for _, size in sizes), sizes
-
-
-def _installed(name: str) -> bool:
-    try:
-        metadata.distribution(name)
-    except metadata.PackageNotFoundError:
-        return False
-    return True
 
 
 # --- one measurement, in its own process -----------------------------------------------------
@@ -207,14 +198,15 @@ def report(
     rows, missed = [], []
     for what, key, unit, bar in ROWS:
         value, base = _median(on, key), _median(off, key)
-        # A bar on a percentile or memory is judged on the worst run, not the median.
-        judged = _worst(on, key) if bar is not None and "p50" not in key else value
+        # A bar on a p99 or on memory is judged on the worst run; start-up and p50 on the
+        # median (the first start after a while reads the libraries from disk).
+        judged = _worst(on, key) if "p99" in key or "rss" in key else value
         verdict = "" if bar is None else ("met" if judged <= bar else "**missed**")
         if verdict == "**missed**":
             missed.append(what)
         rows.append(
             f"| {what} | {value:.2f} {unit} | {base:.2f} {unit} | {value / base:.1f}x | "
-            + ("" if bar is None else f"≤ {bar:g} {unit} (worst run {judged:.2f})")
+            + ("" if bar is None else f"≤ {bar:g} {unit} (judged: {judged:.2f})")
             + f" | {verdict} |"
         )
     install_ok = install_mb <= TARGET_INSTALL_MB
@@ -239,7 +231,8 @@ def report(
         f" word phrases of abstracts), {POST_COUNT} thread posts (2-4 consecutive sentences of"
         " an abstract) through `SearchIndex.related`, and the same posts through"
         f" `SearchIndex.search`, top 5, after {WARMUP_QUERIES} untimed inputs of each kind."
-        " Medians of the runs; bars on a p99 or on memory are judged on the worst run.",
+        " Medians of the runs; bars on a p99 or on memory are judged on the worst run, the"
+        " others on the median (every run is listed below).",
         "",
         "| measure | semantic on | off (BM25 alone) | on / off | bar | verdict |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -274,6 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
+    install_mb, install_parts = added_install()
     runs: dict[str, list[dict[str, object]]] = {mode: [] for mode in MODES}
     command = [sys.executable, str(Path(__file__).resolve()), "--worker"]
     for repeat in range(args.repeats):
@@ -283,7 +277,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures = {**last_json_line(output), "wall_seconds": wall}
             runs[mode].append(figures)
             print(f"run {repeat + 1} {mode}: {json.dumps(figures)}", file=sys.stderr)
-    install_mb, install_parts = added_install()
     text, missed = report(runs, install_mb, install_parts, args.queries)
     args.output.write_text(text, encoding="utf-8")
     print(text)

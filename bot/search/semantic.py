@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 RERANK_DEPTH = 100
 ALPHA = 0.5  # weight of BM25 in the mix
+_RECENT_QUERIES = 512  # query vectors kept (1.5 KB each)
 _PROGRESS_EVERY = 60.0  # seconds between progress lines while embedding in the background
 
 
@@ -84,6 +85,7 @@ class SemanticRanker:
             self._vectors[docs] = stored.vectors[at]
             self._ready[docs] = True
         self._fill_lock = threading.Lock()
+        self._recent = functools.lru_cache(maxsize=_RECENT_QUERIES)(embedder.embed)
 
     @property
     def missing(self) -> int:
@@ -91,7 +93,9 @@ class SemanticRanker:
         return int(len(self._ready) - np.count_nonzero(self._ready))
 
     def embed(self, text: str) -> np.ndarray:
-        return self._embedder.embed(text)
+        """The vector of a query or message; paging through its results ("Next 5",
+        ``@paperbot more``) asks again for the same text, so recent ones are kept."""
+        return self._recent(text)
 
     def paper_vector(self, doc: int) -> np.ndarray | None:
         return self._vectors[doc] if self._ready[doc] else None
