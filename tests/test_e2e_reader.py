@@ -8,6 +8,9 @@ from slack_harness import LiveBot, all_text
 from test_e2e_ux import MOG_ID, MOG_TITLE, nth_response
 
 from bot.render import papers as render
+from bot.settings import Settings
+from bot.slack.app import build_services
+from bot.slack.client import make_web_client
 
 MOG_AUTHORS = (
     "Guibin Zhang, Xiangguo Sun, Yanwei Yue, Chonghe Jiang, Kun Wang, Tianlong Chen, Shirui Pan"
@@ -86,3 +89,14 @@ def test_a_search_that_finds_little_names_the_whole_conference(bot):
     assert "PAPERBOT_CORPUS" not in all_text(nth_response(bot, 3).blocks)
     bot.slash("help")
     assert "all 3,706 accepted ICLR 2025 papers" in all_text(nth_response(bot, 4).blocks)
+
+
+def test_a_bot_serving_the_catalogue_gives_no_hint(seed_corpus, tmp_path):
+    settings = Settings(corpus="catalogue", database_url=f"sqlite:///{tmp_path / 'x.db'}")
+    client = make_web_client("xoxb-test", "http://127.0.0.1:9/api/")
+    services = build_services(settings, client, corpus=seed_corpus)
+    try:
+        assert services.answers.wider_corpus is None
+        assert "PAPERBOT_CORPUS" not in repr(services.answers.help().blocks)
+    finally:
+        services.close()
