@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import Counter
 from pathlib import Path
 
@@ -152,9 +153,11 @@ MALFORMED = [
     ("wrapped paragraph", f"{HEADER}\n\n{ONE[:CUT]}\n{ONE[CUT + 1 :]}\n\n{TWO}".encode(), 2, []),
     (
         "latin-1 bytes",
-        f"{HEADER}\n\n{ONE}\n\nA café abstract".encode("latin-1", "replace"),
-        0,
-        ["bad.txt", "line 5", "not UTF-8", "skipped"],
+        f"{HEADER}\n\n{ONE}\n\n".encode()
+        + "A café abstract".encode("latin-1")
+        + f"\n\n{TWO}".encode(),
+        2,
+        ["bad.txt", "line 5", "not UTF-8", "line skipped"],
     ),
     ("empty", b"", 0, ["bad.txt", "empty", "skipped"]),
     ("only blank lines", b"\n\n  \n", 0, ["bad.txt", "empty", "skipped"]),
@@ -286,6 +289,25 @@ def test_a_jsonl_corpus_keeps_every_record_whatever_its_status(tmp_path: Path) -
     assert "line 4: same paper as line 3" in corpus.problems[1]
     assert "line 5: 'authors' must be a list of names, skipped" in corpus.problems[2]
     assert corpus.papers[1].source.endswith("mine.jsonl#3")
+
+
+def test_one_undecodable_byte_skips_its_line_and_is_logged_in_any_mode(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    posters = [r for r in CATALOGUE if r["status"] == "Poster"][:3]
+    lines = [json.dumps(record).encode() for record in posters]
+    lines[1] = lines[1].replace(b'"title": "', b'"title": "\xff', 1)
+    (tmp_path / "mine.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    with caplog.at_level(logging.WARNING, logger="bot.papers.corpus"):
+        corpus = load_corpus(str(tmp_path / "mine.jsonl"))
+    assert [p.id for p in corpus.papers] == [posters[0]["id"], posters[2]["id"]]
+    assert corpus.problems == ("mine.jsonl: line 2: not UTF-8 (byte 0xff), line skipped",) or (
+        len(corpus.problems) == 1
+        and "line 2: not UTF-8 (byte 0xff), line skipped" in corpus.problems[0]
+    )
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("line 2: not UTF-8" in message for message in messages)
+    assert messages[-1] == "corpus: 1 line(s) and 0 file(s) skipped or odd, each listed above"
 
 
 def test_relative_paths_resolve_against_the_working_directory(

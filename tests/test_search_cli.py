@@ -11,6 +11,7 @@ import pytest
 from project import PROJECT_ROOT
 
 from bot.search.cli import main
+from bot.search.engine import SearchIndex
 from bot.settings import Settings
 
 SETTINGS = Settings(corpus="seeds")
@@ -168,3 +169,36 @@ def test_the_module_entry_point_streams_json_lines() -> None:
     assert process.wait(timeout=30) == 0
     assert first[0]["id"] == "7ANDviElAo"
     assert rest == ["[]"]
+
+
+def test_an_undecodable_stdin_line_is_replaced_with_a_warning_and_the_batch_goes_on() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "search", "--json", "-k", "1", "-"],
+        cwd=PROJECT_ROOT,
+        input=b"graph \xff sparsification\nattention sink\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.decode().splitlines()
+    assert json.loads(first)[0]["id"] == "7ANDviElAo"
+    assert json.loads(second)[0]["id"] == "78Nn4QJTEN"
+    assert b"standard input line 1 is not UTF-8" in done.stderr
+
+
+def test_batch_mode_prepares_the_index_before_the_first_query(monkeypatch) -> None:
+    events: list[str] = []
+    prepare, search = SearchIndex.prepare, SearchIndex.search
+
+    def recorded_prepare(self):
+        events.append("prepare")
+        return prepare(self)
+
+    def recorded_search(self, *args, **kwargs):
+        events.append("search")
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "prepare", recorded_prepare)
+    monkeypatch.setattr(SearchIndex, "search", recorded_search)
+    run(["--json", "-"], stdin="graph\nattention\n")
+    assert events == ["prepare", "search", "search"]

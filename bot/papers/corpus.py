@@ -10,9 +10,10 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import logging
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ CATALOGUE_ACCEPTED_PAPERS = 3706
 counted, so that a seeds bot can name it without reading the catalogue (a test counts)."""
 SEED_SPECS = frozenset({"", "seeds"})
 """``PAPERBOT_CORPUS`` values meaning the seed papers."""
+logger = logging.getLogger(__name__)
+
 _HEADER_MAX_CHARS = 100
 _MIN_ABSTRACT_CHARS = 40
 
@@ -171,16 +174,28 @@ def _read_text(path: Path, problems: list[str]) -> str | None:
         return None
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        problems.append(
-            f"{name}: line {line}: not UTF-8 (byte 0x{data[error.start]:02x}), file skipped"
-        )
-        return None
+    except UnicodeDecodeError:
+        text = _decodable_lines(data, name, problems)
     if not text or text.isspace():  # not strip(): that would copy a large file
         problems.append(f"{name}: empty file, skipped")
         return None
     return text
+
+
+def _decodable_lines(data: bytes, name: str, problems: list[str]) -> str:
+    """The text of a file that is not all UTF-8, with each line that is not left empty (so
+    the rest keep their numbers): one stray byte costs its line, not the whole file."""
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines):
+        try:
+            lines[number] = raw.decode("utf-8-sig" if number == 0 else "utf-8")
+        except UnicodeDecodeError as error:
+            problems.append(
+                f"{name}: line {number + 1}: not UTF-8 (byte 0x{raw[error.start]:02x}), "
+                "line skipped"
+            )
+            lines[number] = ""
+    return "\n".join(lines)
 
 
 def _is_header(line: str) -> bool:
@@ -451,7 +466,23 @@ def load_corpus(spec: str = "seeds") -> LoadedCorpus:
     """Load ``seeds`` (default), ``catalogue``, a folder of seed-format ``.txt`` files, or a
     catalogue-format ``.jsonl`` file (relative paths resolve against the working directory)."""
     with _cyclic_gc_paused():
-        return _load(spec.strip())
+        corpus = _load(spec.strip())
+    _log_problems(corpus.problems)
+    return corpus
+
+
+def _log_problems(problems: Sequence[str]) -> None:
+    """The same report whichever mode loaded the corpus: each problem, then the count."""
+    if not problems:
+        return
+    for problem in problems:
+        logger.warning("corpus: %s", problem)
+    lines = sum(": line " in problem for problem in problems)
+    logger.warning(
+        "corpus: %d line(s) and %d file(s) skipped or odd, each listed above",
+        lines,
+        len(problems) - lines,
+    )
 
 
 def _load(spec: str) -> LoadedCorpus:

@@ -11,7 +11,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 from bot.arguments import ArgumentParser
@@ -121,6 +121,21 @@ def result_text(result: SearchResult) -> str:
     return "\n".join(lines)
 
 
+def _lines(stdin: TextIO) -> Iterator[str]:
+    """Standard input line by line; a line that is not UTF-8 has those bytes replaced, with a
+    warning, so one bad line costs its own answer at most and the batch goes on."""
+    raw = getattr(stdin, "buffer", None)
+    if raw is None:
+        yield from stdin
+        return
+    for number, line in enumerate(raw, start=1):
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError:
+            logger.warning("standard input line %d is not UTF-8; those bytes were replaced", number)
+            yield line.decode("utf-8", errors="replace")
+
+
 def _answer(index: SearchIndex, query: str, args: argparse.Namespace, out: TextIO) -> None:
     result = index.search(query, limit=args.limit, offset=args.offset)
     out.write((result_json(result) if args.json else result_text(result)) + "\n")
@@ -139,12 +154,11 @@ def main(argv: Sequence[str], settings: Settings, out: TextIO | None = None) -> 
     except CorpusError as error:
         print(f"paperbot search: {error}", file=sys.stderr)
         return 2
-    for problem in corpus.problems:
-        logger.warning("corpus: %s", problem)
     spec = args.corpus or settings.corpus
     index = SearchIndex.build(corpus.papers, ranker_for(spec) if settings.semantic else None)
     if words == ["-"]:
-        for line in sys.stdin:
+        index.prepare()
+        for line in _lines(sys.stdin):
             query = line.strip()
             if not query:
                 out.write(("[]" if args.json else "") + "\n")
