@@ -75,6 +75,16 @@ def test_seed_tldr(seed_corpus, paper_id: str, expected: str) -> None:
             "We introduce a notion of regret for this regime.",
             "We introduce a notion of regret for this regime.",
         ),
+        (
+            "We introduce DelTA, an agent designed to overcome these limitations.",
+            "We introduce DelTA, an agent.",
+        ),
+        (  # a long clause says more than where it points: kept
+            "We introduce AFLOW, an automated framework that efficiently explores this space "
+            "using Monte Carlo Tree Search, refining workflows.",
+            "We introduce AFLOW, an automated framework that efficiently explores this space "
+            "using Monte Carlo Tree Search, refining workflows.",
+        ),
     ],
 )
 def test_stand_alone_drops_what_points_back(sentence: str, alone: str) -> None:

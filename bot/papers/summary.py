@@ -116,11 +116,18 @@ _SEQUENCE_WORD = re.compile(
 # Where a clause that carries a pointer may start: an apposition, a dash, or a purpose
 # ("to address these limitations").
 _CLAUSE_START = re.compile(
-    r",\s+|\s+(?:-{1,2}|\u2014|\u2013)\s+|\s+(?=(?i:to|in order to)\s+(?:\w+ly\s+)?"
+    r",\s+|\s+(?:-{1,2}|\u2014|\u2013)\s+"
+    r"|\s+(?=(?i:to|in order to)\s+(?:\w+ly\s+)?"
     r"(?i:address|tackle|overcome|solve|mitigate|fill|bridge|close|resolve|alleviate|handle"
     r"|remedy)\w*\s)"
 )
 _CLAUSE_END = re.compile(r",\s+|\s+(?:-{1,2}|\u2014|\u2013)\s+")
+# A purpose clause's participle goes with it: "an agent designed to overcome these limits".
+_PARTICIPLE = re.compile(r"\s+(?i:designed|intended|aimed|tailored|developed|proposed)$")
+_WORD = re.compile(r"\w+")
+_LONGEST_DROPPED_CLAUSE = 10
+"""Words a clause that points back may have and still be dropped: a longer one says more
+than where it points ("an automated framework that explores this space using MCTS")."""
 _SENTENCE_MARK = re.compile(r"[.!?]?$")
 
 
@@ -171,7 +178,12 @@ def stand_alone(sentence: str) -> str:
         if not starts:
             break
         start = starts[-1].start()
+        if participle := _PARTICIPLE.search(text, 0, start):
+            start = participle.start()
         end_match = _CLAUSE_END.search(text, pointer.end())
+        end = end_match.start() if end_match else len(text)
+        if len(_WORD.findall(text, start, end)) > _LONGEST_DROPPED_CLAUSE:
+            break
         if end_match is None:
             mark = _SENTENCE_MARK.search(text.rstrip())
             return text[:start].rstrip(",;: ") + (mark.group() if mark else "")
