@@ -277,8 +277,41 @@ def test_a_double_click_on_save_saves_once(seed_corpus, tmp_path):
         answers = bot.recorder.wait_for(RESPONSE_URL, 3)[1:]
         assert all(_card_labels(a.blocks, MOG_ID)[1] == "Saved ✓" for a in answers)
         assert bot.services.store.saved_papers(*_ids(bot)) == [MOG_ID]
+        bot.recorder.wait_for("views.publish", 2)
     finally:
         bot.close()
+
+
+def test_one_click_delivered_to_two_bot_processes_saves_once(seed_corpus, tmp_path):
+    """Two apps (each its own server, store connection and Slack) on one database."""
+    bots = [LiveBot(seed_corpus, tmp_path, app_listener_pool=True) for _ in range(2)]
+    try:
+        bots[0].slash(MOG_ID)
+        [card] = bots[0].recorder.wait_for(RESPONSE_URL)
+        replies: list[Reply] = []
+        clicks = [
+            threading.Thread(
+                target=lambda bot=bot: replies.append(bot.click(card.blocks, render.ACTION_SAVE))
+            )
+            for bot in bots
+        ]
+        for click in clicks:
+            click.start()
+        for click in clicks:
+            click.join()
+        for reply in replies:
+            acked(reply)
+        answered = [
+            bots[0].recorder.wait_for(RESPONSE_URL, 2)[1],
+            *bots[1].recorder.wait_for(RESPONSE_URL),
+        ]
+        assert all(_card_labels(a.blocks, MOG_ID)[1] == "Saved ✓" for a in answered)
+        for bot in bots:
+            assert bot.services.store.saved_papers(*_ids(bot)) == [MOG_ID]
+            bot.recorder.wait_for("views.publish")
+    finally:
+        for bot in bots:
+            bot.close()
 
 
 def test_paper_saved_lists_the_reading_list_newest_first(bot):
