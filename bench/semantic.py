@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -194,6 +195,7 @@ def report(
     install_mb: float,
     install_parts: Sequence[tuple[str, float]],
     query_count: int,
+    load: tuple[float, float],
 ) -> tuple[str, list[str]]:
     on, off = runs["on"], runs["off"]
     rows, missed = [], []
@@ -246,6 +248,10 @@ def report(
         "",
         f"Every run: {every_run}.",
         "",
+        f"The machine's load average (1 minute) was {load[0]:.1f} before the runs and"
+        f" {load[1]:.1f} after, on {os.cpu_count()} CPUs: other work shared the core, and"
+        " the slowest runs show it.",
+        "",
     ]
     return "\n".join(lines), missed
 
@@ -269,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     install_mb, install_parts = added_install()
+    load_before = os.getloadavg()[0]
     runs: dict[str, list[dict[str, object]]] = {mode: [] for mode in MODES}
     command = [sys.executable, str(Path(__file__).resolve()), "--worker"]
     for repeat in range(args.repeats):
@@ -278,7 +285,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures = {**last_json_line(output), "wall_seconds": wall}
             runs[mode].append(figures)
             print(f"run {repeat + 1} {mode}: {json.dumps(figures)}", file=sys.stderr)
-    text, missed = report(runs, install_mb, install_parts, args.queries)
+    load = (load_before, os.getloadavg()[0])
+    text, missed = report(runs, install_mb, install_parts, args.queries, load)
     args.output.write_text(text, encoding="utf-8")
     print(text)
     return 1 if missed else 0
