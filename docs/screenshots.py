@@ -50,6 +50,7 @@ _WHERE = {
     "home": "paperbot \u203a Home",
 }
 _USERS = {"U0ALICE": "Alice", "U0PAPERBOT": "paperbot"}
+_CHANNELS = {"C0RESEARCH": "research"}  # as Slack names the ids in docs/messages.py
 _EMOJI = {":warning:": "\u26a0"}  # DejaVu draws it; no colour emoji font here
 
 CSS = """
@@ -105,7 +106,8 @@ def mrkdwn_html(text: str) -> str:
             name = _USERS.get(target[1:].split("|")[0], target[1:])
             return hole(f'<span class="mention">@{name}</span>')
         if target.startswith("#"):
-            return hole(f'<span class="mention">#{label or target[1:]}</span>')
+            channel = target[1:].split("|")[0]
+            return hole(f'<span class="mention">#{label or _CHANNELS.get(channel, channel)}</span>')
         if target.startswith("!"):
             return hole(f'<span class="mention">@{target[1:]}</span>')
         return hole(f'<a href="{target}">{label or target}</a>')
