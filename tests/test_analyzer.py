@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import random
+import string
+import sys
+
 from bot.papers.corpus import LoadedCorpus
 from bot.search.analyzer import (
     CorpusAnalyzer,
@@ -129,3 +134,26 @@ def test_marked_words_flag_other_forms_of_a_matched_word_and_keep_the_text() -> 
     pieces = marked_words("Sparse graphs … more", ["graph"])
     assert pieces == (("Sparse ", False), ("graphs", True), (" … more", False))
     assert marked_words("nothing matched", []) == (("nothing matched", False),)
+
+
+def test_memory_stays_flat_under_a_long_stream_of_unique_query_words(seed_corpus) -> None:
+    """Anyone can type words the bot never saw: once every cache is full, thousands more
+    unique words leave nothing behind (before, each one stayed for the life of the process)."""
+    analyzer = CorpusAnalyzer.for_texts(paper.plain_abstract for paper in seed_corpus.papers)
+    analyzer.forget_chunks()  # as the index does once it is built
+    rng = random.Random(11)
+
+    def query() -> str:
+        return " ".join(
+            "".join(rng.choice(string.ascii_lowercase) for _ in range(9)) for _ in range(3)
+        )
+
+    for _ in range(25_000):  # 75,000 unique words: more than any cache holds
+        analyzer.words(query())
+    gc.collect()
+    full = sys.getallocatedblocks()
+    for _ in range(5_000):
+        analyzer.words(query())
+    gc.collect()
+    growth = sys.getallocatedblocks() - full
+    assert growth < 1_000, f"{growth} more memory blocks after 15,000 new words"

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -299,6 +299,30 @@ _SPELLING_WORD = re.compile(r"[^\W\d_]{3,}")
 _TOKENS = attrgetter("tokens")
 
 
+QUERY_WORDS = 1 << 15
+"""Words the analyzer keeps once the index is built. Queries and highlighting fill this
+memory, and anyone can type a word never seen before, so it keeps the most recently used."""
+
+
+class _RecentWords(OrderedDict[str, WordTokens]):
+    """A least-recently-used map of written words to their tokens, at most ``limit`` long."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self._limit = limit
+
+    def get(self, word: str, default: WordTokens | None = None) -> WordTokens | None:  # type: ignore[override]
+        found = super().get(word, default)
+        if found is not default:
+            self.move_to_end(word)
+        return found
+
+    def __setitem__(self, word: str, tokens: WordTokens) -> None:
+        super().__setitem__(word, tokens)
+        if len(self) > self._limit:
+            self.popitem(last=False)
+
+
 class CorpusAnalyzer:
     """The analyzer with what one corpus teaches it: which compounds it hyphenates.
 
@@ -396,9 +420,10 @@ class CorpusAnalyzer:
         return list(chain.from_iterable(analysed))
 
     def forget_chunks(self) -> None:
-        """Drop the indexing caches (they refill on demand); highlighting data stays."""
+        """Drop the indexing caches (they refill on demand); highlighting data stays. The
+        words met from now on come from queries, so their memory is bounded."""
         self._chunks = {}
-        self._words = {}
+        self._words = _RecentWords(QUERY_WORDS)
 
     def highlighter(self, wanted: Iterable[str]) -> Highlighter:
         """Finds, in analysed texts, the words written with any of the ``wanted`` tokens."""
