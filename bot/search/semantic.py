@@ -74,7 +74,6 @@ class SemanticRanker:
         self._papers = papers
         self._path = path
         self._alpha = alpha
-        self._stored = stored
         self._vectors = np.zeros((len(papers), DIMENSIONS), dtype=np.float32)
         self._ready = np.zeros(len(papers), dtype=bool)
         self._keys = [text_key(embedding_text(paper)) for paper in papers]
@@ -84,6 +83,8 @@ class SemanticRanker:
             docs, at = (np.array(column) for column in zip(*found, strict=True))
             self._vectors[docs] = stored.vectors[at]
             self._ready[docs] = True
+        # Kept only to be saved again with the vectors ``fill_missing`` adds.
+        self._stored = stored if self.missing else empty_vectors(stored.model, DIMENSIONS)
         self._fill_lock = threading.Lock()
         self._recent = functools.lru_cache(maxsize=_RECENT_QUERIES)(embedder.embed)
 
