@@ -174,7 +174,8 @@ def load_ranker(papers: Sequence[Paper], path: Path) -> SemanticRanker | None:
     if ranker.missing:
         logger.info(
             "semantic: %d of %d papers have no stored vector in %s; they rank by BM25 alone "
-            "until they are embedded",
+            "until they are embedded (a running bot does so in the background; "
+            "`python -m bot embed --corpus` does so ahead of time)",
             ranker.missing,
             len(papers),
             path,
