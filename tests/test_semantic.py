@@ -15,6 +15,7 @@ import pytest
 
 from bot.papers.corpus import CATALOGUE_PATH, LoadedCorpus, load_corpus
 from bot.search import semantic
+from bot.search.embed import main as embed_main
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
 from bot.search.engine import SearchIndex
 from bot.search.semantic import RERANK_DEPTH, load_ranker, mix, ranker_for
@@ -232,3 +233,20 @@ def test_the_setting_turns_it_off() -> None:
     assert not Settings.from_env({"PAPERBOT_SEMANTIC": "off"}).semantic
     with pytest.raises(SettingsError, match="PAPERBOT_SEMANTIC"):
         Settings.from_env({"PAPERBOT_SEMANTIC": "maybe"})
+
+
+def test_embed_writes_the_vectors_beside_an_operators_corpus_and_keeps_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = tmp_path / "mine.jsonl"
+    corpus.write_text(
+        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
+        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
+        encoding="utf-8",
+    )
+    assert embed_main(["--corpus", str(corpus)], Settings()) == 0
+    assert "2 texts (2 embedded now)" in capsys.readouterr().out
+    assert embed_main(["--corpus", str(corpus)], Settings()) == 0
+    assert "2 texts (0 embedded now)" in capsys.readouterr().out
+    ranker = load_ranker(load_corpus(str(corpus)).papers, tmp_path / "mine.vectors.npz")
+    assert ranker is not None and ranker.missing == 0
