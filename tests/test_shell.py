@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import builtins
 import io
+import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from slack_harness import fixed_clock
@@ -16,6 +20,7 @@ from bot.shell.fake_slack import SlackRecorder
 from bot.shell.repl import SHELL_TOKEN, Shell, main
 from bot.slack.app import build_services
 from bot.slack.client import make_web_client
+from bot.store import Store
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 
@@ -142,3 +147,65 @@ def test_save_n_and_the_home_tab_and_the_reading_list(shell):
     assert "The source code is available" in window
     emptied = shell.handle("home") and shell.handle("2")
     assert "Your reading list is empty." in emptied
+
+
+def test_every_run_gets_new_message_ids(settings):
+    """The "already answered" claims outlive a run in the database; a second run's messages
+    must not look like the first run's."""
+    for _ in range(2):
+        out = io.StringIO()
+        assert main(["--once", "@paperbot graph sparsification"], settings, out=out) == 0
+        assert "in the thread" in out.getvalue() and MOG_TITLE in out.getvalue()
+
+
+def _pipe_stdin(monkeypatch) -> Any:
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(sys, "stdin", os.fdopen(read_end, "r"))
+    return os.fdopen(write_end, "w")
+
+
+def _wait_for(out: io.StringIO, text: str, seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if text in out.getvalue():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_shell_prints_the_paper_of_the_day_of_its_own_channel(tmp_path, monkeypatch):
+    """A subscription in the shell's #research is served by the shell's own scheduler (a
+    time already past today is due at once), and the post is printed without a keypress; a
+    real channel's subscription in the same database is left to the real bot."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'shell.db'}")
+    other = Settings(
+        database_url=settings.database_url, digest_channel="CREALTEAM", digest_time="00:00"
+    )
+    typed = _pipe_stdin(monkeypatch)
+    out = io.StringIO()
+    done = threading.Thread(target=main, args=([], other), kwargs={"out": out}, daemon=True)
+    done.start()
+    typed.write("/paper subscribe 00:00 UTC daily\n")
+    typed.flush()
+    assert _wait_for(out, "Paper of the day ·"), out.getvalue()
+    typed.write("quit\n")
+    typed.flush()
+    done.join(timeout=20)
+    assert not done.is_alive()
+    assert "paperbot, in #research" in out.getvalue()
+    store = Store(settings.database_url)
+    try:
+        assert store.latest_claim_date("CREALTEAM") is None
+    finally:
+        store.close()
+
+
+def test_once_does_not_schedule(tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'shell.db'}")
+    out = io.StringIO()
+    assert main(["--once", "/paper subscribe 00:00 UTC daily"], settings, out=out) == 0
+    store = Store(settings.database_url)
+    try:
+        assert store.latest_claim_date("C0RESEARCH") is None
+    finally:
+        store.close()

@@ -9,6 +9,7 @@ that fires twice, late, or in several replicas at once still posts once.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.job import Job
@@ -70,10 +71,17 @@ class DigestScheduler:
         self,
         service: DigestService,
         *,
+        channels: Collection[str] | None = None,
+        on_outcome: Callable[[DigestOutcome], None] | None = None,
         scheduler: BaseScheduler | None = None,
         clock: Clock = system_clock,
     ) -> None:
+        """``channels`` limits the jobs to those channels (the shell schedules only its own,
+        never a real channel whose post it would claim and then lose); ``on_outcome`` hears
+        every attempt (the shell prints what was posted)."""
         self._service = service
+        self._channels = None if channels is None else frozenset(channels)
+        self._on_outcome = on_outcome
         self._clock = clock
         self._scheduler = scheduler or BackgroundScheduler(
             timezone=UTC,
@@ -92,7 +100,8 @@ class DigestScheduler:
     def start(self) -> None:
         self._scheduler.start()
         for sub in self._service.active_subscriptions():
-            self._add(sub.channel, sub.schedule)
+            if self._serves(sub.channel):
+                self._add(sub.channel, sub.schedule)
         self._scheduler.add_job(
             self._catch_up,
             DateTrigger(run_date=self._clock()),
@@ -130,6 +139,8 @@ class DigestScheduler:
         A subscription whose time already passed today, unposted, is served at once, so
         ``/paper subscriptions`` saying "today" is true whether or not the bot restarts.
         """
+        if not self._serves(channel):
+            return
         self._remove(job_id(channel))
         self._remove(_retry_job_id(channel))
         sub = self._service.subscription(channel)
@@ -167,10 +178,15 @@ class DigestScheduler:
         self._follow_up(self._service.serve(channel))
 
     def _catch_up(self) -> None:
-        for outcome in self._service.serve_due():
+        for outcome in self._service.serve_due(self._channels):
             self._follow_up(outcome)
+
+    def _serves(self, channel: str) -> bool:
+        return self._channels is None or channel in self._channels
 
     def _follow_up(self, outcome: DigestOutcome) -> None:
         log.info("digest for %s: %s", outcome.channel, outcome.detail)
+        if self._on_outcome is not None:
+            self._on_outcome(outcome)
         if outcome.retry_at is not None:
             self._retry_at(outcome.channel, outcome.retry_at)

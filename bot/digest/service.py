@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time as time_module
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -96,14 +96,17 @@ class DigestService:
     def today(self, channel_id: str) -> Message:
         return self._replies.today(channel_id)
 
-    def serve_due(self) -> list[DigestOutcome]:
-        """Post for every subscribed channel whose time has come today and has no post yet.
+    def serve_due(self, only: Container[str] | None = None) -> list[DigestOutcome]:
+        """Post for every subscribed channel (of ``only``, if given) whose time has come
+        today and has no post yet.
 
         Run at start-up (catch-up after down-time) and by ``python -m bot digest``; a post
         missed on an earlier local day is logged, never sent late.
         """
         outcomes = []
         for sub in self._subscriptions.active():
+            if only is not None and sub.channel not in only:
+                continue
             self._log_missed_days(sub)
             if self.is_due(sub):
                 outcomes.append(self.serve(sub.channel))

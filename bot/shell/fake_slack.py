@@ -120,7 +120,10 @@ class SlackRecorder:
         bot_id: str = "BPAPERBOT",
         team_id: str = "T0PAPERS",
         user_names: dict[str, str] | None = None,
+        first_ts: float | None = None,
     ) -> None:
+        """``first_ts`` (seconds) starts message timestamps at that instant, as Slack's are;
+        by default they start at a fixed 1,700,000,001 so tests can name them."""
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
         self.team_id = team_id
@@ -131,6 +134,7 @@ class SlackRecorder:
         self._latency: dict[str, float] = {}
         self._messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._ts_counter = itertools.count(1)
+        self._first_micros = None if first_ts is None else int(first_ts * 1_000_000)
         self._response_ids = itertools.count(1)
         self._file_ids = itertools.count(1)
         self._channels: dict[str, ChannelInfo] = {}
@@ -313,7 +317,10 @@ class SlackRecorder:
         return status, body, headers
 
     def _next_ts(self) -> str:
-        return f"{_FIRST_TS + next(self._ts_counter)}.000100"
+        if self._first_micros is None:
+            return f"{_FIRST_TS + next(self._ts_counter)}.000100"
+        micros = self._first_micros + next(self._ts_counter)
+        return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
 
     def _answer(self, method: str, args: dict[str, Any], response_id: str | None) -> dict:
         answers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {

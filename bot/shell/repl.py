@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import secrets
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -20,6 +22,7 @@ from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
 from bot.arguments import ArgumentParser
+from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CorpusError
 from bot.papers.text import ascii_count, escape_mrkdwn
 from bot.render import papers as render_papers
@@ -78,6 +81,10 @@ class Shell:
         self._buttons: dict[int, _Shown] = {}
         self._thread_ts: str | None = None
         self._ephemeral_count = 0
+        self._shown_calls = 0
+        self._turn = threading.RLock()
+        """Held while a line is answered or news is shown: the scheduler's thread posts the
+        paper of the day while the person may be typing."""
 
     def _build_app(self, services: Services, client: WebClient) -> App:
         settings = Settings(
@@ -91,6 +98,24 @@ class Shell:
 
     def handle(self, line: str) -> str:
         """The shell's output for one line of input."""
+        with self._turn:
+            return self._handle(line)
+
+    def news(self) -> str:
+        """What the bot posted in #research by itself (the paper of the day) since the last
+        answer was shown, or "" when nothing."""
+        with self._turn:
+            calls = self.recorder.calls
+            posted = [
+                call
+                for call in calls[self._shown_calls :]
+                if call.method == "chat.postMessage"
+                and call.args.get("channel") == self.workspace.channel_id
+            ]
+            self._shown_calls = len(calls)
+            return self._show(posted) if posted else ""
+
+    def _handle(self, line: str) -> str:
         line = line.strip()
         if not line:
             return ""
@@ -179,6 +204,7 @@ class Shell:
         if response.status != 200:
             return f"(the app answered HTTP {response.status}: {response.body})\n"
         calls = self.recorder.calls[since:]
+        self._shown_calls = since + len(calls)
         if not show_home:
             calls = [call for call in calls if call.method != "views.publish"]
         return self._show(calls)
@@ -248,7 +274,7 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
     parser = ArgumentParser(prog="python -m bot shell")
     parser.add_argument("--once", metavar="TEXT", help="send one line, print the answer, exit")
     args = parser.parse_args(list(argv))
-    with SlackRecorder() as recorder:
+    with SlackRecorder(first_ts=time.time()) as recorder:
         client = make_web_client(SHELL_TOKEN, recorder.base_url)
         try:
             services = build_services(settings, client)
@@ -263,9 +289,38 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
             out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
             if services.answers.wider_corpus:
                 out.write(terminal_text(services.answers.wider_corpus) + "\n")
-            return _loop(shell, out)
+            scheduler = _local_scheduler(shell, services, settings, out)
+            try:
+                return _loop(shell, out)
+            finally:
+                if scheduler is not None:
+                    scheduler.stop()
         finally:
             services.close()
+
+
+def _local_scheduler(
+    shell: Shell, services: Services, settings: Settings, out: TextIO
+) -> DigestScheduler | None:
+    """The paper of the day for the shell's own #research, printed when it is posted.
+
+    Only that channel: the database may hold real channels' subscriptions (and
+    ``PAPERBOT_DIGEST_CHANNEL``), whose posts the shell would claim, send to its fake Slack
+    and so lose."""
+    if not settings.scheduler_enabled:
+        return None
+
+    def show(_outcome: object) -> None:
+        news = shell.news()
+        if news:
+            out.write(f"\n{news}")
+            out.flush()
+
+    scheduler = DigestScheduler(
+        services.digest, channels={shell.workspace.channel_id}, on_outcome=show
+    )
+    scheduler.start()
+    return scheduler
 
 
 def _loop(shell: Shell, out: TextIO) -> int:
@@ -280,6 +335,7 @@ def _loop(shell: Shell, out: TextIO) -> int:
         with contextlib.suppress(ImportError):
             import readline  # noqa: F401  (line editing and history for input())
     while True:
+        out.write(shell.news())
         try:
             line = input(PROMPT) if typed else _read_piped_line(out)
         except (EOFError, KeyboardInterrupt):
