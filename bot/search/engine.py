@@ -45,6 +45,10 @@ from bot.search.semantic import RERANK_DEPTH, SemanticRanker
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
+PRUNING_MIN_PAPERS = 0
+"""Corpora this large rank a plain query by the pruned ranking (``BM25Index.best``); smaller
+ones score every matching paper, which is as fast there and far simpler (measured by
+``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
 _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while indexing
 # Papers whose chunk numbers are stored together while indexing: big enough (~60 MB) for the
 # allocator to hand the memory back to the system when a block is dropped.
@@ -484,7 +488,8 @@ class SearchIndex:
         filters (phrases, exclusions, authors, the paper of "more like this") need every
         match's score, and so does a query the index finds not worth pruning."""
         plain = not (plan.phrases or plan.excluded or plan.authors)
-        if plain and plan.exclude_doc is None and plan.author_scores is None:
+        prunable = len(self.papers) >= PRUNING_MIN_PAPERS
+        if prunable and plain and plan.exclude_doc is None and plan.author_scores is None:
             ranking = self._bm25.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
                 return ranking.docs, ranking.scores, ranking.total
