@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -10,10 +11,11 @@ from rank_bm25 import BM25Okapi
 from reference import document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
-from bot.search import bm25
 from bot.search import engine as search
+from bot.search import pruned as pruning
 from bot.search.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.search.engine import SearchIndex
+from bot.search.pruned import PrunedRanking
 
 
 def ranked(index: BM25Index, query: list[str], k: int) -> list[tuple[int, float]]:
@@ -26,6 +28,7 @@ def ranked(index: BM25Index, query: list[str], k: int) -> list[tuple[int, float]
 def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]]) -> None:
     reference = BM25Okapi(documents)
     index = BM25Index(documents)
+    pruned = PrunedRanking(index)
     for query in queries:
         expected = reference.get_scores(query)
         actual = index.scores(query)
@@ -37,7 +40,7 @@ def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]
         assert [doc for doc, _ in best] == reference_top
         assert [score for _, score in best] == [expected[doc] for doc in reference_top]
         for k in (1, 10):
-            ranking = index.best(query, k)
+            ranking = pruned.best(query, k)
             if ranking is not None:  # None sends the caller to the full scoring above
                 assert ranking.docs.tolist() == reference_top[:k], query
                 assert ranking.scores.tobytes() == expected[reference_top[:k]].tobytes()
@@ -72,13 +75,13 @@ def test_the_pruned_ranking_is_the_full_one_and_is_usually_taken(
     """``best`` scores only the documents that can make the cut: whenever it answers, it must
     give the full ranking's documents, order, bit-identical scores and match count. (Pruning
     is allowed whatever it saves, so that most queries of this small corpus take it.)"""
-    monkeypatch.setattr(bm25, "_SMALL_QUERY", 1 << 30)
-    monkeypatch.setattr(bm25, "_FEW_CONTENDERS", 0)  # candidates always thinned first
-    monkeypatch.setattr(bm25, "_SKETCHED", 40)  # frequent terms' counts read off sketches
+    monkeypatch.setattr(pruning, "_SMALL_QUERY", 1 << 30)
+    monkeypatch.setattr(pruning, "_FEW_CONTENDERS", 0)  # candidates always thinned first
+    monkeypatch.setattr(pruning, "_SKETCHED", 40)  # frequent terms' counts read off sketches
     rng = random.Random(2025)
     documents = zipf_corpus(rng, 3000)
     reference = BM25Okapi(documents)
-    index = BM25Index(documents)
+    index = PrunedRanking(BM25Index(documents))
     tiebreak = np.array(rng.sample(range(len(documents)), len(documents)))
     words = [f"w{i}" for i in range(3000)] + ["unknown"]
     weights = [1 / (rank + 1) ** 0.7 for rank in range(len(words))]
@@ -106,7 +109,7 @@ def test_every_split_of_theta_keeps_every_document_that_reaches_it(
     """However θ is split among the terms (all on one term, in proportion to the bounds, or
     by the Lagrangian search over sketched counts), a document scoring at least θ is always a
     candidate, and the candidates' exact scores are the full scoring's."""
-    monkeypatch.setattr(bm25, "_SKETCHED", 40)
+    monkeypatch.setattr(pruning, "_SKETCHED", 40)
     rng = random.Random(7)
     documents = zipf_corpus(rng, 3000)
     index = BM25Index(documents)
@@ -117,7 +120,7 @@ def test_every_split_of_theta_keeps_every_document_that_reaches_it(
         if len(set(sequence)) < 2:
             continue
         scores = index.scores(query)
-        pruned = bm25._PrunedQuery(index, sequence)
+        pruned = pruning._PrunedQuery(PrunedRanking(index), sequence)
         for theta in np.quantile(scores[scores > 0], [0.5, 0.9, 0.99, 1.0]):
             reaching = set(np.flatnonzero(scores >= theta).tolist())
             target = theta - pruned._slack * (1 + len(pruned.terms))
@@ -241,7 +244,7 @@ def test_search_pages_are_the_same_whether_pruned_or_fully_scored(
     catalogue: LoadedCorpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a researcher sees (papers, order, scores, match count, bolded words) must not
-    depend on whether the index pruned the query."""
+    depend on whether the engine pruned the query, whatever the corpus size."""
     index = SearchIndex.build(catalogue.papers)
     rng = random.Random(11)
     queries = []
@@ -259,8 +262,9 @@ def test_search_pages_are_the_same_whether_pruned_or_fully_scored(
             for result in results
         ]
 
+    monkeypatch.setattr(search, "PRUNING_MIN_PAPERS", 0)
     pruned = pages()
-    monkeypatch.setattr(BM25Index, "best", lambda *args, **kwargs: None)
+    monkeypatch.setattr(search, "PRUNING_MIN_PAPERS", sys.maxsize)
     assert pages() == pruned
 
 

@@ -33,6 +33,7 @@ from bot.search.analyzer import (
 )
 from bot.search.bm25 import K1, BM25Builder, BM25Index, top_k
 from bot.search.lexicon import english_words
+from bot.search.pruned import PrunedRanking
 from bot.search.query import (
     ParsedQuery,
     SpellCorrector,
@@ -46,7 +47,7 @@ TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
 PRUNING_MIN_PAPERS = 0
-"""Corpora this large rank a plain query by the pruned ranking (``BM25Index.best``); smaller
+"""Corpora this large rank a plain query by the pruned ranking (``bot.search.pruned``); smaller
 ones score every matching paper, which is as fast there and far simpler (measured by
 ``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
 _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while indexing
@@ -336,14 +337,21 @@ class SearchIndex:
         speller.prepare()
         return speller
 
+    @_built_once
+    def _pruned(self) -> PrunedRanking:
+        """The pruned ranking's tables (a large corpus only)."""
+        return PrunedRanking(self._bm25)
+
     def prepare(self) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
-        lexicon and the author map. At hundreds of thousands of papers each takes seconds,
-        which a long-running bot had better spend while it is idle after start-up than in a
-        researcher's query. Then embed the papers that have no stored vector (minutes, for a
-        corpus nobody embedded)."""
+        lexicon, the author map and, for a large corpus, the pruned ranking's tables. At
+        hundreds of thousands of papers each takes seconds, which a long-running bot had
+        better spend while it is idle after start-up than in a researcher's query. Then embed
+        the papers that have no stored vector (minutes, for a corpus nobody embedded)."""
         self._speller  # noqa: B018 - reading a part built once builds it
         self._authors_by_token  # noqa: B018
+        if len(self.papers) >= PRUNING_MIN_PAPERS:
+            self._pruned  # noqa: B018
         english_words()
         if self._semantic is not None:
             self._semantic.fill_missing()
@@ -490,7 +498,7 @@ class SearchIndex:
         plain = not (plan.phrases or plan.excluded or plan.authors)
         prunable = len(self.papers) >= PRUNING_MIN_PAPERS
         if prunable and plain and plan.exclude_doc is None and plan.author_scores is None:
-            ranking = self._bm25.best(plan.tokens, k, self._tiebreak)
+            ranking = self._pruned.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
                 return ranking.docs, ranking.scores, ranking.total
         scores, matched = self._score(plan)
