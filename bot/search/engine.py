@@ -46,7 +46,7 @@ from bot.search.semantic import RERANK_DEPTH, SemanticRanker
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 MAX_PHRASE_VARIANTS = 16
-PRUNING_MIN_PAPERS = 0
+PRUNING_MIN_PAPERS = 200_000
 """Corpora this large rank a plain query by the pruned ranking (``bot.search.pruned``); smaller
 ones score every matching paper, which is as fast there and far simpler (measured by
 ``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
