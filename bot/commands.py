@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from bot.papers.text import unescape_mrkdwn
+
 
 class Intent(StrEnum):
     HELP = "help"
@@ -53,7 +55,6 @@ class Request:
 
 
 _SLACK_LINK = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
-_SLACK_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
 def _unwrap(match: re.Match[str]) -> str:
@@ -75,9 +76,7 @@ def slack_to_plain(text: str) -> str:
     becomes the harmless word ``@channel``, user mentions drop out). Renderers escape it
     again when echoing.
     """
-    plain = _SLACK_LINK.sub(_unwrap, text)
-    for entity, char in _SLACK_ENTITIES:
-        plain = plain.replace(entity, char)
+    plain = unescape_mrkdwn(_SLACK_LINK.sub(_unwrap, text))
     return " ".join(_without_control_characters(plain).split())
 
 

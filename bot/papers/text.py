@@ -56,6 +56,11 @@ def escape_mrkdwn(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def unescape_mrkdwn(text: str) -> str:
+    """Undo ``escape_mrkdwn`` (and Slack's own escaping of what a person typed)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 MAX_COUNT_DIGITS = 9
 
 

@@ -1,15 +1,15 @@
 """Slack's mrkdwn and the plain text made from it: user text quoted back, the notification
 text of a message, the shell's readable text, and the one-section notice.
 
-Escaping itself (``escape_mrkdwn``, ``mrkdwn_literal``) lives in ``bot.papers.text``, since
-a paper's display title is mrkdwn too.
+Escaping itself (``escape_mrkdwn``, ``unescape_mrkdwn``, ``mrkdwn_literal``) lives in
+``bot.papers.text``, since a paper's display title is mrkdwn too.
 """
 
 from __future__ import annotations
 
 import re
 
-from bot.papers.text import mrkdwn_literal
+from bot.papers.text import mrkdwn_literal, unescape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
 
@@ -20,7 +20,6 @@ a 10,000-character paste pushes the advice after it out of the message."""
 _LINK = re.compile(r"<([^<>|]*)\|([^<>]*)>")
 _BARE = re.compile(r"<([^<>|]*)>")
 _EMPHASIS = re.compile(r"(?<![\w*])[*_~]([^*_~\n]+)[*_~](?![\w*])")
-_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
 def quoted(text: str) -> str:
@@ -68,10 +67,7 @@ def terminal_text(mrkdwn: str) -> str:
     text = _LINK.sub(_spelled_out_link, mrkdwn)
     text = _BARE.sub(_spelled_out_bare, text)
     text = _EMPHASIS.sub(r"\1", text)
-    text = text.replace("*", "")
-    for entity, char in _ENTITIES:
-        text = text.replace(entity, char)
-    return text
+    return unescape_mrkdwn(text.replace("*", ""))
 
 
 def notice_message(mrkdwn: str) -> Message:
