@@ -71,6 +71,15 @@ def _log_level(value: str) -> str:
     return level
 
 
+def _api_url(value: str | None) -> str | None:
+    if value is not None and not value.startswith(("http://", "https://")):
+        raise SettingsError(
+            f"SLACK_API_URL must be an http:// or https:// URL such as "
+            f"https://slack.com/api/, not {value!r}"
+        )
+    return value
+
+
 def _port(value: str) -> int:
     try:
         port = int(value)
@@ -127,7 +136,7 @@ class Settings:
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
-            slack_api_url=get("SLACK_API_URL"),
+            slack_api_url=_api_url(get("SLACK_API_URL")),
             port=_port(get("PORT") or "3000"),
             corpus=get("PAPERBOT_CORPUS") or "seeds",
             database_url=get("PAPERBOT_DATABASE_URL") or "sqlite:///paperbot.db",

@@ -16,7 +16,7 @@ import pytest
 from project import PROJECT_ROOT
 
 from bot.cli import main
-from bot.shell.fake_slack import SlackRecorder, slack_error
+from bot.shell.fake_slack import SlackRecorder, server_error, slack_error
 
 BOT = "xoxb-1-startup"
 APP = "xapp-1-startup"
@@ -64,6 +64,7 @@ def _one_line_failure(capsys, argv: list[str]) -> str:
         ("PAPERBOT_DIGEST_TIME", "25:99"),
         ("PAPERBOT_DIGEST_TIME", "soon"),
         ("PAPERBOT_LOG_LEVEL", "chatty"),
+        ("SLACK_API_URL", "slack.com/api"),
     ],
 )
 def test_invalid_settings_name_the_variable(environment, capsys, name, value):
@@ -148,6 +149,19 @@ def test_an_app_token_slack_rejects_is_named(tmp_path):
             SLACK_API_URL=recorder.base_url,
         )
     assert line.startswith("paperbot: Slack rejected SLACK_APP_TOKEN (invalid_auth)")
+
+
+def test_a_slack_api_that_answers_unlike_slack_is_not_called_a_token_refusal(tmp_path):
+    with SlackRecorder() as recorder:
+        recorder.fail_next("auth.test", server_error(503))
+        line = _python_dash_m_bot(
+            tmp_path,
+            ["--http"],
+            SLACK_BOT_TOKEN=BOT,
+            SLACK_SIGNING_SECRET=SECRET,
+            SLACK_API_URL=recorder.base_url,
+        )
+        assert line.startswith(f"paperbot: the Slack API at {recorder.base_url} answered HTTP 503")
 
 
 def test_an_unreachable_slack_api_is_named(tmp_path):

@@ -265,9 +265,15 @@ def check_slack(settings: Settings, mode: str) -> None:
 
 
 def _refusal(variable: str, client: WebClient, error: SlackApiError) -> str:
-    code = error.response.get("error")
-    if code is None:
-        return f"the Slack API at {client.base_url} answered HTTP {error.response.status_code}"
+    """Slack refuses a token with HTTP 200 and an error code (``invalid_auth``); anything
+    else is not Slack speaking (an outage, a proxy, a wrong ``SLACK_API_URL``)."""
+    status = error.response.status_code
+    code = error.response.data.get("error") if isinstance(error.response.data, dict) else None
+    if status != 200 or not isinstance(code, str) or not code.isidentifier():
+        return (
+            f"the Slack API at {client.base_url} answered HTTP {status}, not as Slack does: "
+            "check SLACK_API_URL, or try again later"
+        )
     return f"Slack rejected {variable} ({code}): copy the token from the app's settings again"
 
 
