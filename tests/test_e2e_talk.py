@@ -79,6 +79,18 @@ def test_openreview_links_unfurl_as_compact_cards_and_others_get_nothing(bot):
     assert "ICLR 2025 Oral" in all_text(unfurls[pdf]["blocks"])
 
 
+def test_links_as_slack_escapes_them_unfurl_under_slacks_own_string(bot):
+    """Slack sends ``&`` in a link_shared URL as ``&amp;``, and wants the same string back."""
+    second = f"https://openreview.net/forum?noteId=abc&amp;id={MOG_ID}"
+    first = f"https://openreview.net/pdf?id={DARK_ID}&amp;noteId=xyz"
+    acked(bot.link([second, first], is_bot_user_member=False)[0])
+    [call] = bot.recorder.wait_for("chat.unfurl")
+    unfurls = call.args["unfurls"]
+    assert set(unfurls) == {second, first}
+    assert MOG_TITLE in all_text(unfurls[second]["blocks"])
+    assert DARK_TITLE in all_text(unfurls[first]["blocks"])
+
+
 def test_save_and_abstract_in_a_preview_answer_the_clicker_privately(bot):
     link = f"https://openreview.net/forum?id={MOG_ID}"
     bot.link([link], is_bot_user_member=False)
