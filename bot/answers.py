@@ -165,7 +165,9 @@ class Answers:
         if request.intent is Intent.SAVED:
             return self.saved_list(viewer)
         if request.intent is Intent.SEARCH:
-            paper = self.index.named_paper(request.argument)
+            paper = self.index.named_paper(request.argument) or self._catalogue_paper(
+                request.argument
+            )
             if paper is not None:
                 return self._paper_page(paper, viewer)
             return self.search(request.argument, viewer)
@@ -184,6 +186,12 @@ class Answers:
 
     def help(self) -> Message:
         return render.help_message(description=self.description, hint=self.wider_corpus)
+
+    def _catalogue_paper(self, query: str) -> Paper | None:
+        """The catalogue paper a query of one id or link names, as its preview finds it: a
+        paper outside the corpus searched is still one to show, not a word to search for."""
+        words = query.split()
+        return self.papers.get(words[0]) if len(words) == 1 else None
 
     def random_paper(self, viewer: Viewer) -> Message:
         paper = self._rng.choice(self.index.papers)

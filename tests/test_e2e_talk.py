@@ -91,6 +91,17 @@ def test_links_as_slack_escapes_them_unfurl_under_slacks_own_string(bot):
     assert DARK_TITLE in all_text(unfurls[first]["blocks"])
 
 
+@pytest.mark.parametrize(
+    "reference",
+    [f"<https://openreview.net/forum?noteId=abc&amp;id={DARK_ID}>", DARK_ID],
+)
+def test_paper_with_a_catalogue_link_or_id_shows_the_paper_its_preview_shows(bot, reference):
+    acked(bot.slash(reference))
+    [reply] = bot.recorder.wait_for(RESPONSE_URL)
+    assert DARK_TITLE in reply.text
+    assert "No paper with id" not in all_text(reply.blocks)
+
+
 def test_save_and_abstract_in_a_preview_answer_the_clicker_privately(bot):
     link = f"https://openreview.net/forum?id={MOG_ID}"
     bot.link([link], is_bot_user_member=False)

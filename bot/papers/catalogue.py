@@ -63,5 +63,10 @@ class PaperLookup:
                     self._catalogue = self._load_catalogue()
         return self._catalogue
 
-    def get(self, paper_id: str) -> Paper | None:
-        return self._corpus_get(paper_id) or self._papers().get(paper_id)
+    def get(self, reference: str) -> Paper | None:
+        """The paper a paper id, OpenReview id or OpenReview link names."""
+        reference = reference.strip()
+        paper = self._corpus_get(reference)
+        if paper is None and reference:
+            paper = self._papers().get(openreview_link_id(reference) or reference)
+        return paper
