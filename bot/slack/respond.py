@@ -65,7 +65,7 @@ class ReliableRespond(Respond):
     def __init__(
         self,
         *,
-        response_url: str | None,
+        response_url: str,
         client: WebClient,
         channel_id: str | None,
         user_id: str | None,
@@ -78,10 +78,8 @@ class ReliableRespond(Respond):
     def __call__(self, text: str | dict = "", **fields: Any) -> Any:  # type: ignore[override]
         message = dict(text) if isinstance(text, dict) else {"text": text, **fields}
         message = {key: value for key, value in message.items() if value is not None}
-        if self.response_url is None:
-            raise ValueError("respond is unsupported here as there is no response_url")
         webhook = WebhookClient(
-            url=self.response_url, timeout=TIMEOUT_SECONDS, proxy=self.proxy, ssl=self.ssl
+            url=str(self.response_url), timeout=TIMEOUT_SECONDS, proxy=self.proxy, ssl=self.ssl
         )
         attempt = 0
         while True:
@@ -93,7 +91,7 @@ class ReliableRespond(Respond):
             if response.status_code == 200:
                 return response
             wait = _wait(response.status_code, response.headers, attempt)
-            problem = f"answered HTTP {response.status_code} ({response.body or 'no body'})"
+            problem = f"answered HTTP {response.status_code} ({response.body[:200] or 'no body'})"
             if wait is None:
                 break
             log.info("response_url %s; retrying in %.1fs", problem, wait)
