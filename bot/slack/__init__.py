@@ -1,3 +1,4 @@
-"""Slack plumbing: app assembly, serving it over Socket Mode or HTTP, the Web API client and
-Slack's payload shapes. The only part that imports ``handlers``; ``bot.cli`` chooses the mode.
+"""Slack plumbing: app assembly and serving it over Socket Mode or HTTP (``app``), the Web API
+client, Slack's payload shapes, and the helpers listeners use to reach Slack. ``app`` is the
+only module that imports ``handlers``; ``bot.cli`` chooses the mode.
 """
