@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from bot.papers.acronyms import introduced_phrase
 from bot.papers.text import normalise_whitespace
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
@@ -280,36 +281,6 @@ _NOT_INTRODUCING = frozenset(
 _HEADLINE_WORDS = 12
 
 
-def _spells(phrase: str, acronym: str) -> bool:
-    """Whether ``phrase`` can be what ``acronym`` abbreviates.
-
-    Either its letters appear in order (``Mixture-of-Graphs`` → MoG) or its capitals are
-    initials of the phrase's words in any order (``Multi-Perspective Data Augmentation`` →
-    MPAD).
-    """
-    letters = [char.lower() for char in acronym if char.isalnum()]
-    if not letters or phrase[:1].lower() != letters[0]:
-        return False
-    position = 0
-    for char in phrase.lower():
-        if position < len(letters) and char == letters[position]:
-            position += 1
-    if position == len(letters):
-        return True
-    initials = {word[0].upper() for word in re.split(r"[\s\-]+", phrase) if word}
-    capitals = {char for char in acronym if char.isupper()}
-    return bool(capitals) and capitals <= initials
-
-
-def _expansion(words: list[str], acronym: str) -> str | None:
-    """The shortest run of words ending ``words`` that ``acronym`` abbreviates."""
-    for size in range(1, min(len(words), 8) + 1):
-        phrase = " ".join(words[-size:])
-        if _spells(phrase, acronym):
-            return phrase
-    return None
-
-
 def _headline(sentence: str) -> str:
     words = sentence.rstrip(".!?").split()
     headline = " ".join(words[:_HEADLINE_WORDS]).rstrip(",;:")
@@ -325,7 +296,7 @@ def _introduced_name(after_verb: str) -> str | None:
     """The title for the thing a "we propose …" clause introduces, if it names one."""
     for match in _ACRONYM.finditer(after_verb):
         words = after_verb[: match.start()].split()
-        phrase = _expansion(words, match.group(1))
+        phrase = introduced_phrase(words, match.group(1))
         if phrase is None or phrase.casefold() == match.group(1).casefold():
             continue
         before = words[: len(words) - len(phrase.split())]

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import Stemmer
 
+from bot.papers.acronyms import acronym_letters, fold_acronym_plural, long_form
 from bot.papers.text import clean_text
 
 _STOPWORD_LIST = """
@@ -54,7 +55,6 @@ STOPWORDS = frozenset(_STOPWORD_LIST.split())
 WORD_PATTERN = re.compile(r"[^\W_]+(?:[-\u2010\u2011.'\u2019][^\W_]+)*")
 _HYPHENS = re.compile(r"[-\u2010\u2011]")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
-_VOWELS = frozenset("aeiouy")
 _DIGIT = re.compile(r"\d")
 _STEMMER = Stemmer.Stemmer("english")
 # Snowball stems "generalization" to "general", one of the commonest words in abstracts;
@@ -99,23 +99,11 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", _plain(text))
 
 
-def _fold_acronym_plural(piece: str) -> str:
-    """``MLLMs``/``SDEs``/``LoRAs`` → singular; lower-case ``llms`` too (no vowel = acronym)."""
-    if len(piece) < 3 or piece[-1] != "s":
-        return piece
-    stem = piece[:-1]
-    if (stem[-1].isupper() or stem[-1].isdigit()) and sum(c.isupper() for c in stem) >= 2:
-        return stem
-    if stem.islower() and stem.isalpha() and not _VOWELS.intersection(stem):
-        return stem
-    return piece
-
-
 def _term(piece: str) -> str | None:
     """One hyphen-free piece → its index token, or None for stopwords and stray letters."""
     if piece.replace("\u2019", "'").casefold() in STOPWORDS:
         return None
-    folded = _fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")).casefold()
+    folded = fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")).casefold()
     if not folded or folded in STOPWORDS:
         return None
     if _DIGIT.search(folded):
@@ -201,32 +189,6 @@ class Acronym:
     long_phrase: tuple[str, ...]
 
 
-def _long_form(letters: str, candidate: str) -> str | None:
-    """Schwartz & Hearst's match: every acronym letter appears, right to left, in the words
-    before the parenthesis, the first letter at the start of a word."""
-    position = len(candidate) - 1
-    for index in range(len(letters) - 1, -1, -1):
-        letter = letters[index]
-        while position >= 0 and (
-            candidate[position].lower() != letter
-            or (index == 0 and position > 0 and candidate[position - 1].isalnum())
-        ):
-            position -= 1
-        if position < 0:
-            return None
-        position -= 1
-    start = candidate.rfind(" ", 0, position + 1) + 1
-    long_form = candidate[start:].strip(" ,;:")
-    if len(long_form) <= len(letters) or not long_form[:1].isalnum():
-        return None
-    return long_form
-
-
-def _letters(written: str) -> str:
-    """The letters and digits an acronym abbreviates (``MLLMs`` → ``mllm``)."""
-    return "".join(c.lower() for c in _fold_acronym_plural(written) if c.isalnum())
-
-
 @lru_cache(maxsize=1 << 16)
 def _definition(written: str, window: tuple[str, ...]) -> Acronym | None:
     """The pair defined by ``written`` in parentheses after the words of ``window``, if any.
@@ -237,14 +199,14 @@ def _definition(written: str, window: tuple[str, ...]) -> Acronym | None:
     token = word_tokens(written)
     if len(token.tokens) != 1 or token.joined:
         return None
-    long_form = _long_form(_letters(written), " ".join(window))
-    if long_form is None:
+    spelled = long_form(acronym_letters(written), " ".join(window))
+    if spelled is None:
         return None
-    long_tokens = tuple(analyze(long_form))
+    long_tokens = tuple(analyze(spelled))
     if not long_tokens or token.tokens[0] in long_tokens:
         return None
-    phrase = tuple(analyze_phrase(long_form))
-    return Acronym(written.casefold(), token.tokens[0], long_form, long_tokens, phrase)
+    phrase = tuple(analyze_phrase(spelled))
+    return Acronym(written.casefold(), token.tokens[0], spelled, long_tokens, phrase)
 
 
 def find_acronyms(text: str, settled: Container[str] = ()) -> Iterator[Acronym]:
@@ -258,7 +220,7 @@ def find_acronyms(text: str, settled: Container[str] = ()) -> Iterator[Acronym]:
         before = text[max(0, match.start() - 400) : match.start()]
         words_before = unicodedata.normalize("NFKC", before).split()[-20:]
         written = unicodedata.normalize("NFKC", written)
-        letters = len(_letters(written))
+        letters = len(acronym_letters(written))
         window = tuple(words_before[-min(letters + 5, 2 * letters) :])
         acronym = _definition(written, window)
         if acronym is not None:
