@@ -62,9 +62,7 @@ def test_each_seed_takes_its_catalogue_record(
     seed_corpus: LoadedCorpus, file_name: str, position: int, abstract: str
 ) -> None:
     record = CATALOGUE_BY_ABSTRACT[match_key(abstract)]
-    [paper] = [
-        p for p in seed_corpus.papers if p.source == f"bot/papers/data/{file_name}#{position}"
-    ]
+    [paper] = [p for p in seed_corpus.papers if p.source == f"seeds/{file_name}#{position}"]
     assert paper.id == record["id"]
     assert paper.title == clean_text(record["title"]).plain
     assert not paper.title_derived

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import importlib.resources
 import json
 import logging
 import unicodedata
@@ -29,12 +30,12 @@ from bot.papers.text import (
 )
 from bot.settings import StartupError
 
-SEEDS_DIR = Path(__file__).resolve().parent / "data"
-"""The seed files and the catalogue travel inside the package (package data in the wheel),
-so a bot finds them wherever it is installed and whatever directory it runs from."""
+SEEDS_DIR = Path(str(importlib.resources.files("seeds")))
+"""The seed files and the catalogue are the ``seeds`` data package (package data in the
+wheel), so a bot finds them wherever it is installed and whatever directory it runs from."""
 CATALOGUE_PATH = SEEDS_DIR / "iclr2025.jsonl"
-_IMPORT_ROOT = Path(__file__).resolve().parents[2]
-"""The directory holding the ``bot`` package: a checkout or ``site-packages``."""
+_IMPORT_ROOT = SEEDS_DIR.parent
+"""The directory holding the ``seeds`` package: a checkout or ``site-packages``."""
 CATALOGUE_ACCEPTED_PAPERS = 3706
 """Accepted papers in the catalogue, which ``PAPERBOT_CORPUS=catalogue`` serves: stated, not
 counted, so that a seeds bot can name it without reading the catalogue (a test counts)."""
@@ -157,7 +158,7 @@ def _paper_from_record(record: _Record, source: str, abstract: str | None = None
 
 def _display_path(path: Path) -> str:
     """A path as people should see it in logs: the bundled files by their place in the
-    package (``bot/papers/data/…``), the same in a checkout and an installed wheel."""
+    package (``seeds/…``), the same in a checkout and an installed wheel."""
     try:
         return str(path.resolve().relative_to(_IMPORT_ROOT))
     except ValueError:
