@@ -94,8 +94,10 @@ def test_an_undecodable_body_is_a_400_and_one_log_line(
         reply = _raw_post(bot, body, headers)
         bot.drain()
     assert reply.status == 400
-    assert len(caplog.records) == 1, [record.getMessage() for record in caplog.records]
-    [record] = caplog.records
+    # Waitress's own "Task queue depth" warning comes with a busy machine, not with the body.
+    records = [record for record in caplog.records if not record.name.startswith("waitress")]
+    assert len(records) == 1, [record.getMessage() for record in records]
+    [record] = records
     assert reason in record.getMessage() and record.exc_info is None
     assert bot.recorder.calls_to(RESPONSE_URL, "chat.postMessage") == []
 

@@ -32,14 +32,6 @@ from bot.settings import Settings, SettingsError
 INSTRUCTIONS = "qIN5VDdEOr"  # Do LLMs "know" internally when they follow instructions?
 
 
-@pytest.fixture(autouse=True)
-def logging_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """lint-imports, run in-process by the import-contract test, disables every logger that
-    exists by then; these tests read what the bot logs."""
-    for name in ("bot.search.semantic", "bot.search.vectors"):
-        monkeypatch.setattr(logging.getLogger(name), "disabled", False)
-
-
 @pytest.fixture(scope="module")
 def semantic_index(seed_corpus: LoadedCorpus) -> SearchIndex:
     return SearchIndex.build(seed_corpus.papers, ranker_for("seeds"))
