@@ -228,7 +228,7 @@ class Answers:
         if not result.offset:
             return render.results_message(result, footer=self._hint(result, 1))
         if first is None and result.similar_to is not None:
-            best = self.index.similar(result.similar_to.id, limit=1)
+            best = self.index.like_paper(result.similar_to, limit=1)
         elif first is None:
             best = self.index.search(result.query, limit=1)
         else:
@@ -314,9 +314,12 @@ class Answers:
         return render.shared_message(paper, user_id) if paper is not None else None
 
     def more_like_this(self, paper_id: str, viewer: Viewer, offset: int = 0) -> Message:
-        if self.index.get(paper_id) is None:
+        """**More like this**, also on a catalogue paper outside the corpus searched (from a
+        link preview or a reading list): its neighbours in the corpus."""
+        paper = self.papers.get(paper_id)
+        if paper is None:
             return render.not_found_message(paper_id)
-        result = self.index.similar(paper_id, limit=render.PAGE_SIZE, offset=offset)
+        result = self.index.like_paper(paper, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return self._nothing_more(result)
         return self._page(result, _SIMILAR_PAGE, paper_id, viewer)

@@ -102,6 +102,18 @@ def test_paper_with_a_catalogue_link_or_id_shows_the_paper_its_preview_shows(bot
     assert "No paper with id" not in all_text(reply.blocks)
 
 
+def test_more_like_this_on_a_catalogue_paper_lists_its_neighbours_in_the_corpus(bot):
+    acked(bot.slash(DARK_ID))
+    [card] = bot.recorder.wait_for(RESPONSE_URL)
+    acked(bot.click(card.blocks, render.ACTION_MORE_LIKE_THIS))
+    similar = bot.recorder.wait_for(RESPONSE_URL, 2)[1]
+    text = all_text(similar.blocks)
+    assert text.startswith(f"Papers like *<https://openreview.net/forum?id={DARK_ID}|{DARK_TITLE}>")
+    assert "I don't know" not in text
+    assert DARK_TITLE not in similar.text.partition(": ")[2]
+    assert "Next 5" in labels(similar.blocks)
+
+
 def test_save_and_abstract_in_a_preview_answer_the_clicker_privately(bot):
     link = f"https://openreview.net/forum?id={MOG_ID}"
     bot.link([link], is_bot_user_member=False)

@@ -42,6 +42,7 @@ from bot.search.query import (
     unit_spans,
 )
 from bot.search.semantic import RERANK_DEPTH, SemanticRanker
+from bot.search.vectors import embedding_text
 
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
@@ -531,6 +532,21 @@ class SearchIndex:
         """Papers like ``paper_id``, the paper itself excluded."""
         return self.search(f"like:{paper_id}", limit=limit, offset=offset)
 
+    def like_paper(self, paper: Paper, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        """Papers like ``paper``, which may be outside this corpus (a catalogue paper that a
+        link or a reading list brought): its most distinctive words and its text's vector,
+        as ``like:`` takes them from a paper of the corpus."""
+        if self.get(paper.id) is not None:
+            return self.similar(paper.id, limit=limit, offset=offset)
+        limit, offset = max(limit, 0), max(offset, 0)
+        query = f"like:{paper.id}"
+        plan = _Plan(tokens=self._paper_terms(paper))
+        if not plan.tokens:
+            notes = ["The paper has no words that papers in this corpus use."]
+            return self._result(query, (), 0, offset, None, notes, paper)
+        vector = None if self._semantic is None else self._semantic.embed(embedding_text(paper))
+        return self._ranked(query, plan, parse_query(""), limit, offset, [], paper, vector)
+
     def related(self, text: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         """Papers related to a free text (a Slack message).
 
@@ -685,7 +701,7 @@ class SearchIndex:
             plan.excluded.append((phrase, self._phrase_variants(phrase)))
         if similar_to is not None:
             plan.exclude_doc = self._doc(similar_to)
-            plan.tokens.extend(self._paper_terms(plan.exclude_doc))
+            plan.tokens.extend(self._paper_terms(similar_to))
         if replacements:
             text = parsed.text
             for start, end, fix in sorted(replacements, reverse=True):
@@ -835,9 +851,9 @@ class SearchIndex:
         ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
         return ranked[:LIKE_TERMS]
 
-    def _paper_terms(self, doc: int) -> list[str]:
+    def _paper_terms(self, paper: Paper) -> list[str]:
         """A paper's most distinctive title and abstract terms: its "more like this" query."""
-        fields = _fields(self._analyzer, self.papers[doc])
+        fields = _fields(self._analyzer, paper)
         return self._distinctive_terms(_bm25_tokens(fields), {*fields[0], *fields[1]})
 
     # --- scoring and filtering --------------------------------------------------------------
