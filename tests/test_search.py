@@ -383,3 +383,9 @@ def test_a_quoted_full_name_filters_by_that_author(index: SearchIndex) -> None:
     quoted = index.search('"Tianlong Chen"', limit=10)
     assert ids(quoted) == ids(index.search('author:"Tianlong Chen"', limit=10))
     assert index.search('"Tianlong Zzyzx"').total == 0  # no such author: a phrase, found nowhere
+
+
+def test_an_author_filter_whose_papers_an_exclusion_removes_says_so(index):
+    result = index.search("author:Jegelka -graph")
+    assert result.hits == ()
+    assert result.notice == "Every paper that matched was excluded by -graph."

@@ -1000,7 +1000,7 @@ class SearchIndex:
                 advice = f'for a full name, quote it: author:"{full}"'
             return f"No paper has an author named {names} ({advice})."
         vocabulary = self._bm25.vocabulary
-        if not any(token in vocabulary for token in plan.tokens):
+        if plan.tokens and not any(token in vocabulary for token in plan.tokens):
             if plan.unmatched:
                 return f"{self._unmatched_note(plan)} Check the spelling or try other words."
             return "No paper mentions these words; check the spelling or try other words."
