@@ -40,7 +40,7 @@ def test_an_unquoted_author_takes_the_words_that_continue_a_name_and_says_which(
 def test_an_unknown_author_suggests_quoting_the_full_name(bot):
     text = _reply(bot, "author:Nobody McNobodyface")
     assert "No paper has an author named “Nobody”" in text
-    assert 'quote it: author:"Nobody McNobodyface"' in text
+    assert 'quote it: “author:"Nobody McNobodyface"”' in text
 
 
 def test_a_word_no_paper_contains_is_named(bot):

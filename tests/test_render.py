@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bot.render import blocks as bk
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.search.engine import Hit, SearchResult
+from bot.search.engine import Hit, Note, SearchResult
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; <https://evil.example|click> *bold* `x` >"
 
@@ -72,7 +72,7 @@ def _authors_of(message: Message) -> str:
 def test_a_card_cites_the_first_three_authors_and_a_single_paper_lists_them_all(seed_corpus):
     mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
     assert mog.authors_in_order and len(mog.authors) == 7
-    card = render.results_message(SearchResult("q", (Hit(mog, 1.0, ()),), 1, 0, None, None))
+    card = render.results_message(SearchResult("q", (Hit(mog, 1.0, ()),), 1, 0, None, ()))
     assert (
         _authors_of(card)
         == "ICLR 2025 Spotlight · Authors: Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more"
@@ -110,9 +110,9 @@ def test_highlight_bolds_the_flagged_pieces():
 def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
     result = index.search(HOSTILE, limit=5)
     _no_pings(render.results_message(result, next_page="q:5:k"))
-    empty = SearchResult(HOSTILE, (), 0, 0, None, f"notice {HOSTILE}")
+    empty = SearchResult(HOSTILE, (), 0, 0, None, (Note("notice {}", (HOSTILE,)),))
     _no_pings(render.results_message(empty))
-    corrected = replace(result, corrected_query=HOSTILE, notice=HOSTILE)
+    corrected = replace(result, corrected_query=HOSTILE, notes=(Note("{}", (HOSTILE,)),))
     _no_pings(render.results_message(corrected))
     _no_pings(render.not_found_message(HOSTILE))
     evil = replace(
@@ -129,17 +129,21 @@ def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
 
 
 def test_empty_and_exhausted_results_say_so():
-    empty = render.results_message(SearchResult("zzz", (), 0, 0, None, "No paper mentions it."))
+    empty = render.results_message(
+        SearchResult("zzz", (), 0, 0, None, (Note("No paper mentions it."),))
+    )
     assert "I found no papers matching “zzz”" in empty.text
     assert "No paper mentions it." in repr(empty.blocks)
     assert "/paper random" in repr(empty.blocks)
-    done = render.results_message(SearchResult("graph", (), 12, 15, None, None))
+    done = render.results_message(SearchResult("graph", (), 12, 15, None, ()))
     assert done.text == "That was all the papers matching “graph”: you have seen every one."
 
 
 def test_results_page_of_fifty_hits_still_fits(seed_corpus):
     hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:50])
-    message = render.results_message(SearchResult("q", hits, 76, 0, None, "note"), next_page="x")
+    message = render.results_message(
+        SearchResult("q", hits, 76, 0, None, (Note("note"),)), next_page="x"
+    )
     bk.validate(message)
     assert len(message.blocks) <= bk.MAX_BLOCKS
 
@@ -226,3 +230,21 @@ def test_truncation_keeps_markup_whole(pieces, limit):
     for piece in bk.split_mrkdwn(text, max(limit, 30)):
         assert len(piece) <= max(limit, 30)
         assert re.fullmatch(r"([^<>&]|<[^<>]*>|&(amp|lt|gt);)*", piece)
+
+
+@pytest.mark.parametrize("typed", ["*Jegelka*", "_Jegelka_", "~Jegelka~", "`Jegelka`"])
+def test_words_typed_in_a_query_are_echoed_literally_in_its_notes(index, typed):
+    message = render.results_message(index.search(f"author:{typed}"))
+    notes = [block for block in message.blocks if block["type"] == "context"]
+    text = notes[0]["elements"][0]["text"]
+    assert text.startswith("Papers with an author named “")
+    assert not any(mark in text for mark in "*_~`")
+
+
+def test_unmatched_words_are_named_up_to_three_then_counted(index):
+    result = index.search("graph sparsification zzqa zzqb zzqc zzqd zzqe")
+    assert result.notes[0].words == ("zzqa", "zzqb", "zzqc", "graph sparsification")
+    assert result.notice == (
+        "No paper mentions “zzqa” or “zzqb” or “zzqc” and 2 more words; "
+        "showing papers about “graph sparsification”."
+    )

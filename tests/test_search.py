@@ -388,4 +388,4 @@ def test_a_quoted_full_name_filters_by_that_author(index: SearchIndex) -> None:
 def test_an_author_filter_whose_papers_an_exclusion_removes_says_so(index):
     result = index.search("author:Jegelka -graph")
     assert result.hits == ()
-    assert result.notice == "Every paper that matched was excluded by -graph."
+    assert result.notice == "Every paper that matched was excluded by “-graph”."

@@ -74,13 +74,26 @@ def ascii_count(text: str) -> int | None:
 
 
 _ASTERISK_OPERATOR = "\u2217"
+_PAIRED_MARKS = {
+    "_": re.compile(r"(?<![^\W_])_|_(?![^\W_])"),  # at a word's edge: snake_case never opens
+    "~": re.compile("~"),
+    "`": re.compile("`"),
+}
+_LOOK_ALIKES = {"_": "\u02cd", "~": "\u223c", "`": "\u02cb"}
+"""Modifier letter low macron, tilde operator, modifier letter grave accent."""
 
 
 def mrkdwn_literal(text: str) -> str:
-    """Plain text to show verbatim in Slack: escaped, and with its literal stars (``Q*``,
-    ``Rodimus*``) swapped for the look-alike U+2217, since Slack has no escape for ``*`` and
-    two of them would turn the text between into bold."""
-    return escape_mrkdwn(text.replace("*", _ASTERISK_OPERATOR))
+    """Plain text to show verbatim in Slack: escaped, and with the characters of Slack's
+    emphasis swapped for look-alikes, since Slack has no escape for them. Stars always
+    (``Q*`` and ``Rodimus*`` in one list, or a typed ``author:*Jegelka*``, would bold the
+    text between); ``_``, ``~`` and backticks only where two of them could pair into
+    italics, strike-through or code, so ``snake_case`` and ``~5%`` stay as written."""
+    text = text.replace("*", _ASTERISK_OPERATOR)
+    for mark, edges in _PAIRED_MARKS.items():
+        if mark in text and len(edges.findall(text)) > 1:
+            text = edges.sub(_LOOK_ALIKES[mark], text)
+    return escape_mrkdwn(text)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,15 @@ Escaping itself (``escape_mrkdwn``, ``unescape_mrkdwn``, ``mrkdwn_literal``) liv
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from bot.papers.text import mrkdwn_literal, unescape_mrkdwn
+from bot.papers.text import escape_mrkdwn, mrkdwn_literal, unescape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
+
+if TYPE_CHECKING:
+    from bot.search.engine import Note
 
 ECHO_CHARS = 120
 """How much of a query, topic or id is quoted back: enough to recognise it, never so much that
@@ -24,8 +29,14 @@ _EMPHASIS = re.compile(r"(?<![\w*])[*_~]([^*_~\n]+)[*_~](?![\w*])")
 
 def quoted(text: str) -> str:
     """What a person typed, between curly quotes, cut to ``ECHO_CHARS`` and shown as typed:
-    escaped, and with its stars made literal (``*bold*`` in a topic stays two stars)."""
+    escaped, and with its emphasis characters made literal (``*bold*`` in a topic stays two
+    stars). Every echo of user text goes through here."""
     return f"“{mrkdwn_literal(bk.truncate_plain(text, ECHO_CHARS))}”"
+
+
+def notes_mrkdwn(notes: Iterable[Note]) -> str:
+    """A search's notes as mrkdwn: the wording escaped, the person's words ``quoted``."""
+    return " ".join(escape_mrkdwn(note.text).format(*map(quoted, note.words)) for note in notes)
 
 
 def _is_emoji(word: str) -> bool:

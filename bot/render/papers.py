@@ -18,7 +18,7 @@ from bot.papers.paper import Paper
 from bot.papers.text import escape_mrkdwn, mrkdwn_literal
 from bot.render import blocks as bk
 from bot.render.message import Message
-from bot.render.mrkdwn import fallback_text, notice_message, quoted
+from bot.render.mrkdwn import fallback_text, notes_mrkdwn, notice_message, quoted
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchResult
@@ -238,8 +238,8 @@ def empty_message(result: SearchResult, *, footer: str | None = None) -> Message
         "or try `/paper random`."
     )
     blocks = [bk.section(f"{text}\n{tips}")]
-    if result.notice:
-        blocks.append(bk.context(escape_mrkdwn(result.notice)))
+    if result.notes:
+        blocks.append(bk.context(notes_mrkdwn(result.notes)))
     if footer:
         blocks.append(bk.context(footer))
     return bk.message(fallback_text(text), blocks)
@@ -284,8 +284,8 @@ def results_message(
     cards = _fitting_cards(result, buttons, this_page, saved)
     heading = results_heading(result, shown=len(cards))
     blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
-    if result.notice:
-        blocks.append(bk.context(escape_mrkdwn(result.notice)))
+    if result.notes:
+        blocks.append(bk.context(notes_mrkdwn(result.notes)))
     for card in cards:
         blocks.append(bk.divider())
         blocks.extend(card)

@@ -84,13 +84,32 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A sentence about a search. What the person typed stays apart from the wording, as
+    ``words`` (one ``{}`` in ``text`` each), so a renderer quotes it as typed: a word like
+    ``*Jegelka*`` must reach Slack as two stars, not bold."""
+
+    text: str
+    words: tuple[str, ...] = ()
+
+    @property
+    def plain(self) -> str:
+        """The sentence for a terminal, each word in curly quotes."""
+        return self.text.format(*(f"\u201c{word}\u201d" for word in self.words))
+
+
+UNMATCHED_NAMED = 3
+"""How many words that found nothing a note names before "and N more words"."""
+
+
+@dataclass(frozen=True)
 class SearchResult:
     query: str  # what the user typed
     hits: tuple[Hit, ...]  # the requested page (offset..offset+limit)
     total: int  # how many papers matched in all
     offset: int
     corrected_query: str | None  # query after typo correction, None if nothing was corrected
-    notice: str | None  # plain-text explanation when something needs saying
+    notes: tuple[Note, ...]  # what needs saying about the search, in order
     similar_to: Paper | None = None  # set for like:ID results
     # Whether ``total`` counts what a reader would call matches: papers holding the query's
     # one word, phrase or filter. A query of several words ranks every paper holding any of
@@ -98,6 +117,11 @@ class SearchResult:
     # count is only good for paging.
     counted: bool = True
     usage: str | None = None  # how to write the query, when it was not a search at all
+
+    @property
+    def notice(self) -> str | None:
+        """The notes as one plain-text paragraph, or None."""
+        return " ".join(note.plain for note in self.notes) or None
 
 
 def _texts(paper: Paper) -> tuple[str, str]:
@@ -153,18 +177,6 @@ class _built_once(Generic[T]):
             if self._name not in values:
                 values[self._name] = self._build(instance)
         return values[self._name]
-
-
-def _quote(text: str) -> str:
-    return f"\u201c{text}\u201d"
-
-
-_BRIEF_CHARS = 40
-
-
-def _brief(text: str) -> str:
-    """A word or words echoed in a note: a pasted run of letters must not fill the reply."""
-    return text if len(text) <= _BRIEF_CHARS else text[: _BRIEF_CHARS - 1] + "\u2026"
 
 
 class _ChunkIndexer:
@@ -393,7 +405,7 @@ class SearchIndex:
         """Run the full query language and return one page of hits."""
         limit, offset = max(limit, 0), max(offset, 0)
         parsed = self._parse(query)
-        notes = ["Only the first 1,000 characters of the query were used."] * parsed.truncated
+        notes = [Note("Only the first 1,000 characters of the query were used.")] * parsed.truncated
         if parsed.reference:
             return self._lookup(query, parsed.reference, notes)
         if parsed.bare_fields:
@@ -401,11 +413,15 @@ class SearchIndex:
             return replace(self._result(query, (), 0, offset, None, notes), usage=usage)
         if parsed.is_empty:
             if parsed.excluded:
-                notes.append("Add a word to search for: a query of only -exclusions has no hits.")
+                notes.append(
+                    Note("Add a word to search for: a query of only -exclusions has no hits.")
+                )
             else:
                 notes.append(
-                    "Type a few words to search for (e.g. graph sparsification), "
-                    '"a quoted phrase", author:name, a paper id, or like:ID.'
+                    Note(
+                        "Type a few words to search for (e.g. graph sparsification), "
+                        '"a quoted phrase", author:name, a paper id, or like:ID.'
+                    )
                 )
             return self._result(query, (), 0, offset, None, notes)
         named = self._named_paper(parsed)
@@ -415,12 +431,12 @@ class SearchIndex:
         if parsed.like:
             similar_to = self.get(parsed.like)
             if similar_to is None:
-                notes.append(f"No paper with id {_quote(parsed.like)} to find similar papers to.")
+                notes.append(Note("No paper with id {} to find similar papers to.", (parsed.like,)))
                 return self._result(query, (), 0, offset, None, notes)
         plan = self._plan(parsed, similar_to)
         if not plan.tokens and not plan.authors and plan.author_scores is None:
             notes.append(
-                "The query has only common words or punctuation; add a more specific word."
+                Note("The query has only common words or punctuation; add a more specific word.")
             )
             return self._result(query, (), 0, offset, None, notes, similar_to)
         vector = self._query_vector(parsed, plan, similar_to)
@@ -448,7 +464,7 @@ class SearchIndex:
         parsed: ParsedQuery,
         limit: int,
         offset: int,
-        notes: list[str],
+        notes: list[Note],
         similar_to: Paper | None = None,
         vector: np.ndarray | None = None,
     ) -> SearchResult:
@@ -483,8 +499,8 @@ class SearchIndex:
             notes.append(self._why_nothing(plan, parsed))
         else:
             if plan.authors:
-                names = " and ".join(_quote(name) for name in plan.authors)
-                notes.append(f"Papers with an author named {names}.")
+                names = " and ".join("{}" for _ in plan.authors)
+                notes.append(Note(f"Papers with an author named {names}.", tuple(plan.authors)))
             if plan.unmatched:
                 notes.append(self._unmatched_note(plan))
         result = self._result(query, hits, total, offset, plan.corrected_text, notes, similar_to)
@@ -542,7 +558,7 @@ class SearchIndex:
         query = f"like:{paper.id}"
         plan = _Plan(tokens=self._paper_terms(paper))
         if not plan.tokens:
-            notes = ["The paper has no words that papers in this corpus use."]
+            notes = [Note("The paper has no words that papers in this corpus use.")]
             return self._result(query, (), 0, offset, None, notes, paper)
         vector = None if self._semantic is None else self._semantic.embed(embedding_text(paper))
         return self._ranked(query, plan, parse_query(""), limit, offset, [], paper, vector)
@@ -563,7 +579,7 @@ class SearchIndex:
             plan = _Plan(tokens=[t for t in tokens if t in self._bm25.vocabulary])
             vector = self._semantic.embed(text)
         if not plan.tokens:
-            notes = ["The text has no words that papers in this corpus use."]
+            notes = [Note("The text has no words that papers in this corpus use.")]
             return self._result(text, (), 0, offset, None, notes)
         return self._ranked(text, plan, parse_query(""), limit, offset, [], vector=vector)
 
@@ -980,42 +996,52 @@ class SearchIndex:
     # --- presenting -------------------------------------------------------------------------
 
     @staticmethod
-    def _unmatched_note(plan: _Plan) -> str:
-        """Which words found nothing, so that a reader does not take the rest for them."""
-        missing = " or ".join(_quote(_brief(word)) for word in dict.fromkeys(plan.unmatched))
+    def _unmatched_note(plan: _Plan, advice: str = "") -> Note:
+        """Which words found nothing, so that a reader does not take the rest for them: the
+        first few, and how many more (a pasted paragraph must not fill the reply)."""
+        unmatched = list(dict.fromkeys(plan.unmatched))
+        named = unmatched[:UNMATCHED_NAMED]
+        missing = " or ".join("{}" for _ in named)
+        if len(unmatched) > len(named):
+            hidden = len(unmatched) - len(named)
+            missing += f" and {hidden} more word" + ("s" if hidden > 1 else "")
         if not plan.searched:
-            return f"No paper mentions {missing}."
-        found = _brief(" ".join(dict.fromkeys(plan.searched)))
-        return f"No paper mentions {missing}; showing papers about {_quote(found)}."
+            return Note(f"No paper mentions {missing}.{advice}", tuple(named))
+        found = " ".join(dict.fromkeys(plan.searched))
+        text = f"No paper mentions {missing}; showing papers about {{}}.{advice}"
+        return Note(text, (*named, found))
 
-    def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> str:
+    def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> Note:
         if plan.authors and not self._author_mask(plan.authors).any():
-            names = ", ".join(_quote(name) for name in plan.authors)
+            names = ", ".join("{}" for _ in plan.authors)
             advice = "check the spelling"
             name = plan.authors[0]
             after = parsed.text.partition(f"author:{name}")[2].split()
             capitalised = list(takewhile(lambda word: word[:1].isupper(), after))
             if len(plan.authors) == 1 and " " not in name and capitalised:
                 full = " ".join([name, *capitalised])
-                advice = f'for a full name, quote it: author:"{full}"'
-            return f"No paper has an author named {names} ({advice})."
+                return Note(
+                    f"No paper has an author named {names} (for a full name, quote it: {{}}).",
+                    (*plan.authors, f'author:"{full}"'),
+                )
+            return Note(f"No paper has an author named {names} ({advice}).", tuple(plan.authors))
         vocabulary = self._bm25.vocabulary
         if plan.tokens and not any(token in vocabulary for token in plan.tokens):
             if plan.unmatched:
-                return f"{self._unmatched_note(plan)} Check the spelling or try other words."
-            return "No paper mentions these words; check the spelling or try other words."
+                return self._unmatched_note(plan, " Check the spelling or try other words.")
+            return Note("No paper mentions these words; check the spelling or try other words.")
         for phrase, variants in plan.phrases:
             if not self._phrase_mask(variants).any():
-                return f"No paper contains the phrase {_quote(phrase)}; try it without quotes."
+                return Note("No paper contains the phrase {}; try it without quotes.", (phrase,))
         if parsed.excluded:
             words = " ".join(f"-{phrase}" for phrase in parsed.excluded)
-            return f"Every paper that matched was excluded by {words}."
-        return "No paper matches all of the query's conditions; try fewer of them."
+            return Note("Every paper that matched was excluded by {}.", (words,))
+        return Note("No paper matches all of the query's conditions; try fewer of them.")
 
-    def _lookup(self, query: str, ref: str, notes: list[str]) -> SearchResult:
+    def _lookup(self, query: str, ref: str, notes: list[Note]) -> SearchResult:
         paper = self.get(ref)
         if paper is None:
-            notes.append(f"No paper with id {_quote(ref)} in this corpus.")
+            notes.append(Note("No paper with id {} in this corpus.", (ref,)))
             return self._result(query, (), 0, 0, None, notes)
         return self._result(query, (Hit(paper, None, ()),), 1, 0, None, notes)
 
@@ -1026,8 +1052,7 @@ class SearchIndex:
         total: int,
         offset: int,
         corrected: str | None,
-        notes: list[str],
+        notes: list[Note],
         similar_to: Paper | None = None,
     ) -> SearchResult:
-        notice = " ".join(notes) or None
-        return SearchResult(query, hits, total, offset, corrected, notice, similar_to)
+        return SearchResult(query, hits, total, offset, corrected, tuple(notes), similar_to)
