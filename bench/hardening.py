@@ -30,9 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from faulty_slack import FaultySlackRecorder  # noqa: E402
+
 from bot.papers.corpus import load_corpus  # noqa: E402
 from bot.search.engine import SearchIndex  # noqa: E402
-from bot.shell.fake_slack import RESPONSE_URL, SlackRecorder  # noqa: E402
+from bot.shell.fake_slack import RESPONSE_URL  # noqa: E402
 from bot.slack import payloads  # noqa: E402
 
 SECRET = "bench-signing-secret"
@@ -52,7 +54,7 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def _start_bot(recorder: SlackRecorder, folder: Path) -> tuple[subprocess.Popen, str]:
+def _start_bot(recorder: FaultySlackRecorder, folder: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = {
         "SLACK_BOT_TOKEN": "xoxb-bench",
@@ -105,7 +107,9 @@ def big_post(url: str, process: subprocess.Popen, folder: Path) -> dict[str, obj
     }
 
 
-def burst(url: str, recorder: SlackRecorder, count: int = 40, slow: float = 5.0) -> list[float]:
+def burst(
+    url: str, recorder: FaultySlackRecorder, count: int = 40, slow: float = 5.0
+) -> list[float]:
     recorder.slow_down(RESPONSE_URL, slow)
     workspace = payloads.Workspace()
 
@@ -151,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-    with tempfile.TemporaryDirectory() as tmp, SlackRecorder() as recorder:
+    with tempfile.TemporaryDirectory() as tmp, FaultySlackRecorder() as recorder:
         folder = Path(tmp)
         process, url = _start_bot(recorder, folder)
         try:

@@ -6,11 +6,11 @@ import hashlib
 from collections.abc import Iterator
 
 import pytest
+from faulty_slack import FaultySlackRecorder
 from slack_harness import LiveBot
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.search.engine import SearchIndex
-from bot.shell.fake_slack import SlackRecorder
 
 
 @pytest.fixture(scope="session")
@@ -26,15 +26,15 @@ def index(seed_corpus: LoadedCorpus) -> SearchIndex:
 
 
 @pytest.fixture(scope="module")
-def recorder() -> Iterator[SlackRecorder]:
+def recorder() -> Iterator[FaultySlackRecorder]:
     """One fake Slack Web API per module (stopping one takes half a second); tests that need
     a clean history use the ``channel`` fixture."""
-    with SlackRecorder() as running:
+    with FaultySlackRecorder() as running:
         yield running
 
 
 @pytest.fixture
-def channel(request: pytest.FixtureRequest, recorder: SlackRecorder) -> str:
+def channel(request: pytest.FixtureRequest, recorder: FaultySlackRecorder) -> str:
     """A channel id of this test's own, the same on every run (the rotation is seeded by
     channel, so a per-process ``hash()`` would make paper orders differ between runs)."""
     recorder.clear()

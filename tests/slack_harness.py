@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from faulty_slack import FaultySlackRecorder
 from waitress import wasyncore
 
 from bot.papers.corpus import LoadedCorpus
 from bot.settings import Settings
-from bot.shell.fake_slack import SlackRecorder
 from bot.slack import payloads as payloads
 from bot.slack.app import Services, build_app, build_services, create_http_server
 from bot.slack.client import make_web_client
@@ -95,7 +95,7 @@ class LiveBot:
         ``listener_executor`` on the one given; by default one worker runs them in order, so
         ``drain()`` can wait for them."""
         self.workspace = payloads.Workspace()
-        self.recorder = SlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
+        self.recorder = FaultySlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
         self.settings = Settings(
             slack_bot_token=BOT_TOKEN,
             slack_signing_secret=SIGNING_SECRET,

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from faulty_slack import rate_limited, server_error, slack_error
 from slack_sdk import WebClient
 
 from bot.digest.posting import EVENT_TYPE, LEASE
@@ -22,7 +23,7 @@ from bot.render import blocks as bk
 from bot.render.message import Message
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.shell.fake_slack import SlackRecorder, rate_limited, server_error, slack_error
+from bot.shell.fake_slack import SlackRecorder
 from bot.slack.client import make_web_client
 from bot.store import Store
 

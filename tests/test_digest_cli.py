@@ -8,13 +8,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from faulty_slack import slack_error
 
 from bot.digest.cli import main
 from bot.digest.service import DigestService
 from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.shell.fake_slack import SlackRecorder, slack_error
+from bot.shell.fake_slack import SlackRecorder
 from bot.slack.client import digest_client, make_web_client
 from bot.store import Store
 

@@ -11,12 +11,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from faulty_slack import Fault, FaultySlackRecorder, rate_limited, server_error
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_harness import ACK_LIMIT_SECONDS, LiveBot, Reply, all_text
 from test_socket_mode import FakeSocketModeServer
 
 from bot.settings import Settings
-from bot.shell.fake_slack import RESPONSE_URL, Fault, SlackRecorder, rate_limited, server_error
+from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
 from bot.slack import respond as respond_module
 from bot.slack.app import build_app, build_services
@@ -69,7 +70,7 @@ def test_forty_commands_are_acked_in_time_while_response_url_is_slow_in_socket_m
     seed_corpus, tmp_path
 ):
     server = FakeSocketModeServer()
-    recorder = SlackRecorder().start()
+    recorder = FaultySlackRecorder().start()
     recorder.socket_mode_url = server.url
     settings = Settings(
         slack_bot_token="xoxb-burst",

@@ -8,6 +8,7 @@ import logging
 import time
 
 import pytest
+from faulty_slack import rate_limited, slack_error
 from project import PROJECT_ROOT
 from slack_harness import (
     ACK_LIMIT_SECONDS,
@@ -20,7 +21,7 @@ from slack_harness import (
 from bot.render import papers as render
 from bot.render.blocks import validate
 from bot.render.message import Message
-from bot.shell.fake_slack import RESPONSE_URL, rate_limited, slack_error
+from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"

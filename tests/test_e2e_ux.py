@@ -4,12 +4,13 @@ Slack really sends (edits, broadcasts, bot posts) are handled without a crash or
 
 from __future__ import annotations
 
+from faulty_slack import slack_error
 from slack_harness import LiveBot, Reply, all_text, find_button
 
 from bot.render import papers as render
 from bot.render.blocks import validate
 from bot.render.message import Message
-from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, slack_error
+from bot.shell.fake_slack import RESPONSE_URL, RecordedCall
 from bot.slack import payloads as payloads
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"

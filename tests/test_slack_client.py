@@ -1,13 +1,13 @@
 import pytest
+from faulty_slack import FaultySlackRecorder, rate_limited, server_error
 from slack_sdk.errors import SlackApiError
 
-from bot.shell.fake_slack import SlackRecorder, rate_limited, server_error
 from bot.slack.client import make_web_client
 
 
 @pytest.fixture
 def slack():
-    with SlackRecorder() as recorder:
+    with FaultySlackRecorder() as recorder:
         yield recorder
 
 

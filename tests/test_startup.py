@@ -13,10 +13,10 @@ import subprocess
 import sys
 
 import pytest
+from faulty_slack import FaultySlackRecorder, server_error, slack_error
 from project import PROJECT_ROOT
 
 from bot.cli import main
-from bot.shell.fake_slack import SlackRecorder, server_error, slack_error
 
 BOT = "xoxb-1-startup"
 APP = "xapp-1-startup"
@@ -126,7 +126,7 @@ def test_an_unreachable_database_is_one_line_without_its_password(tmp_path):
 
 
 def test_a_token_slack_rejects_is_named(tmp_path):
-    with SlackRecorder() as recorder:
+    with FaultySlackRecorder() as recorder:
         recorder.fail_next("auth.test", slack_error("invalid_auth"))
         line = _python_dash_m_bot(
             tmp_path,
@@ -139,7 +139,7 @@ def test_a_token_slack_rejects_is_named(tmp_path):
 
 
 def test_an_app_token_slack_rejects_is_named(tmp_path):
-    with SlackRecorder() as recorder:
+    with FaultySlackRecorder() as recorder:
         recorder.fail_next("apps.connections.open", slack_error("invalid_auth"))
         line = _python_dash_m_bot(
             tmp_path,
@@ -152,7 +152,7 @@ def test_an_app_token_slack_rejects_is_named(tmp_path):
 
 
 def test_a_slack_api_that_answers_unlike_slack_is_not_called_a_token_refusal(tmp_path):
-    with SlackRecorder() as recorder:
+    with FaultySlackRecorder() as recorder:
         recorder.fail_next("auth.test", server_error(503))
         line = _python_dash_m_bot(
             tmp_path,

@@ -13,9 +13,8 @@ Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
 method answers ``unknown_method``. Channels are public with the bot in them unless
 ``add_channel`` says otherwise. Slash-command and action replies are posted to
 ``response_url(...)`` addresses (``POST /response/<id>``), recorded under the method name
-``RESPONSE_URL``. Faults are
-scriptable per method (``fail_next``) so tests can exercise rate limits, server errors and
-Slack errors such as ``not_in_channel``; ``slow_down`` makes a method answer late.
+``RESPONSE_URL``. Every call is answered the way a healthy Slack answers it; the tests'
+rate limits, server errors and slow answers live in ``tests/faulty_slack.py``.
 """
 
 from __future__ import annotations
@@ -24,10 +23,9 @@ import contextlib
 import itertools
 import json
 import threading
-import time
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -38,29 +36,6 @@ FILE_UPLOAD = "file_upload"
 """Method name under which the bytes posted to an upload URL are recorded."""
 
 _FIRST_TS = 1_700_000_000
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One scripted answer that replaces the normal one for the next call of a method."""
-
-    status: int = 200
-    body: dict[str, Any] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-def rate_limited(retry_after: int = 1) -> Fault:
-    """HTTP 429 with ``Retry-After``, as Slack answers when a method's tier is exhausted."""
-    return Fault(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)})
-
-
-def server_error(status: int = 500) -> Fault:
-    return Fault(status, {"ok": False, "error": "internal_error"})
-
-
-def slack_error(error: str) -> Fault:
-    """A well-formed ``{"ok": false}`` answer, e.g. ``not_in_channel``."""
-    return Fault(200, {"ok": False, "error": error})
 
 
 @dataclass(frozen=True)
@@ -130,8 +105,6 @@ class SlackRecorder:
         self.user_names = dict(user_names or {})
         self._condition = threading.Condition()
         self._calls: list[RecordedCall] = []
-        self._faults: dict[str, deque[Fault]] = defaultdict(deque)
-        self._latency: dict[str, float] = {}
         self._messages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._ts_counter = itertools.count(1)
         self._first_micros = None if first_ts is None else int(first_ts * 1_000_000)
@@ -196,17 +169,6 @@ class SlackRecorder:
         return f"{self.root_url}/response/{response_id}"
 
     # scripting
-
-    def fail_next(self, method: str, *faults: Fault) -> None:
-        """Answer the next calls of ``method`` with ``faults``, in order, then normally."""
-        with self._condition:
-            self._faults[method].extend(faults)
-
-    def slow_down(self, method: str, seconds: float) -> None:
-        """Answer every later call of ``method`` ``seconds`` late, like a Slack under load:
-        the call takes effect at once (a message is posted), only its answer is slow."""
-        with self._condition:
-            self._latency[method] = seconds
 
     def add_message(
         self,
@@ -292,7 +254,7 @@ class SlackRecorder:
             return matching()
 
     def clear(self) -> None:
-        """Forget recorded calls (stored messages and scripted faults stay)."""
+        """Forget recorded calls (stored messages stay)."""
         with self._condition:
             self._calls.clear()
 
@@ -302,19 +264,18 @@ class SlackRecorder:
         self, method: str, args: dict[str, Any], token: str | None, response_id: str | None = None
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._condition:
-            delay = self._latency.get(method, 0.0)
-            queue = self._faults.get(method)
-            if queue:
-                fault = queue.popleft()
-                status, body, headers = fault.status, dict(fault.body), dict(fault.headers)
-            else:
-                status, headers = 200, {}
-                body = self._answer(method, args, response_id)
+            status, body, headers = self._respond(method, args, response_id)
             self._calls.append(RecordedCall(method, args, token, status, body, response_id))
             self._condition.notify_all()
-        if delay:
-            time.sleep(delay)
         return status, body, headers
+
+    def _respond(
+        self, method: str, args: dict[str, Any], response_id: str | None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """Status, body and headers of the answer; called with the state locked. The one
+        place a subclass may answer otherwise (the tests' faults), so a scripted answer is
+        recorded exactly like a real one."""
+        return 200, self._answer(method, args, response_id), {}
 
     def _next_ts(self) -> str:
         if self._first_micros is None:

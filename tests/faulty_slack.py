@@ -1,0 +1,81 @@
+"""The fake Slack Web API with scripted faults: rate limits, server errors, Slack errors and
+slow answers, so tests can show what a user sees when Slack misbehaves.
+
+Only tests and the hardening bench break Slack on purpose, so this lives beside them and
+the product's ``SlackRecorder`` (which the local shell also runs) always answers healthily.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.shell.fake_slack import SlackRecorder
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted answer that replaces the normal one for the next call of a method."""
+
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def rate_limited(retry_after: int = 1) -> Fault:
+    """HTTP 429 with ``Retry-After``, as Slack answers when a method's tier is exhausted."""
+    return Fault(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": str(retry_after)})
+
+
+def server_error(status: int = 500) -> Fault:
+    return Fault(status, {"ok": False, "error": "internal_error"})
+
+
+def slack_error(error: str) -> Fault:
+    """A well-formed ``{"ok": false}`` answer, e.g. ``not_in_channel``."""
+    return Fault(200, {"ok": False, "error": error})
+
+
+class FaultySlackRecorder(SlackRecorder):
+    """A ``SlackRecorder`` whose answers tests can script per method; a faulty call is
+    recorded like any other, with the status and body it was answered with."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._script_lock = threading.Lock()
+        self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self._latency: dict[str, float] = {}
+
+    def fail_next(self, method: str, *faults: Fault) -> None:
+        """Answer the next calls of ``method`` with ``faults``, in order, then normally."""
+        with self._script_lock:
+            self._faults[method].extend(faults)
+
+    def slow_down(self, method: str, seconds: float) -> None:
+        """Answer every later call of ``method`` ``seconds`` late, like a Slack under load:
+        the call takes effect at once (a message is posted), only its answer is slow."""
+        with self._script_lock:
+            self._latency[method] = seconds
+
+    def handle(
+        self, method: str, args: dict[str, Any], token: str | None, response_id: str | None = None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._script_lock:
+            delay = self._latency.get(method, 0.0)
+        answer = super().handle(method, args, token, response_id)
+        if delay:
+            time.sleep(delay)
+        return answer
+
+    def _respond(
+        self, method: str, args: dict[str, Any], response_id: str | None
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        with self._script_lock:
+            queue = self._faults.get(method)
+            fault = queue.popleft() if queue else None
+        if fault is None:
+            return super()._respond(method, args, response_id)
+        return fault.status, dict(fault.body), dict(fault.headers)
