@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.commands import Intent, Request, slack_to_plain
+from bot.commands import Intent, Request
 from bot.papers.bibtex import bibtex
 from bot.papers.catalogue import PaperLookup, openreview_link_id
 from bot.papers.text import ascii_count
@@ -524,8 +524,9 @@ class Answers:
         return self._thread_page(search, channel_id, thread_ts, 0)
 
     def thread_related(self, first_message: str, channel_id: str, thread_ts: str) -> Message:
-        """Papers related to a thread's first message (a bare mention inside a thread)."""
-        text = slack_to_plain(first_message)[:THREAD_QUERY_CHARS]
+        """Papers related to a thread's first message (a bare mention inside a thread), as
+        plain text (``message_text``: its words, file names and link titles)."""
+        text = first_message[:THREAD_QUERY_CHARS]
         if not text.strip():
             return notice_message(
                 "The thread's first message has no words to search for. Mention me with some."

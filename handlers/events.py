@@ -18,7 +18,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.answers import DM_THREAD, Answers
-from bot.commands import Intent, parse_mention
+from bot.commands import Intent, message_text, parse_mention
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
 from handlers.errors import acknowledge, answering_failures, logging_failures
@@ -106,7 +106,7 @@ def _reply(
         request = parse_mention(event.get("text") or "", context.bot_user_id)
         if request.intent is Intent.THREAD and in_thread:
             replies = client.conversations_replies(channel=channel, ts=reply_ts, limit=1)
-            first = replies["messages"][0].get("text") or ""
+            first = message_text(replies["messages"][0])
             tell(answers.thread_related(first, channel, thread_key))
         else:
             tell(answers.mention(request, channel, thread_key, in_thread=in_thread))

@@ -26,3 +26,16 @@ def test_bare_mention_reads_the_first_message_as_text_and_more_continues(bot):
     more = all_text(posts[1].blocks)
     assert "(4\u20136 of" in more
     assert MOG_TITLE not in more
+
+
+def test_bare_mention_reads_a_first_message_of_only_a_file_and_a_link_by_their_titles(bot):
+    """The words are in the file's and the link's titles, as "Find related papers" reads."""
+    root = bot.recorder.add_message(
+        bot.workspace.channel_id,
+        "<https://x.org/p/1>",
+        files=[{"id": "F1", "name": "notes.pdf", "title": "Mixture of graphs"}],
+        attachments=[{"title": "Graph sparsification survey", "title_link": "https://x.org"}],
+    )
+    bot.mention("", thread_ts=root["ts"])
+    [reply] = bot.recorder.wait_for("chat.postMessage")
+    assert MOG_TITLE in all_text(reply.blocks)
