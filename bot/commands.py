@@ -99,10 +99,14 @@ def message_text(message: dict[str, Any]) -> str:
     return " ".join(_without_control_characters(" ".join(parts)).split())
 
 
+_QUOTES = " \"'\u201c\u201d\u2018\u2019"
+"""Quotes and spaces: ``/paper ""`` asks for nothing, so it gets the help."""
+
+
 def parse_command(text: str) -> Request:
     """Parse the text after ``/paper`` (in Slack's wire form)."""
     plain = slack_to_plain(text)
-    if not plain:
+    if not plain.strip(_QUOTES):
         return Request(Intent.HELP)
     word = plain.lower()
     if word in _WHOLE_TEXT_COMMANDS:

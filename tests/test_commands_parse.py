@@ -14,6 +14,8 @@ BOT = "UPAPERBOT"
     [
         ("", Request(Intent.HELP)),
         ("   ", Request(Intent.HELP)),
+        ('""', Request(Intent.HELP)),
+        ("\u201c \u201d", Request(Intent.HELP)),
         ("help", Request(Intent.HELP)),
         ("HELP", Request(Intent.HELP)),
         ("random", Request(Intent.RANDOM)),

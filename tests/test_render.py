@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from slack_harness import all_text
 
 from bot.render import blocks as bk
 from bot.render import papers as render
@@ -248,3 +249,12 @@ def test_unmatched_words_are_named_up_to_three_then_counted(index):
         "No paper mentions “zzqa” or “zzqb” or “zzqc” and 2 more words; "
         "showing papers about “graph sparsification”."
     )
+
+
+def test_an_empty_result_gives_advice_once_and_only_what_fits(index):
+    unknown_word = all_text(list(render.results_message(index.search("RLHF")).blocks)).lower()
+    assert unknown_word.count("check the spelling") == 1
+    unknown_id = all_text(list(render.results_message(index.search("like:NoSuchId1")).blocks))
+    assert "spelling" not in unknown_id and "OpenReview link" in unknown_id
+    excluded = all_text(list(render.results_message(index.search("author:Jegelka -graph")).blocks))
+    assert "drop quotes or `-excluded` terms" in excluded

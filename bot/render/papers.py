@@ -237,6 +237,8 @@ def empty_message(result: SearchResult, *, footer: str | None = None) -> Message
         "Try fewer or broader words, check the spelling, drop quotes or `-excluded` terms, "
         "or try `/paper random`."
     )
+    if any(note.advises for note in result.notes):
+        tips = "You can also try `/paper random`."
     blocks = [bk.section(f"{text}\n{tips}")]
     if result.notes:
         blocks.append(bk.context(notes_mrkdwn(result.notes)))

@@ -91,6 +91,9 @@ class Note:
 
     text: str
     words: tuple[str, ...] = ()
+    advises: bool = False
+    """Whether the note says what to try instead: a renderer's general tips ("check the
+    spelling") would then repeat it, or mislead (an unknown id is no misspelt word)."""
 
     @property
     def plain(self) -> str:
@@ -414,13 +417,17 @@ class SearchIndex:
         if parsed.is_empty:
             if parsed.excluded:
                 notes.append(
-                    Note("Add a word to search for: a query of only -exclusions has no hits.")
+                    Note(
+                        "Add a word to search for: a query of only -exclusions has no hits.",
+                        advises=True,
+                    )
                 )
             else:
                 notes.append(
                     Note(
                         "Type a few words to search for (e.g. graph sparsification), "
-                        '"a quoted phrase", author:name, a paper id, or like:ID.'
+                        '"a quoted phrase", author:name, a paper id, or like:ID.',
+                        advises=True,
                     )
                 )
             return self._result(query, (), 0, offset, None, notes)
@@ -431,12 +438,22 @@ class SearchIndex:
         if parsed.like:
             similar_to = self.get(parsed.like)
             if similar_to is None:
-                notes.append(Note("No paper with id {} to find similar papers to.", (parsed.like,)))
+                notes.append(
+                    Note(
+                        "No paper with id {} to find similar papers to; use the id in a "
+                        "paper's OpenReview link (forum?id=…).",
+                        (parsed.like,),
+                        advises=True,
+                    )
+                )
                 return self._result(query, (), 0, offset, None, notes)
         plan = self._plan(parsed, similar_to)
         if not plan.tokens and not plan.authors and plan.author_scores is None:
             notes.append(
-                Note("The query has only common words or punctuation; add a more specific word.")
+                Note(
+                    "The query has only common words or punctuation; add a more specific word.",
+                    advises=True,
+                )
             )
             return self._result(query, (), 0, offset, None, notes, similar_to)
         vector = self._query_vector(parsed, plan, similar_to)
@@ -1006,10 +1023,10 @@ class SearchIndex:
             hidden = len(unmatched) - len(named)
             missing += f" and {hidden} more word" + ("s" if hidden > 1 else "")
         if not plan.searched:
-            return Note(f"No paper mentions {missing}.{advice}", tuple(named))
+            return Note(f"No paper mentions {missing}.{advice}", tuple(named), advises=bool(advice))
         found = " ".join(dict.fromkeys(plan.searched))
         text = f"No paper mentions {missing}; showing papers about {{}}.{advice}"
-        return Note(text, (*named, found))
+        return Note(text, (*named, found), advises=bool(advice))
 
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> Note:
         if plan.authors and not self._author_mask(plan.authors).any():
@@ -1023,25 +1040,39 @@ class SearchIndex:
                 return Note(
                     f"No paper has an author named {names} (for a full name, quote it: {{}}).",
                     (*plan.authors, f'author:"{full}"'),
+                    advises=True,
                 )
-            return Note(f"No paper has an author named {names} ({advice}).", tuple(plan.authors))
+            return Note(
+                f"No paper has an author named {names} ({advice}).",
+                tuple(plan.authors),
+                advises=True,
+            )
         vocabulary = self._bm25.vocabulary
         if plan.tokens and not any(token in vocabulary for token in plan.tokens):
             if plan.unmatched:
                 return self._unmatched_note(plan, " Check the spelling or try other words.")
-            return Note("No paper mentions these words; check the spelling or try other words.")
+            return Note(
+                "No paper mentions these words; check the spelling or try other words.",
+                advises=True,
+            )
         for phrase, variants in plan.phrases:
             if not self._phrase_mask(variants).any():
-                return Note("No paper contains the phrase {}; try it without quotes.", (phrase,))
+                return Note(
+                    "No paper contains the phrase {}; try it without quotes.",
+                    (phrase,),
+                    advises=True,
+                )
         if parsed.excluded:
             words = " ".join(f"-{phrase}" for phrase in parsed.excluded)
             return Note("Every paper that matched was excluded by {}.", (words,))
-        return Note("No paper matches all of the query's conditions; try fewer of them.")
+        return Note(
+            "No paper matches all of the query's conditions; try fewer of them.", advises=True
+        )
 
     def _lookup(self, query: str, ref: str, notes: list[Note]) -> SearchResult:
         paper = self.get(ref)
         if paper is None:
-            notes.append(Note("No paper with id {} in this corpus.", (ref,)))
+            notes.append(Note("No paper with id {} in this corpus.", (ref,), advises=True))
             return self._result(query, (), 0, 0, None, notes)
         return self._result(query, (Hit(paper, None, ()),), 1, 0, None, notes)
 
