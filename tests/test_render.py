@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from slack_harness import all_text
 
 from bot.render import blocks as bk
+from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.search.engine import Hit, Note, SearchResult
@@ -258,3 +259,14 @@ def test_an_empty_result_gives_advice_once_and_only_what_fits(index):
     assert "spelling" not in unknown_id and "OpenReview link" in unknown_id
     excluded = all_text(list(render.results_message(index.search("author:Jegelka -graph")).blocks))
     assert "drop quotes or `-excluded` terms" in excluded
+
+
+def test_a_reading_list_counts_like_search_results(seed_corpus):
+    papers = seed_corpus.papers
+    one = render.saved_list_message(papers[:1], total=1, offset=0, this_page="r:0:me")
+    assert one.blocks[0]["text"]["text"] == "*Your reading list (1 paper)*"
+    page = render.saved_list_message(papers[:1], total=6, offset=5, this_page="r:5:me")
+    assert page.blocks[0]["text"]["text"] == "*Your reading list (6 of 6)*"
+    home = render_home.home_view(papers[:6], total=6, offset=0, subscriptions=[])
+    assert "Newest first · 6 papers" in all_text(home["blocks"])
+    assert "None of the channels you can see gets the paper of the day" in all_text(home["blocks"])

@@ -15,7 +15,13 @@ from bot.papers.paper import Paper
 from bot.papers.text import ascii_count, escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.mrkdwn import quoted
-from bot.render.papers import abstract_blocks, authors_line, status_label, title_mrkdwn
+from bot.render.papers import (
+    abstract_blocks,
+    authors_line,
+    count_span,
+    status_label,
+    title_mrkdwn,
+)
 
 PAGE_SIZE = 20
 MAX_CHANNELS_SHOWN = 20
@@ -75,8 +81,7 @@ def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict
                 "appears here, newest first."
             )
         ]
-    span = f"{offset + 1}\u2013{offset + len(papers)} of {total}"
-    blocks = [bk.context(f"Newest first · {span}")]
+    blocks = [bk.context(f"Newest first · {count_span(offset, len(papers), total)}")]
     for paper in papers:
         blocks.extend(_paper_rows(paper, offset))
     paging = []
@@ -98,7 +103,7 @@ def _channels(subscriptions: Sequence[SubscribedChannel]) -> list[dict[str, Any]
     if not subscriptions:
         return [
             bk.section(
-                "None of the channels you are in gets the paper of the day yet. "
+                "None of the channels you can see gets the paper of the day yet. "
                 "Type `/paper subscribe 9:00` in one (and `/invite @paperbot` there)."
             )
         ]

@@ -196,18 +196,25 @@ def paper_blocks(
     return blocks
 
 
+def count_span(offset: int, shown: int, total: int) -> str:
+    """Which papers of a counted list a page shows: "6 papers" when it shows them all, else
+    "6\u201310 of 12", or "6 of 6" for one (never "1\u20131 of 1" or "6\u20136 of 6")."""
+    if offset == 0 and shown == total:
+        return "1 paper" if shown == 1 else f"{shown} papers"
+    if shown == 1:
+        return f"{offset + 1} of {total}"
+    return f"{offset + 1}\u2013{offset + shown} of {total}"
+
+
 def results_heading(result: SearchResult, *, shown: int) -> str:
     """What the list is: a search (maybe corrected) or papers like another paper, and which
     of its papers these are. A count is given only when it counts real matches (see
     ``SearchResult.counted``); otherwise the first page is the "top 5"."""
-    first = result.offset + 1
-    last = result.offset + shown
-    if result.counted and first == 1 and shown == result.total:
-        span = "1 paper" if shown == 1 else f"{shown} papers"
-    elif result.counted:
-        span = f"{first}\u2013{last} of {result.total}"
+    if result.counted:
+        span = count_span(result.offset, shown, result.total)
     else:
-        span = f"top {shown}" if first == 1 else f"{first}\u2013{last}"
+        first = result.offset + 1
+        span = f"top {shown}" if first == 1 else f"{first}\u2013{result.offset + shown}"
     if result.similar_to is not None:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
     if result.corrected_query:
@@ -445,7 +452,7 @@ def saved_list_message(
         text = "Your reading list is empty."
         tip = "Click *Save* on any paper to keep it here, then `/paper saved export` for BibTeX."
         return bk.message(text, [bk.section(f"{text}\n{tip}")])
-    heading = f"Your reading list ({offset + 1}\u2013{offset + len(papers)} of {total})"
+    heading = f"Your reading list ({count_span(offset, len(papers), total)})"
     blocks: list[dict[str, Any]] = [
         bk.section(f"*{heading}*"),
         bk.context(f"{SAVED_HINT} `/paper saved export` sends it to you as a BibTeX file."),
