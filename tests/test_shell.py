@@ -137,7 +137,7 @@ def test_save_n_and_the_home_tab_and_the_reading_list(shell):
     assert "@inproceedings{7ANDviElAo," in export
     assert "as a BibTeX file in a direct message" in export
     listing = shell.handle("/paper saved")
-    assert "Your reading list (1\u20131 of 1)" in listing
+    assert "Your reading list (1 paper)" in listing
     home = shell.handle("home")
     assert "--- your App Home tab ---" in home
     assert MOG_TITLE in home
