@@ -201,6 +201,11 @@ def test_a_malformed_href_keeps_its_words() -> None:
 # --- links -----------------------------------------------------------------------------------
 
 LINKS = [
+    (
+        "Code: https://github.com/a/RobustDecisionTransformer。我们",
+        ("https://github.com/a/RobustDecisionTransformer",),
+    ),
+    ("见 https://x.org/a，和 https://x.org/b、", ("https://x.org/a", "https://x.org/b")),
     ("at https://github.com/GitZH-Chen/RiemGCP.git.", ("https://github.com/GitZH-Chen/RiemGCP",)),
     (
         "at https://github.com/sail-sg/Attention-Sink.",

@@ -374,7 +374,10 @@ def _repair_double_backslashes(text: str) -> str:
 
 # --- the parser -----------------------------------------------------------------------------
 
-_URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^$*]+"
+_CJK_PUNCTUATION = "\u3001\u3002\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f"
+"""The ideographic comma and full stop, and full-width ! ( ) , : ; ?: no URL has them, and a
+sentence in Chinese or Japanese goes on with them, without a space, right after a link."""
+_URL_BODY = r"https?://[^\s<>\[\](){}\"'`|\\^$*" + _CJK_PUNCTUATION + "]+"
 _BARE_URL = re.compile(_URL_BODY)
 _TOKEN_CHARS = "[`$*_{}~\\"
 # Where a token could start: one of those characters, or the "h" of "http://" or "https://".
