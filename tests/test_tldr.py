@@ -116,3 +116,16 @@ if __name__ == "__main__":
     papers = load_corpus("seeds").papers
     lines = ["| " + paper.id + " | " + paper.tldr.replace("|", "\\|") + " |" for paper in papers]
     TABLE.write_text(_HEADER + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_a_sentence_announcing_what_follows_is_no_tldr() -> None:
+    """From the catalogue (1CIUkpoata): "the following" with nothing after it points ahead."""
+    plain = (
+        "We present the following contributions. We develop a new method that estimates the "
+        "6D pose of any object in the input image without prior knowledge of the object itself."
+    )
+    assert tldr(plain) == (
+        "We develop a new method that estimates the 6D pose of any object in the input image "
+        "without prior knowledge of the object itself."
+    )
+    assert not points_back("We demonstrate the following key properties: (1) speed.")

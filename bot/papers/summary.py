@@ -84,7 +84,8 @@ prose); only then is a TL;DR cut mid-sentence."""
 
 # A word that points back at something the abstract said earlier: "this gap", "these
 # limitations", "such attacks", "the above", "both methods", "the issues" (but not "the
-# problem of X", which says what it is). "This paper" and "this work"
+# problem of X", which says what it is), and "the following contributions." with nothing
+# after it (a colon brings what follows into the sentence). "This paper" and "this work"
 # name the paper itself and "such as" introduces an example, so neither counts.
 _POINTER = re.compile(
     r"\b(?:(?i:this|these|those)"
@@ -92,6 +93,7 @@ _POINTER = re.compile(
     r"(?=\s+[a-z]|\s*[,.;:]|$)"
     r"|(?i:such)\s+(?!as\b|that\b)(?=[a-z])"
     r"|(?i:the)\s+(?:above|aforementioned|latter|former)\b"
+    r"|(?i:the)\s+following\b(?![^:]*:)"
     r"|(?i:the)\s+(?:issues?|problems?|challenges?|limitations?|gaps?|shortcomings?"
     r"|drawbacks?|difficult(?:y|ies)|bottlenecks?)\b(?!\s+(?:of|in|with|that|posed)\b)"
     r"|(?i:both)\s+(?:methods|approaches|paradigms|techniques|settings|issues|problems"
