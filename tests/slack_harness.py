@@ -32,6 +32,8 @@ BOT_TOKEN = "xoxb-test-paperbot"
 FIXED_NOW = datetime(2025, 4, 24, 8, 0, tzinfo=UTC)
 ACK_LIMIT_SECONDS = 3.0
 """Slack's deadline for acknowledging a request."""
+STOP_SECONDS = 30.0
+"""How long closing a bot waits for waitress's threads, however loaded the machine."""
 
 
 def fixed_clock() -> datetime:
@@ -126,15 +128,33 @@ class LiveBot:
         self.services.close()
 
     def _stop_server(self) -> None:
-        """Close waitress from inside its own loop, the one thread that may touch its sockets."""
+        """Close waitress's descriptors only once no other thread can still use them.
+
+        A task thread pulls the trigger (a bare pipe descriptor) after it has answered, and the
+        loop selects on every socket it owns. Closing them from inside the loop, as soon as
+        waitress's own 5 s wait for its task threads gave up, let a thread the busy machine
+        had descheduled pull the trigger afterwards: "Bad file descriptor" or, once the next
+        test had opened its database or sockets under the same number, a stray byte written
+        into them. So the task threads finish first, with the loop still there to take their
+        last pulls; the loop then hands its sockets over and returns; only then are they
+        closed, here. A wait that runs out fails the test instead of closing under a thread.
+        """
         server = self._server
+        tasks = server.task_dispatcher
+        tasks.shutdown(timeout=STOP_SECONDS)
+        if tasks.threads:
+            raise RuntimeError(f"waitress task threads still busy after {STOP_SECONDS}s")
+        owned: dict[int, wasyncore.dispatcher] = {}
 
-        def close_everything() -> None:
-            server.task_dispatcher.shutdown()
-            wasyncore.close_all(server._map)
+        def hand_over() -> None:
+            owned.update(server._map)
+            server._map.clear()
 
-        server.trigger.pull_trigger(close_everything)
-        self._thread.join(timeout=5)
+        server.trigger.pull_trigger(hand_over)
+        self._thread.join(timeout=STOP_SECONDS)
+        if self._thread.is_alive():
+            raise RuntimeError(f"waitress's loop still running after {STOP_SECONDS}s")
+        wasyncore.close_all(owned)
 
     def drain(self) -> None:
         """Wait until every listener started so far has finished."""
