@@ -12,10 +12,13 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.clock import Clock, system_clock
 from bot.commands import Intent, Request
+from bot.expiring import ExpiringCache
 from bot.papers.bibtex import bibtex
 from bot.papers.catalogue import PaperLookup, openreview_link_id
 from bot.papers.text import ascii_count
@@ -35,6 +38,10 @@ THREAD_QUERY_CHARS = 1000
 """How much of a thread's first message becomes the query for "related papers"."""
 DM_THREAD = "im"
 """The thread key of a direct-message conversation's top level, for ``more``."""
+VISIBILITY_TTL = timedelta(minutes=5)
+"""How long the App Home trusts Slack's word that a person can see a subscribed channel:
+every publish (each Save, Remove, page) would otherwise ask again for every channel."""
+VISIBILITY_ENTRIES = 10_000
 
 _QUERY_PAGE = "q"
 _SIMILAR_PAGE = "s"
@@ -142,6 +149,7 @@ class Answers:
         wider_corpus: str | None = None,
         rng: random.Random | None = None,
         papers: PaperLookup | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.index = index
         self.store = store
@@ -153,6 +161,9 @@ class Answers:
         """A hint (mrkdwn) that a bigger corpus is one setting away, for searches that find
         little and for the help card; None when the bot already serves the whole catalogue."""
         self._rng = rng or random.Random()
+        self._visible: ExpiringCache[tuple[str, str, str], bool] = ExpiringCache(
+            VISIBILITY_ENTRIES, VISIBILITY_TTL, clock
+        )
 
     # /paper
 
@@ -398,7 +409,8 @@ class Answers:
         self, viewer: Viewer, can_see: Callable[[str], bool], offset: int = 0
     ) -> dict[str, Any]:
         """The App Home view: the reading list from ``offset``, the subscribed channels the
-        person can see (``can_see`` asks Slack), and how to use the bot."""
+        person can see (``can_see`` asks Slack; its answers are kept a few minutes), and how
+        to use the bot."""
         total = self.store.saved_count(viewer.team_id, viewer.user_id)
         offset = _last_page_start(offset, total, render_home.PAGE_SIZE)
         papers = self._saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
@@ -406,7 +418,9 @@ class Answers:
         visible = [
             render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)
             for sub in subscriptions
-            if can_see(sub.channel)
+            if self._visible.get(
+                (viewer.team_id, viewer.user_id, sub.channel), partial(can_see, sub.channel)
+            )
         ]
         return render_home.home_view(papers, total=total, offset=offset, subscriptions=visible)
 

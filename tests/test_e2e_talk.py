@@ -474,6 +474,11 @@ def test_the_home_lists_subscribed_channels_the_person_can_see(bot):
     assert "<#G0MINE>" in text
     assert "G0THEIRS" not in text
     assert "How to use paperbot" in text
+    asked = len(bot.recorder.calls_to("conversations.info", "conversations.members"))
+    acked(bot.open_home())
+    again = all_text(_home(bot, 2)["blocks"])
+    assert "<#G0MINE>" in again and "G0THEIRS" not in again
+    assert len(bot.recorder.calls_to("conversations.info", "conversations.members")) == asked
 
 
 def test_the_messages_tab_publishes_nothing(bot):

@@ -100,7 +100,7 @@ def build_services(
     # The help card says what is searched in a reader's words; the corpus's own description
     # (with its paths) is for the operator's log.
     searched = f"Searching {corpus.label}."
-    answers = Answers(index, store, digest, description=searched, wider_corpus=wider)
+    answers = Answers(index, store, digest, description=searched, wider_corpus=wider, clock=clock)
     return Services(corpus, index, store, digest, answers)
 
 

@@ -8,7 +8,7 @@ the listeners stay thin and the answers stay free of Slack.
 from __future__ import annotations
 
 import logging
-from functools import cache
+from functools import partial
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -54,7 +54,7 @@ def bot_can_post(client: WebClient, channel_id: str) -> bool:
 
 def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset: int = 0) -> None:
     """Draw the person's App Home tab (again), from the reading list page at ``offset``."""
-    can_see = cache(lambda channel: user_can_see(client, channel, viewer.user_id))
+    can_see = partial(user_can_see, client, user_id=viewer.user_id)
     client.views_publish(user_id=viewer.user_id, view=answers.home(viewer, can_see, offset))
 
 
