@@ -490,7 +490,7 @@ class Answers:
         """The public thread reply for **Post in thread**: (channel, thread ts, message)."""
         text_key, *target = value.split(_TARGET_SEPARATOR)
         remembered = self.store.recall_query(text_key)
-        if remembered is None or len(target) != 2:
+        if remembered is None or remembered.kind != RELATED or len(target) != 2:
             return None
         channel, thread_ts = target
         intro = "Papers related to this message:"

@@ -518,3 +518,12 @@ def test_removing_the_last_paper_of_a_page_shows_the_page_before(bot):
     acked(bot.click(second.blocks, render.ACTION_UNSAVE))
     third = bot.recorder.wait_for(RESPONSE_URL, 3)[2]
     assert "(5 papers)" in all_text(third.blocks)
+
+
+def test_post_in_thread_posts_only_a_remembered_message_not_a_search(bot):
+    answers = bot.services.answers
+    search_key = bot.services.store.remember_query("graph sparsification")
+    assert answers.post_related(f"{search_key} C0RESEARCH 1700000600.000100") is None
+    related_key = bot.services.store.remember_query("graph sparsification", "related")
+    posted = answers.post_related(f"{related_key} C0RESEARCH 1700000600.000100")
+    assert posted is not None and posted[:2] == ("C0RESEARCH", "1700000600.000100")
