@@ -1,7 +1,7 @@
 """BM25Okapi scores, exactly as rank-bm25 computes them, without its per-query corpus walk.
 
 rank-bm25's ``get_scores`` rebuilds, for every query term, a Python list over all documents;
-at 300k abstracts that is hundreds of milliseconds. Here each term's posting list is a slice
+which grows with the corpus, per term and per query. Here each term's posting list is a slice
 of numpy arrays, and a query adds its terms' weights into a float64 score vector in query
 order. A weight is ``idf * ratio`` where the ratio, ``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``,
 depends only on the term frequency and the document length; the few thousand distinct

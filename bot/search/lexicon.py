@@ -31,6 +31,6 @@ def dictionary_path() -> Path:
 
 @cache
 def english_words() -> frozenset[str]:
-    """Every word of the lexicon, lower-case (read once per process, about 20 ms)."""
+    """Every word of the lexicon, lower-case (read once per process: every query may ask it)."""
     with dictionary_path().open(encoding="utf-8") as lines:
         return frozenset(line.split(" ", 1)[0] for line in lines if line.strip())

@@ -79,7 +79,7 @@ _PRICES = np.geomspace(1e-1, 1e7, 24)  # of a unit of score in candidates, tried
 _PROBE_COST = 16
 _MARKING_COST = 8000
 # In the full scoring, a dense term's gather-and-add costs _DENSE_COST of a posting's
-# scattered add per document (1.9 ns against 7-10 ns at 300k); pruning budgets a candidate's
+# scattered add per document (bench/results/pruning.md); pruning budgets a candidate's
 # lookup in one term at _LOOKUP_COST posting adds.
 _DENSE_COST = 0.25
 _LOOKUP_COST = 2
@@ -109,7 +109,8 @@ class PrunedRanking:
         }
         # Terms in many documents get their codes at ``_SKETCH_RANKS`` (ascending), so
         # how many postings reach a weight, or which code the n-th highest has, is a binary
-        # search rather than a pass over the postings (radix sorts: 0.1 s at 300k documents).
+        # search rather than a pass over the postings (a sort per query costs more than it
+        # saves).
         self.sketches = {
             term: _sketch(codes[index._indptr[term] : index._indptr[term + 1]])
             for term in np.flatnonzero(document_frequency > _SKETCHED).tolist()

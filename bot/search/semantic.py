@@ -118,7 +118,7 @@ class SemanticRanker:
 
     def fill_missing(self) -> None:
         """Embed the papers without a vector, then save them beside the corpus so a restart
-        need not embed them again. Slow (tens of milliseconds a paper): run in the
+        need not embed them again. Slow (a model run per paper): run in the
         background; those papers rank by BM25 alone until their vector is in."""
         with self._fill_lock:
             todo = np.flatnonzero(~self._ready).tolist()
