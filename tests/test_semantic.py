@@ -242,3 +242,16 @@ def test_embed_writes_the_vectors_beside_an_operators_corpus_and_keeps_them(
     assert "2 texts (0 embedded now)" in capsys.readouterr().out
     ranker = load_ranker(load_corpus(str(corpus)).papers, tmp_path / "mine.vectors.npz")
     assert ranker is not None and ranker.missing == 0
+
+
+def test_embed_without_corpus_embeds_the_configured_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = tmp_path / "configured.jsonl"
+    corpus.write_text(
+        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training."),
+        encoding="utf-8",
+    )
+    assert embed_main([], Settings(corpus=str(corpus))) == 0
+    assert "1 texts (1 embedded now)" in capsys.readouterr().out
+    assert (tmp_path / "configured.vectors.npz").is_file()

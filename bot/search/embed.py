@@ -1,6 +1,7 @@
 """``python -m bot embed``: precompute the paper vectors the semantic ranking reads.
 
-Without ``--corpus`` it embeds every text the built-in corpora can show (every catalogue
+Without ``--corpus`` it embeds the configured corpus (``PAPERBOT_CORPUS``); for a built-in one,
+every text the built-in corpora can show (every catalogue
 record, and the seed abstracts that replace some of theirs) into the file beside the
 catalogue, which is committed and shipped. With ``--corpus PATH`` it embeds an operator's
 corpus into the file beside it. Vectors already in the file for the same text and model are
@@ -13,7 +14,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import numpy as np
 from tqdm import tqdm
 
 from bot.papers.corpus import CATALOGUE_PATH, CorpusError, load_corpus
@@ -21,7 +21,7 @@ from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, ModelError
 from bot.search.semantic import shared_embedder
 from bot.search.vectors import (
-    StoredVectors,
+    embed_missing,
     embedding_text,
     empty_vectors,
     read_vectors,
@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--corpus",
         help="a folder of seed files or a .jsonl file; its vectors are written beside it "
-        "(default: every text of the built-in corpora, into the catalogue's vector file)",
+        "(default: PAPERBOT_CORPUS; for seeds or catalogue, every text of the built-in "
+        "corpora, into the catalogue's vector file)",
     )
     return parser
 
@@ -56,27 +57,24 @@ def _papers(corpus: str | None) -> list[Paper]:
 
 def main(argv: Sequence[str], settings: Settings) -> int:
     args = _parser().parse_args(argv)
+    corpus = args.corpus or settings.corpus
     try:
-        papers = _papers(args.corpus)
+        papers = _papers(None if corpus.strip() in BUILT_IN else corpus)
         embedder = shared_embedder()
     except (CorpusError, ModelError) as error:
         print(f"paperbot embed: {error}", file=sys.stderr)
         return 2
-    path = vectors_path(args.corpus or BUILT_IN[0])
+    path = vectors_path(corpus)
     texts = {text_key(text): text for text in map(embedding_text, papers)}
     old = read_vectors(path, embedder.fingerprint) or empty_vectors(
         embedder.fingerprint, DIMENSIONS
     )
-    rows = old.rows()
-    todo = [key for key in texts if key not in rows]
-    vectors = np.zeros((len(todo), DIMENSIONS), dtype=np.float32)
-    for row, key in enumerate(tqdm(todo, desc="embedding", unit="paper", file=sys.stderr)):
-        vectors[row] = embedder.embed(texts[key])
-    kept = [key for key in texts if key in rows]
-    at = np.array([rows[key] for key in kept], dtype=np.int64)
-    stored = StoredVectors(
-        embedder.fingerprint, np.array(kept, dtype=np.uint64), old.vectors[at]
-    ).merged(todo, vectors)
+    stored, embedded = embed_missing(
+        old.only(texts),
+        texts,
+        embedder.embed,
+        each=lambda keys: tqdm(keys, desc="embedding", unit="paper", file=sys.stderr),
+    )
     write_vectors(path, stored)
-    print(f"{len(texts)} texts ({len(todo)} embedded now), vectors in {path}")
+    print(f"{len(texts)} texts ({embedded} embedded now), vectors in {path}")
     return 0

@@ -12,7 +12,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
 from bot.search.vectors import (
     StoredVectors,
+    embed_missing,
     embedding_text,
     empty_vectors,
     read_vectors,
@@ -125,18 +126,22 @@ class SemanticRanker:
             if not todo:
                 return
             logger.info("semantic: embedding %d papers that have no stored vector", len(todo))
-            started = last_report = time.monotonic()
-            for done, doc in enumerate(todo, start=1):
-                self._vectors[doc] = self._embedder.embed(embedding_text(self._papers[doc]))
-                self._ready[doc] = True
-                if time.monotonic() - last_report >= _PROGRESS_EVERY:
-                    last_report = time.monotonic()
-                    logger.info("semantic: embedded %d of %d papers", done, len(todo))
+            started = time.monotonic()
+            docs_of: dict[int, list[int]] = {}
+            for doc in todo:
+                docs_of.setdefault(self._keys[doc], []).append(doc)
+
+            def ready(key: int, vector: np.ndarray) -> None:
+                for doc in docs_of[key]:
+                    self._vectors[doc] = vector
+                    self._ready[doc] = True
+
+            texts = {key: embedding_text(self._papers[docs[0]]) for key, docs in docs_of.items()}
+            self._stored, _ = embed_missing(
+                self._stored, texts, self._embedder.embed, each=_logged_progress, done=ready
+            )
             logger.info(
                 "semantic: embedded %d papers in %.0f s", len(todo), time.monotonic() - started
-            )
-            self._stored = self._stored.merged(
-                (self._keys[doc] for doc in todo), self._vectors[todo]
             )
             try:
                 write_vectors(self._path, self._stored)
@@ -144,6 +149,16 @@ class SemanticRanker:
                 logger.warning("semantic: cannot save vectors to %s (%s)", self._path, error)
             else:
                 logger.info("semantic: saved the vectors to %s", self._path)
+
+
+def _logged_progress(keys: list[int]) -> Iterator[int]:
+    """The keys, with a log line now and then: a background fill can take many minutes."""
+    last_report = time.monotonic()
+    for done, key in enumerate(keys, start=1):
+        yield key
+        if time.monotonic() - last_report >= _PROGRESS_EVERY:
+            last_report = time.monotonic()
+            logger.info("semantic: embedded %d of %d papers", done, len(keys))
 
 
 @functools.cache

@@ -12,7 +12,7 @@ import hashlib
 import logging
 import os
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +73,32 @@ class StoredVectors:
             np.concatenate([self.keys[keep], new_keys]),
             np.concatenate([self.vectors[keep], vectors.astype(np.float16)]),
         )
+
+    def only(self, keys: Iterable[int]) -> StoredVectors:
+        """The vectors of these text keys only: the texts a corpus no longer has drop out."""
+        wanted = np.isin(self.keys, np.fromiter(keys, dtype=np.uint64))
+        return StoredVectors(self.model, self.keys[wanted], self.vectors[wanted])
+
+
+def embed_missing(
+    stored: StoredVectors,
+    texts: Mapping[int, str],
+    embed: Callable[[str], np.ndarray],
+    *,
+    each: Callable[[list[int]], Iterable[int]] = iter,
+    done: Callable[[int, np.ndarray], None] | None = None,
+) -> tuple[StoredVectors, int]:
+    """``stored`` plus a vector for each of ``texts`` (by text key) it lacks, and how many
+    were embedded. Texts are embedded one by one through ``each`` (a progress display), and
+    ``done`` hears of each vector as it comes, so a ranker can use it before the rest."""
+    rows = stored.rows()
+    todo = [key for key in texts if key not in rows]
+    vectors = np.zeros((len(todo), stored.vectors.shape[1]), dtype=np.float32)
+    for row, key in zip(range(len(todo)), each(todo), strict=True):
+        vectors[row] = embed(texts[key])
+        if done is not None:
+            done(key, vectors[row])
+    return stored.merged(todo, vectors), len(todo)
 
 
 def empty_vectors(model: str, dimensions: int) -> StoredVectors:
