@@ -255,3 +255,36 @@ def test_embed_without_corpus_embeds_the_configured_one(
     assert embed_main([], Settings(corpus=str(corpus))) == 0
     assert "1 texts (1 embedded now)" in capsys.readouterr().out
     assert (tmp_path / "configured.vectors.npz").is_file()
+
+
+class _CountingEmbedder:
+    fingerprint = "test-model"
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, text: str) -> np.ndarray:
+        self.texts.append(text)
+        vector = np.zeros(DIMENSIONS, dtype=np.float32)
+        vector[len(self.texts)] = 1.0
+        return vector
+
+
+def test_fill_missing_embeds_each_text_once_and_saves_what_it_had(tmp_path: Path) -> None:
+    corpus = tmp_path / "mine.jsonl"
+    corpus.write_text(
+        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
+        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
+        encoding="utf-8",
+    )
+    papers = load_corpus(str(corpus)).papers
+    path = tmp_path / "mine.vectors.npz"
+    embedder = _CountingEmbedder()
+    empty = empty_vectors(embedder.fingerprint, DIMENSIONS)
+    ranker = semantic.SemanticRanker(embedder, papers, empty, path)  # type: ignore[arg-type]
+    assert ranker.missing == 2
+    ranker.fill_missing()
+    assert ranker.missing == 0 and len(embedder.texts) == 2
+    assert ranker.paper_vector(1) is not None and ranker.paper_vector(1)[2] == 1.0
+    stored = read_vectors(path, embedder.fingerprint)
+    assert stored is not None and len(stored.keys) == 2
