@@ -446,6 +446,9 @@ def test_home_remove_and_abstract(bot):
     acked(bot.click_in_view(home, render_home.ACTION_ABSTRACT))
     [modal] = bot.recorder.wait_for("views.open")
     assert modal.args["view"]["type"] == "modal"
+    clicked, _ = find_button(home["blocks"], render_home.ACTION_ABSTRACT)
+    title = {MOG_ID: MOG_TITLE, DARK_ID: DARK_TITLE}[clicked["value"]]
+    assert f"|{title}>*" in all_text(modal.args["view"]["blocks"])
     _check_view(modal.args["view"])
     assert modal.args["trigger_id"]
 
@@ -487,9 +490,19 @@ def test_the_messages_tab_publishes_nothing(bot):
     assert bot.recorder.calls_to("views.publish") == []
 
 
-@pytest.mark.parametrize("text", ["saved", "saved export"])
-def test_reading_list_commands_ack_in_time(bot, text):
+@pytest.mark.parametrize(
+    ("text", "seen"),
+    [
+        ("saved", f"Your reading list (1 paper): {MOG_TITLE}"),
+        ("saved export", "(1 paper) as a BibTeX file in a direct message"),
+    ],
+)
+def test_reading_list_commands_ack_in_time_and_answer(bot, text, seen):
+    bot.services.store.save_paper(*_ids(bot), MOG_ID)
     acked(bot.slash(text))
+    [reply] = bot.recorder.wait_for(RESPONSE_URL)
+    assert reply.args["response_type"] == "ephemeral"
+    assert seen in reply.text
 
 
 def test_the_manifest_declares_what_these_features_need():
