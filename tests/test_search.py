@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from dataclasses import replace
 
 import pytest
@@ -82,12 +81,28 @@ def test_a_query_racing_the_background_preparation_does_not_build_twice(
     fresh = SearchIndex.build(seed_corpus.papers)
     builds = []
     read_frequencies = SearchIndex._spelling_frequencies
+    arrivals = threading.Semaphore(0)
+
+    class ArrivalLock:
+        """The speller's lock, telling the builder each time a thread comes to it."""
+
+        def __init__(self) -> None:
+            self._lock = threading.Lock()
+
+        def __enter__(self) -> None:
+            arrivals.release()
+            self._lock.acquire()
+
+        def __exit__(self, *exc_info: object) -> None:
+            self._lock.release()
 
     def slow_frequencies(index: SearchIndex) -> dict[str, int]:
         builds.append(threading.current_thread().name)
-        time.sleep(0.05)  # long enough for every thread to ask while it is being built
+        for _ in range(4):  # the builder and the three queries: all ask while it builds
+            assert arrivals.acquire(timeout=30)
         return read_frequencies(index)
 
+    monkeypatch.setattr(SearchIndex.__dict__["_speller"], "_lock", ArrivalLock())
     monkeypatch.setattr(SearchIndex, "_spelling_frequencies", slow_frequencies)
     results = []
     threads = [threading.Thread(target=fresh.prepare)] + [

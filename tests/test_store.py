@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -521,12 +520,12 @@ def test_a_database_of_schema_1_gains_the_new_tables(database_url: str, clock) -
 
 _SAVER = textwrap.dedent(
     """
-    import json, sys, time
+    import json, sys
     from bot.store import Store
-    url, start = sys.argv[1], float(sys.argv[2])
+    url = sys.argv[1]
     store = Store(url)
-    while time.time() < start:
-        time.sleep(0.001)
+    print("ready", flush=True)
+    sys.stdin.readline()  # the go: both processes are connected and start together
     won = [store.save_paper("T0PAPERS", "U0READER", f"p{n}") for n in range(40)]
     print(json.dumps(won))
     """
@@ -536,17 +535,25 @@ _SAVER = textwrap.dedent(
 def test_two_processes_saving_the_same_papers_save_each_once(database_url: str) -> None:
     """A double click that reaches two bot processes: each paper is saved by exactly one."""
     Store(database_url).close()
-    start = f"{time.time() + 1.5:.3f}"
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", _SAVER, database_url, start],
+            [sys.executable, "-c", _SAVER, database_url],
             cwd=PROJECT_ROOT,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
         for _ in range(2)
     ]
-    results = [json.loads(process.communicate(timeout=60)[0]) for process in processes]
+    for process in processes:
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    for process in processes:  # the go, to both before either is waited for
+        assert process.stdin is not None
+        process.stdin.write("go\n")
+        process.stdin.close()
+    results = [json.loads(process.stdout.read()) for process in processes]
+    for process in processes:
+        process.wait(timeout=60)
     assert all(process.returncode == 0 for process in processes)
     assert [a + b for a, b in zip(*results, strict=True)] == [1] * 40
     check = Store(database_url)
