@@ -42,6 +42,18 @@ def _catalogue_record(number: int, title: str, abstract: str) -> str:
     return json.dumps(record) + "\n"
 
 
+@pytest.fixture
+def two_papers(tmp_path: Path) -> Path:
+    """An operator's own two-paper corpus, with no stored vectors yet."""
+    corpus = tmp_path / "mine.jsonl"
+    corpus.write_text(
+        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
+        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
+        encoding="utf-8",
+    )
+    return corpus
+
+
 # --- the mix ---------------------------------------------------------------------------------
 
 
@@ -135,17 +147,11 @@ def test_a_file_of_another_model_is_ignored_with_a_warning(
 
 
 def test_papers_without_a_vector_are_embedded_in_the_background_and_saved(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, two_papers: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    corpus = tmp_path / "mine.jsonl"
-    corpus.write_text(
-        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
-        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
-        encoding="utf-8",
-    )
-    papers = load_corpus(str(corpus)).papers
+    papers = load_corpus(str(two_papers)).papers
     with caplog.at_level(logging.INFO):
-        index = SearchIndex.build(papers, ranker_for(str(corpus)))
+        index = SearchIndex.build(papers, ranker_for(str(two_papers)))
     assert "2 of 2 papers have no stored vector" in caplog.text
     [before] = index.search("annotators", limit=1).hits
     assert before.semantic_score is None  # BM25 alone until the vectors are in
@@ -228,19 +234,13 @@ def test_the_setting_turns_it_off() -> None:
 
 
 def test_embed_writes_the_vectors_beside_an_operators_corpus_and_keeps_them(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, two_papers: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    corpus = tmp_path / "mine.jsonl"
-    corpus.write_text(
-        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
-        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
-        encoding="utf-8",
-    )
-    assert embed_main(["--corpus", str(corpus)], Settings()) == 0
+    assert embed_main(["--corpus", str(two_papers)], Settings()) == 0
     assert "2 texts (2 embedded now)" in capsys.readouterr().out
-    assert embed_main(["--corpus", str(corpus)], Settings()) == 0
+    assert embed_main(["--corpus", str(two_papers)], Settings()) == 0
     assert "2 texts (0 embedded now)" in capsys.readouterr().out
-    ranker = load_ranker(load_corpus(str(corpus)).papers, tmp_path / "mine.vectors.npz")
+    ranker = load_ranker(load_corpus(str(two_papers)).papers, tmp_path / "mine.vectors.npz")
     assert ranker is not None and ranker.missing == 0
 
 
@@ -270,14 +270,10 @@ class _CountingEmbedder:
         return vector
 
 
-def test_fill_missing_embeds_each_text_once_and_saves_what_it_had(tmp_path: Path) -> None:
-    corpus = tmp_path / "mine.jsonl"
-    corpus.write_text(
-        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
-        + _catalogue_record(2, "Label noise", "Training classifiers when annotators err."),
-        encoding="utf-8",
-    )
-    papers = load_corpus(str(corpus)).papers
+def test_fill_missing_embeds_each_text_once_and_saves_what_it_had(
+    tmp_path: Path, two_papers: Path
+) -> None:
+    papers = load_corpus(str(two_papers)).papers
     path = tmp_path / "mine.vectors.npz"
     embedder = _CountingEmbedder()
     empty = empty_vectors(embedder.fingerprint, DIMENSIONS)
