@@ -51,7 +51,27 @@ def test_the_blind_set_has_150_paper_queries_and_author_queries(quality: ModuleT
     assert set(kinds) == set(blind.kinds)
 
 
-@pytest.mark.parametrize("query_set", ["REGRESSION_SET", "CATALOGUE_SET"])
+def test_the_held_out_round_asks_about_120_papers_the_headline_set_never_did(
+    quality: ModuleType,
+) -> None:
+    held_out, blind = quality.HOLDOUT_SET, quality.CATALOGUE_SET
+    queries = quality.load_queries(held_out.path, held_out.kinds)
+    earlier = {
+        paper_id
+        for query in quality.load_queries(blind.path, blind.kinds)
+        if query.kind != "author"
+        for paper_id in query.relevant
+    }
+    papers = {quality.label_id(paper) for paper in load_corpus("catalogue").papers}
+    asked = [paper_id for query in queries for paper_id in query.relevant]
+
+    assert Counter(query.kind for query in queries) == {kind: 40 for kind in held_out.kinds}
+    assert len(set(asked)) == len(asked) == 120
+    assert set(asked) <= papers
+    assert set(asked) & earlier == set()
+
+
+@pytest.mark.parametrize("query_set", ["REGRESSION_SET", "CATALOGUE_SET", "HOLDOUT_SET"])
 def test_no_query_is_asked_twice(quality: ModuleType, query_set: str) -> None:
     chosen = getattr(quality, query_set)
     queries = quality.load_queries(chosen.path, chosen.kinds)

@@ -18,7 +18,14 @@ from bot.search import semantic
 from bot.search.embed import main as embed_main
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
 from bot.search.engine import SearchIndex
-from bot.search.semantic import RERANK_DEPTH, load_ranker, mix, ranker_for
+from bot.search.semantic import (
+    NEAREST_CANDIDATES,
+    RERANK_DEPTH,
+    load_ranker,
+    mix,
+    ranker_for,
+    shared_embedder,
+)
 from bot.search.vectors import (
     embedding_text,
     empty_vectors,
@@ -204,6 +211,61 @@ def test_hits_carry_the_mix_and_its_parts(semantic_index: SearchIndex) -> None:
     assert 0 < first.score <= 1
     scores = [hit.score for hit in result.hits[:RERANK_DEPTH]]
     assert scores == sorted(scores, reverse=True)
+
+
+def _with_vectors(tmp_path: Path, papers: dict[str, tuple[str, str, int]]) -> SearchIndex:
+    """An index over ``papers`` (id → title, abstract, axis) whose stored vector for each
+    paper is the unit vector along its axis, so that what is near what is set by hand."""
+    corpus = tmp_path / "hand.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"id": paper_id, "title": title, "abstract": abstract, "authors": []}) + "\n"
+            for paper_id, (title, abstract, _) in papers.items()
+        ),
+        encoding="utf-8",
+    )
+    loaded = load_corpus(str(corpus)).papers
+    axes = np.zeros((len(loaded), DIMENSIONS))
+    axes[np.arange(len(loaded)), [papers[paper.id][2] for paper in loaded]] = 1
+    keys = [text_key(embedding_text(paper)) for paper in loaded]
+    stored = empty_vectors(shared_embedder().fingerprint, DIMENSIONS).merged(keys, axes)
+    write_vectors(vectors_path(str(corpus)), stored)
+    return SearchIndex.build(loaded, ranker_for(str(corpus)))
+
+
+def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
+    tmp_path: Path,
+) -> None:
+    words = "spectral sparsifier resistance sampling laplacian"
+    papers = {"ASKED": ("Spectral sparsifiers", f"We study {words}.", 0)}
+    # Many papers repeat every word of the asked-about paper but mean something else ...
+    papers |= {
+        f"ECHO{n}": (f"Echo {n}", f"{words} {words} {words} echo {n}.", 1)
+        for n in range(RERANK_DEPTH + NEAREST_CANDIDATES)
+    }
+    # ... while this one says the same thing in other words, sharing one of them once.
+    papers["TWIN"] = (
+        "Thinning networks",
+        "Dropping most edges of a network keeps its cuts and random walks nearly intact, "
+        "by keeping each edge with a probability set by its effective resistance.",
+        0,
+    )
+    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", 2) for n in range(300)}
+    index = _with_vectors(tmp_path, papers)
+    bm25_alone = SearchIndex.build(index.papers)
+    by_bm25 = [hit.paper.id for hit in bm25_alone.similar("ASKED", limit=200).hits]
+    assert by_bm25.index("TWIN") >= RERANK_DEPTH
+    hits = index.similar("ASKED", limit=5).hits
+    assert hits[0].paper.id == "TWIN"
+    assert hits[0].semantic_score == pytest.approx(1)
+    assert all(hit.paper.id.startswith("ECHO") for hit in hits[1:])
+
+
+def test_a_query_nothing_matches_has_no_hits_however_near_a_paper_means(
+    semantic_index: SearchIndex,
+) -> None:
+    result = semantic_index.search("sparsificaton -graph")
+    assert result.hits == () and result.total == 0
 
 
 def test_like_mixes_the_papers_own_vector(semantic_index: SearchIndex) -> None:

@@ -41,7 +41,7 @@ from bot.search.query import (
     parse_query,
     unit_spans,
 )
-from bot.search.semantic import RERANK_DEPTH, SemanticRanker
+from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, SemanticRanker
 from bot.search.vectors import embedding_text
 
 TITLE_WEIGHT = 2  # title tokens are indexed twice: a title word says more than an abstract word
@@ -71,7 +71,8 @@ class Hit:
     matched_terms: tuple[str, ...]  # words of the paper's text that matched, as written there
     bm25_score: float | None = None
     # Cosine of the paper's and the query's vectors, when the semantic ranking placed it
-    # (BM25's best RERANK_DEPTH, and only once the paper has a vector); score is then the mix.
+    # (BM25's best RERANK_DEPTH and the matching papers nearest to the query's vector, once
+    # the paper has a vector); score is then the mix.
     semantic_score: float | None = None
 
     @cached_property
@@ -486,14 +487,14 @@ class SearchIndex:
         vector: np.ndarray | None = None,
     ) -> SearchResult:
         """One page of the papers a planned query matches, best first: BM25's order, or
-        with a ``vector``, BM25's best re-ranked by the semantic mix."""
-        depth = offset + limit if vector is None else max(offset + limit, RERANK_DEPTH)
-        page, page_scores, total = self._page(plan, depth)
-        bm25_scores, cosines = page_scores, np.full(len(page), np.nan)
-        if vector is not None and self._semantic is not None and len(page):
-            reranked = self._semantic.rerank(page, page_scores, vector, self._tiebreak)
-            page, page_scores = reranked.docs, reranked.scores
-            bm25_scores, cosines = reranked.bm25, reranked.cosine
+        with a ``vector``, the semantic mix's (see ``_mixed_page``)."""
+        if vector is None or self._semantic is None:
+            page, page_scores, total = self._page(plan, offset + limit)
+            bm25_scores, cosines = page_scores, np.full(len(page), np.nan)
+        else:
+            page, page_scores, bm25_scores, cosines, total = self._mixed_page(
+                plan, offset + limit, vector, self._semantic
+            )
         highlighter = self._analyzer.highlighter(plan.tokens)
         hits = tuple(
             Hit(
@@ -539,6 +540,50 @@ class SearchIndex:
         candidates = self._contenders(scores, matched, plan.tokens, k)
         page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
         return page, scores[page], int(np.count_nonzero(matched))
+
+    def _mixed_page(
+        self, plan: _Plan, k: int, vector: np.ndarray, semantic: SemanticRanker
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """The ``k`` best matches by the semantic mix: BM25's ``RERANK_DEPTH`` best and the
+        matching papers nearest to ``vector`` (``_nearest``) re-ranked, then BM25's order for
+        any deeper page. Also returns the BM25 scores and cosines the mix was made of (NaN past the
+        re-ranked head), and how many papers matched.
+
+        Every match is scored in full: the re-ranker needs the BM25 score of papers BM25
+        itself ranks low, and at a depth of 100 the pruned ranking saves nothing
+        (``bench/results/pruning.md``)."""
+        scores, matched = self._score(plan)
+        total = int(np.count_nonzero(matched))
+        if not total:
+            nothing = np.zeros(0)
+            return nothing.astype(np.intp), nothing, nothing, nothing, 0
+        depth = max(k, RERANK_DEPTH)
+        candidates = self._contenders(scores, matched, plan.tokens, depth)
+        page = top_k(scores, depth, candidates=candidates, tiebreak=self._tiebreak)
+        outside = matched.copy()
+        outside[page[:RERANK_DEPTH]] = False
+        nearest = self._nearest(plan, vector, semantic, outside)
+        head = np.concatenate([page[:RERANK_DEPTH], nearest])
+        reranked = semantic.rerank(head, scores[head], vector, self._tiebreak)
+        rest = page[RERANK_DEPTH:][~np.isin(page[RERANK_DEPTH:], nearest)]
+        return (
+            np.concatenate([reranked.docs, rest])[:k],
+            np.concatenate([reranked.scores, scores[rest]])[:k],
+            np.concatenate([reranked.bm25, scores[rest]])[:k],
+            np.concatenate([reranked.cosine, np.full(len(rest), np.nan)])[:k],
+            total,
+        )
+
+    def _nearest(
+        self, plan: _Plan, vector: np.ndarray, semantic: SemanticRanker, among: np.ndarray
+    ) -> np.ndarray:
+        """The papers of the mask ``among`` that join BM25's best for being near the query's
+        vector; none for a query that names authors: the model knows topics, not names, so
+        near "papers by Mirzaei" is any paper about papers, while the author's own are
+        already among BM25's best."""
+        if plan.authors or plan.author_scores is not None:
+            return np.zeros(0, dtype=np.intp)
+        return semantic.nearest(vector, among, NEAREST_CANDIDATES)
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int

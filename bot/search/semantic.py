@@ -2,8 +2,12 @@
 
 BM25 finds papers that share the query's words; a sentence vector knows that "follow
 instructions" and "instruction adherence" mean the same. Dense retrieval alone ranks the
-catalogue worse than BM25, so BM25's ``RERANK_DEPTH`` best are re-scored as
-``alpha * minmax(BM25) + (1 - alpha) * cosine`` and the rest keep BM25's order.
+catalogue worse than BM25, so it does not rank on its own: BM25's ``RERANK_DEPTH`` best,
+joined by the ``NEAREST_CANDIDATES`` matching papers nearest to the query's vector, are
+re-scored as ``alpha * minmax(BM25) + (1 - alpha) * cosine`` and the rest keep BM25's order.
+The nearest papers are there for the question whose paper BM25 ranks beyond its best 100
+because it says the same thing in other words; they must still match the query (share a word
+with it and pass its filters), so the hit count and the bolded words stay true.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from bot.search.vectors import (
 logger = logging.getLogger(__name__)
 
 RERANK_DEPTH = 100
+# Declared with the held-out round of blind queries before it was measured (bench/README.md).
+NEAREST_CANDIDATES = 20
 ALPHA = 0.25  # weight of BM25 in the mix, chosen on the blind set (bench/semantic_alpha.py)
 _RECENT_QUERIES = 512  # query vectors kept (1.5 KB each)
 _PROGRESS_EVERY = 60.0  # seconds between progress lines while embedding in the background
@@ -102,20 +108,27 @@ class SemanticRanker:
     def paper_vector(self, doc: int) -> np.ndarray | None:
         return self._vectors[doc] if self._ready[doc] else None
 
+    def nearest(self, vector: np.ndarray, among: np.ndarray, k: int) -> np.ndarray:
+        """The ``k`` papers of the mask ``among`` (that have a vector) nearest to ``vector``,
+        nearest first, ties to the lower index."""
+        docs = np.flatnonzero(among & self._ready)
+        # One product with every vector, not a copy of the rows asked for: a long query
+        # matches most papers, and the copy would cost more than the product.
+        cosine = (self._vectors @ vector)[docs]
+        if len(docs) > k:
+            best = np.argpartition(-cosine, k - 1)[:k]
+            docs, cosine = docs[best], cosine[best]
+        return docs[np.lexsort((docs, -cosine))]
+
     def rerank(
         self, docs: np.ndarray, bm25: np.ndarray, vector: np.ndarray, tiebreak: np.ndarray
     ) -> Reranked:
-        """Re-order BM25's candidates (best first) by the mix; ties go by ``tiebreak``."""
-        head, rest = docs[:RERANK_DEPTH], docs[RERANK_DEPTH:]
-        cosine = np.where(self._ready[head], self._vectors[head] @ vector, np.nan)
-        mixed = mix(bm25[:RERANK_DEPTH], cosine, self._alpha)
-        order = np.lexsort((tiebreak[head], -mixed))
-        return Reranked(
-            np.concatenate([head[order], rest]),
-            np.concatenate([mixed[order], bm25[RERANK_DEPTH:]]),
-            bm25[np.concatenate([order, np.arange(len(head), len(docs))])],
-            np.concatenate([cosine[order], np.full(len(rest), np.nan)]),
-        )
+        """Re-order the candidates ``docs``, whose BM25 scores are ``bm25``, by the mix; ties
+        go by ``tiebreak``."""
+        cosine = np.where(self._ready[docs], self._vectors[docs] @ vector, np.nan)
+        mixed = mix(bm25, cosine, self._alpha)
+        order = np.lexsort((tiebreak[docs], -mixed))
+        return Reranked(docs[order], mixed[order], bm25[order], cosine[order])
 
     def fill_missing(self) -> None:
         """Embed the papers without a vector, then save them beside the corpus so a restart
