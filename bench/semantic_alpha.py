@@ -3,7 +3,8 @@
 Run from the repository root: ``python bench/semantic_alpha.py``.
 
 For each alpha the catalogue index is built with a re-ranker of that weight
-(``alpha * minmax(BM25) + (1 - alpha) * cosine`` over BM25's best 100) and every query of
+(``alpha * minmax(BM25) + (1 - alpha) * cosine`` over BM25's best 100 and the matching papers
+nearest to the query's vector) and every query of
 ``bench/queries_catalogue.jsonl`` is run through ``SearchIndex.search``, as in
 ``bench/quality.py``; thread posts are also run through ``SearchIndex.related``, the path of
 ``@paperbot`` alone in a thread. The seed regression set is run at each alpha as well, to see
