@@ -176,9 +176,7 @@ class Answers:
         if request.intent is Intent.SAVED:
             return self.saved_list(viewer)
         if request.intent is Intent.SEARCH:
-            paper = self.index.named_paper(request.argument) or self._catalogue_paper(
-                request.argument
-            )
+            paper = self._named_paper(request.argument)
             if paper is not None:
                 return self._paper_page(paper, viewer)
             return self.search(request.argument, viewer)
@@ -198,9 +196,12 @@ class Answers:
     def help(self) -> Message:
         return render.help_message(description=self.description, hint=self.wider_corpus)
 
-    def _catalogue_paper(self, query: str) -> Paper | None:
-        """The catalogue paper a query of one id or link names, as its preview finds it: a
-        paper outside the corpus searched is still one to show, not a word to search for."""
+    def _named_paper(self, query: str) -> Paper | None:
+        """The paper a query names by its id or link: a catalogue paper
+        outside the corpus searched is still one to show, not a word to search for."""
+        named = self.index.named_paper(query)
+        if named is not None:
+            return named
         words = query.split()
         return self.papers.get(words[0]) if len(words) == 1 else None
 
@@ -534,6 +535,9 @@ class Answers:
                 "Mention me with some words, e.g. `@paperbot graph sparsification`, or mention "
                 "me alone inside a thread to find papers related to it."
             )
+        paper = self._named_paper(request.argument)
+        if paper is not None:
+            return render.paper_message(paper, buttons=render.PUBLIC_BUTTONS)
         search = Remembered(request.argument, SEARCH)
         return self._thread_page(search, channel_id, thread_ts, 0)
 

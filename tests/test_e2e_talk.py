@@ -102,6 +102,20 @@ def test_paper_with_a_catalogue_link_or_id_shows_the_paper_its_preview_shows(bot
     assert "No paper with id" not in all_text(reply.blocks)
 
 
+@pytest.mark.parametrize("named", [DARK_ID, f"<https://openreview.net/forum?id={DARK_ID}>", MOG_ID])
+def test_a_mention_naming_a_paper_shows_its_card_in_the_thread(bot, named):
+    root = bot.recorder.add_message(bot.workspace.channel_id, "Which benchmark was it?")
+    acked(bot.mention(named, thread_ts=root["ts"])[0])
+    [post] = bot.recorder.wait_for("chat.postMessage")
+    assert post.args["thread_ts"] == root["ts"]
+    paper_id, title = (MOG_ID, MOG_TITLE) if named == MOG_ID else (DARK_ID, DARK_TITLE)
+    text = all_text(post.blocks)
+    assert text.startswith(f"*<https://openreview.net/forum?id={paper_id}|{title}>*")
+    assert "found no papers" not in text and "Papers for" not in text
+    assert labels(post.blocks) == ["Abstract", "Save", "More like this"]
+    validate(Message(post.args["text"], tuple(post.blocks)))
+
+
 def test_more_like_this_on_a_catalogue_paper_lists_its_neighbours_in_the_corpus(bot):
     acked(bot.slash(DARK_ID))
     [card] = bot.recorder.wait_for(RESPONSE_URL)
