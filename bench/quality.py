@@ -261,7 +261,9 @@ def _authors_as_text(papers: Sequence[Paper]) -> list[Paper]:
 
 
 class _WithoutNearestCandidates(SearchIndex):
-    def _nearest(self, plan, vector, semantic, among) -> np.ndarray:
+    def _nearest(
+        self, plan: object, vector: np.ndarray, semantic: object, among: np.ndarray
+    ) -> np.ndarray:
         return np.zeros(0, dtype=np.intp)
 
 

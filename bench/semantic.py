@@ -257,8 +257,8 @@ def report(
         f"Every run: {every_run}.",
         "",
         f"The machine's load average (1 minute) was {load[0]:.1f} before the runs and"
-        f" {load[1]:.1f} after, on {os.cpu_count()} CPUs: other work shared the core, and"
-        " the slowest runs show it.",
+        f" {load[1]:.1f} after, on {os.cpu_count()} CPUs; the benchmark's own process"
+        " accounts for about 1, and beyond that, other work shared the machine.",
         "",
     ]
     return "\n".join(lines), missed

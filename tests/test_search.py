@@ -353,6 +353,28 @@ def test_a_capitalised_sentence_start_is_not_taken_for_a_name(index: SearchIndex
     assert alone.hits and all("James R. Glass" in hit.paper.authors for hit in alone.hits)
 
 
+@pytest.mark.parametrize(
+    ("chatty", "plain"),
+    [
+        (
+            "Sorry, I'm after work on graph sparsification",
+            "Sorry, after work on graph sparsification",
+        ),
+        ("I'll need graph sparsification, we're stuck", "need graph sparsification, stuck"),
+    ],
+)
+def test_contractions_in_a_message_are_neither_words_nor_initials(
+    catalogue_index: SearchIndex, chatty: str, plain: str
+) -> None:
+    """``I'm`` is no topic, and the initials I. and M. of many authors name nobody; ``I'll``
+    is not ``ill``."""
+    result = catalogue_index.search(chatty, limit=10)
+    assert result.notice is None
+    assert [(hit.paper.id, hit.score) for hit in result.hits] == [
+        (hit.paper.id, hit.score) for hit in catalogue_index.search(plain, limit=10).hits
+    ]
+
+
 def test_an_unquoted_author_takes_the_words_that_extend_a_known_name(
     catalogue_index: SearchIndex,
 ) -> None:

@@ -213,22 +213,32 @@ def test_hits_carry_the_mix_and_its_parts(semantic_index: SearchIndex) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-def _with_vectors(tmp_path: Path, papers: dict[str, tuple[str, str, int]]) -> SearchIndex:
-    """An index over ``papers`` (id → title, abstract, axis) whose stored vector for each
-    paper is the unit vector along its axis, so that what is near what is set by hand."""
+def _axis(number: int) -> np.ndarray:
+    vector = np.zeros(DIMENSIONS)
+    vector[number] = 1
+    return vector
+
+
+def _with_vectors(
+    tmp_path: Path, papers: dict[str, tuple[str, str, np.ndarray]], authors: list[str] = ()
+) -> SearchIndex:
+    """An index over ``papers`` (id → title, abstract, vector) whose stored vectors are the
+    ones given, so that what is near what is set by hand; every paper lists ``authors``."""
     corpus = tmp_path / "hand.jsonl"
     corpus.write_text(
         "".join(
-            json.dumps({"id": paper_id, "title": title, "abstract": abstract, "authors": []}) + "\n"
+            json.dumps(
+                {"id": paper_id, "title": title, "abstract": abstract, "authors": list(authors)}
+            )
+            + "\n"
             for paper_id, (title, abstract, _) in papers.items()
         ),
         encoding="utf-8",
     )
     loaded = load_corpus(str(corpus)).papers
-    axes = np.zeros((len(loaded), DIMENSIONS))
-    axes[np.arange(len(loaded)), [papers[paper.id][2] for paper in loaded]] = 1
     keys = [text_key(embedding_text(paper)) for paper in loaded]
-    stored = empty_vectors(shared_embedder().fingerprint, DIMENSIONS).merged(keys, axes)
+    vectors = np.array([papers[paper.id][2] for paper in loaded])
+    stored = empty_vectors(shared_embedder().fingerprint, DIMENSIONS).merged(keys, vectors)
     write_vectors(vectors_path(str(corpus)), stored)
     return SearchIndex.build(loaded, ranker_for(str(corpus)))
 
@@ -237,10 +247,10 @@ def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
     tmp_path: Path,
 ) -> None:
     words = "spectral sparsifier resistance sampling laplacian"
-    papers = {"ASKED": ("Spectral sparsifiers", f"We study {words}.", 0)}
+    papers = {"ASKED": ("Spectral sparsifiers", f"We study {words}.", _axis(0))}
     # Many papers repeat every word of the asked-about paper but mean something else ...
     papers |= {
-        f"ECHO{n}": (f"Echo {n}", f"{words} {words} {words} echo {n}.", 1)
+        f"ECHO{n}": (f"Echo {n}", f"{words} {words} {words} echo {n}.", _axis(1))
         for n in range(RERANK_DEPTH + NEAREST_CANDIDATES)
     }
     # ... while this one says the same thing in other words, sharing one of them once.
@@ -248,9 +258,9 @@ def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
         "Thinning networks",
         "Dropping most edges of a network keeps its cuts and random walks nearly intact, "
         "by keeping each edge with a probability set by its effective resistance.",
-        0,
+        _axis(0),
     )
-    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", 2) for n in range(300)}
+    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", _axis(2)) for n in range(300)}
     index = _with_vectors(tmp_path, papers)
     bm25_alone = SearchIndex.build(index.papers)
     by_bm25 = [hit.paper.id for hit in bm25_alone.similar("ASKED", limit=200).hits]
@@ -259,9 +269,33 @@ def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
     assert hits[0].paper.id == "TWIN"
     assert hits[0].semantic_score == pytest.approx(1)
     assert all(hit.paper.id.startswith("ECHO") for hit in hits[1:])
+    # Paging on shows every match once, the nearest papers included, across the re-ranked head.
+    pages = [index.similar("ASKED", limit=7, offset=offset) for offset in range(0, 140, 7)]
+    shown = [hit.paper.id for page in pages for hit in page.hits]
+    assert len(shown) == len(set(shown)) == pages[0].total == len(papers) - 300 - 1
 
 
-def test_a_query_nothing_matches_has_no_hits_however_near_a_paper_means(
+def test_a_query_naming_an_author_gets_no_papers_for_being_near_its_vector(
+    tmp_path: Path,
+) -> None:
+    """The model knows topics, not names: near "papers by Lovelace" is any paper about
+    papers, while BM25's best already hold the author's own."""
+    by_name, by_topic = "papers by Lovelace", "papers on calculating engines"
+    papers = {
+        f"ADA{n}": (f"Engines {n}", f"Papers, papers, papers {n}.", _axis(0))
+        for n in range(RERANK_DEPTH + 1)
+    }
+    # Each of these matches one word of the queries and is exactly what one of them means.
+    papers["NEAR_NAME"] = ("Notes", "A note on papers.", shared_embedder().embed(by_name))
+    papers["NEAR_TOPIC"] = ("Remarks", "A remark on papers.", shared_embedder().embed(by_topic))
+    index = _with_vectors(tmp_path, papers, authors=["Ada Lovelace"])
+
+    assert index.search(by_topic, limit=1).hits[0].paper.id == "NEAR_TOPIC"
+    named = [hit.paper.id for hit in index.search(by_name, limit=10).hits]
+    assert len(named) == 10 and "NEAR_NAME" not in named
+
+
+def test_a_query_that_matches_nothing_has_no_hits_with_the_semantic_part_on(
     semantic_index: SearchIndex,
 ) -> None:
     result = semantic_index.search("sparsificaton -graph")

@@ -48,7 +48,9 @@ _STOPWORD_LIST = """
     some such than that that's the their theirs them themselves then there these they this
     those through to too under until up upon us very via was wasn't we were weren't what
     when where which while who whom why will with won't would wouldn't yet you your yours
-    yourself yourselves s t d ll m o re ve y e g eg ie et al etc
+    yourself yourselves s t d ll m o re ve y e g eg ie et al etc i'm you're we're they're
+    i've you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll
+    they'll can't cannot
 """
 STOPWORDS = frozenset(_STOPWORD_LIST.split())
 

@@ -546,8 +546,8 @@ class SearchIndex:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """The ``k`` best matches by the semantic mix: BM25's ``RERANK_DEPTH`` best and the
         matching papers nearest to ``vector`` (``_nearest``) re-ranked, then BM25's order for
-        any deeper page. Also returns the BM25 scores and cosines the mix was made of (NaN past the
-        re-ranked head), and how many papers matched.
+        any deeper page. Also returns the BM25 scores and the cosines the mix was made of
+        (cosines are NaN past the re-ranked head), and how many papers matched.
 
         Every match is scored in full: the re-ranker needs the BM25 score of papers BM25
         itself ranks low, and at a depth of 100 the pruned ranking saves nothing
@@ -583,7 +583,7 @@ class SearchIndex:
         already among BM25's best."""
         if plan.authors or plan.author_scores is not None:
             return np.zeros(0, dtype=np.intp)
-        return semantic.nearest(vector, among, NEAREST_CANDIDATES)
+        return semantic.nearest(vector, among, NEAREST_CANDIDATES, self._tiebreak)
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int
@@ -813,11 +813,13 @@ class SearchIndex:
         question), and not an English word unless capitalised inside a sentence (``Young``,
         not ``young`` or a sentence's ``Young``; the lexicon lists many names as well, so
         ``Finn`` counts only when written as one). A stopword or English word still counts
-        next to such a word, or as part of a full name (``Tianyu He``)."""
+        next to such a word, or as part of a full name (``Tianyu He``). Initials alone name
+        nobody: ``I'm`` is the initials I. and M. of many authors."""
         return (
             bool(word_tokens(word).tokens)
             and not self._is_known(word)
             and self._is_name(word)
+            and any(len(name) > 1 for name in _name_tokens(word))
             and (
                 word.casefold() not in english_words()
                 or (not initial and word[:1].isupper() and not word.isupper())

@@ -108,17 +108,20 @@ class SemanticRanker:
     def paper_vector(self, doc: int) -> np.ndarray | None:
         return self._vectors[doc] if self._ready[doc] else None
 
-    def nearest(self, vector: np.ndarray, among: np.ndarray, k: int) -> np.ndarray:
+    def nearest(
+        self, vector: np.ndarray, among: np.ndarray, k: int, tiebreak: np.ndarray
+    ) -> np.ndarray:
         """The ``k`` papers of the mask ``among`` (that have a vector) nearest to ``vector``,
-        nearest first, ties to the lower index."""
+        nearest first; ties go by ``tiebreak``, as in every other ranking."""
         docs = np.flatnonzero(among & self._ready)
         # One product with every vector, not a copy of the rows asked for: a long query
         # matches most papers, and the copy would cost more than the product.
         cosine = (self._vectors @ vector)[docs]
-        if len(docs) > k:
-            best = np.argpartition(-cosine, k - 1)[:k]
-            docs, cosine = docs[best], cosine[best]
-        return docs[np.lexsort((docs, -cosine))]
+        if len(docs) > k > 0:
+            kth = np.partition(cosine, len(docs) - k)[len(docs) - k]
+            keep = cosine >= kth  # ties at the cut included, for the tiebreak to settle
+            docs, cosine = docs[keep], cosine[keep]
+        return docs[np.lexsort((tiebreak[docs], -cosine))][:k]
 
     def rerank(
         self, docs: np.ndarray, bm25: np.ndarray, vector: np.ndarray, tiebreak: np.ndarray
