@@ -220,15 +220,22 @@ def _axis(number: int) -> np.ndarray:
 
 
 def _with_vectors(
-    tmp_path: Path, papers: dict[str, tuple[str, str, np.ndarray]], authors: list[str] = ()
+    tmp_path: Path,
+    papers: dict[str, tuple[str, str, np.ndarray]],
+    authors: dict[str, list[str]] | None = None,
 ) -> SearchIndex:
     """An index over ``papers`` (id → title, abstract, vector) whose stored vectors are the
-    ones given, so that what is near what is set by hand; every paper lists ``authors``."""
+    ones given, so that what is near what is set by hand; ``authors`` by paper id."""
     corpus = tmp_path / "hand.jsonl"
     corpus.write_text(
         "".join(
             json.dumps(
-                {"id": paper_id, "title": title, "abstract": abstract, "authors": list(authors)}
+                {
+                    "id": paper_id,
+                    "title": title,
+                    "abstract": abstract,
+                    "authors": (authors or {}).get(paper_id, []),
+                }
             )
             + "\n"
             for paper_id, (title, abstract, _) in papers.items()
@@ -288,11 +295,31 @@ def test_a_query_naming_an_author_gets_no_papers_for_being_near_its_vector(
     # Each of these matches one word of the queries and is exactly what one of them means.
     papers["NEAR_NAME"] = ("Notes", "A note on papers.", shared_embedder().embed(by_name))
     papers["NEAR_TOPIC"] = ("Remarks", "A remark on papers.", shared_embedder().embed(by_topic))
-    index = _with_vectors(tmp_path, papers, authors=["Ada Lovelace"])
+    index = _with_vectors(tmp_path, papers, {paper_id: ["Ada Lovelace"] for paper_id in papers})
 
     assert index.search(by_topic, limit=1).hits[0].paper.id == "NEAR_TOPIC"
     named = [hit.paper.id for hit in index.search(by_name, limit=10).hits]
     assert len(named) == 10 and "NEAR_NAME" not in named
+
+
+def test_the_papers_of_an_author_the_query_names_stay_first(tmp_path: Path) -> None:
+    """The model cannot see names: a paper that is exactly what "calculating engines by
+    Lovelace" means, but not by Lovelace, comes after hers."""
+    query = "calculating engines by Lovelace"
+    papers = {
+        "HERS1": ("Notes on the engine", "Calculating engines and their notes.", _axis(0)),
+        "HERS2": ("Poetical science", "Imagination in mathematics.", _axis(1)),
+        "MEANT": ("Calculating engines", "Engines that calculate.", shared_embedder().embed(query)),
+    }
+    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", _axis(2)) for n in range(20)}
+    index = _with_vectors(tmp_path, papers, {"HERS1": ["Ada Lovelace"], "HERS2": ["Ada Lovelace"]})
+
+    assert [hit.paper.id for hit in index.search(query, limit=3).hits] == [
+        "HERS1",
+        "HERS2",
+        "MEANT",
+    ]
+    assert index.search("calculating engines", limit=1).hits[0].paper.id == "MEANT"
 
 
 def test_a_query_that_matches_nothing_has_no_hits_with_the_semantic_part_on(

@@ -545,8 +545,9 @@ class SearchIndex:
         self, plan: _Plan, k: int, vector: np.ndarray, semantic: SemanticRanker
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """The ``k`` best matches by the semantic mix: BM25's ``RERANK_DEPTH`` best and the
-        matching papers nearest to ``vector`` (``_nearest``) re-ranked, then BM25's order for
-        any deeper page. Also returns the BM25 scores and the cosines the mix was made of
+        matching papers nearest to ``vector`` (``_nearest``) re-ranked, the papers of authors
+        the query names first (as BM25 alone puts them), then BM25's order for any deeper
+        page. Also returns the BM25 scores and the cosines the mix was made of
         (cosines are NaN past the re-ranked head), and how many papers matched.
 
         Every match is scored in full: the re-ranker needs the BM25 score of papers BM25
@@ -564,7 +565,8 @@ class SearchIndex:
         outside[page[:RERANK_DEPTH]] = False
         nearest = self._nearest(plan, vector, semantic, outside)
         head = np.concatenate([page[:RERANK_DEPTH], nearest])
-        reranked = semantic.rerank(head, scores[head], vector, self._tiebreak)
+        named = None if plan.author_scores is None else plan.author_scores[head] > 0
+        reranked = semantic.rerank(head, scores[head], vector, self._tiebreak, named)
         rest = page[RERANK_DEPTH:][~np.isin(page[RERANK_DEPTH:], nearest)]
         return (
             np.concatenate([reranked.docs, rest])[:k],

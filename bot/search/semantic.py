@@ -124,13 +124,21 @@ class SemanticRanker:
         return docs[np.lexsort((tiebreak[docs], -cosine))][:k]
 
     def rerank(
-        self, docs: np.ndarray, bm25: np.ndarray, vector: np.ndarray, tiebreak: np.ndarray
+        self,
+        docs: np.ndarray,
+        bm25: np.ndarray,
+        vector: np.ndarray,
+        tiebreak: np.ndarray,
+        ahead: np.ndarray | None = None,
     ) -> Reranked:
         """Re-order the candidates ``docs``, whose BM25 scores are ``bm25``, by the mix; ties
-        go by ``tiebreak``."""
+        go by ``tiebreak``. The candidates flagged in ``ahead`` come before the others,
+        each group in the mix's order: what the model cannot judge (an author's name) but
+        the query asked for stays first."""
         cosine = np.where(self._ready[docs], self._vectors[docs] @ vector, np.nan)
         mixed = mix(bm25, cosine, self._alpha)
-        order = np.lexsort((tiebreak[docs], -mixed))
+        behind = np.zeros(len(docs), dtype=bool) if ahead is None else ~ahead
+        order = np.lexsort((tiebreak[docs], -mixed, behind))
         return Reranked(docs[order], mixed[order], bm25[order], cosine[order])
 
     def fill_missing(self) -> None:
