@@ -188,6 +188,13 @@ MESSAGES: list[Shown] = [
         _end_of_thread_results,
     ),
     Shown(
+        "thread_paper_link",
+        "`@paperbot <OpenReview link>` in a thread: that paper's card, also for an accepted paper"
+        " outside the corpus searched",
+        "thread",
+        lambda bot: _mention(bot, "<https://openreview.net/forum?id=odjMSBSWRt>"),
+    ),
+    Shown(
         "subscribed",
         "`/paper subscribe 9am Europe/Berlin weekdays graph neural networks`",
         "ephemeral",
