@@ -375,6 +375,20 @@ def test_contractions_in_a_message_are_neither_words_nor_initials(
     ]
 
 
+def test_a_surname_some_abstracts_cite_still_names_its_authors(
+    catalogue_index: SearchIndex,
+) -> None:
+    """One abstract cites Bengio, nineteen papers are by a Bengio: typed as a name, the word
+    means the people. Typed in capitals it is an acronym, and a name fewer papers carry
+    than mention it (``Gaussian``) is a word."""
+    hits = catalogue_index.search("Bengio GFlowNets", limit=3).hits
+    assert all(any("Bengio" in author for author in hit.paper.authors) for hit in hits)
+    assert "GFlowNets" in hits[0].paper.title
+    assert catalogue_index._is_cited_name("Zhang")
+    assert not catalogue_index._is_cited_name("ZHANG")
+    assert not catalogue_index._is_cited_name("Gaussian")
+
+
 def test_an_unquoted_author_takes_the_words_that_extend_a_known_name(
     catalogue_index: SearchIndex,
 ) -> None:

@@ -60,6 +60,7 @@ _NAME_TOKEN = re.compile(r"[^\W_]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _SENTENCE_ENDS = (".", "?", "!", ":", ";")
 _LEAST_NAME_IDF = 0.1
+_LEAST_CITED_NAME_PAPERS = 3
 _HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
 T = TypeVar("T")
 
@@ -733,9 +734,9 @@ class SearchIndex:
                 initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
             for unit, start, _ in unit_spans(span, WORD_PATTERN):
-                if self._is_known(unit):
+                if self._is_known(unit) and not self._is_cited_name(unit):
                     typed.append(_Typed(unit, unit))
-                elif self._is_author_word(unit, initial):
+                elif self._is_known(unit) or self._is_author_word(unit, initial):
                     typed.append(_Typed(unit, unit, author_only=True))
                 else:
                     fixes = self._corrections(unit)
@@ -827,6 +828,19 @@ class SearchIndex:
                 or (not initial and word[:1].isupper() and not word.isupper())
             )
         )
+
+    def _is_cited_name(self, word: str) -> bool:
+        """A surname some abstracts cite (``Bengio``, ``Zhang``), typed as a name: capitalised,
+        not an English word, and the name of authors of more than twice as many papers as
+        use it in their title or abstract (and at least three), so it means the people."""
+        if not word[:1].isupper() or word.isupper() or word.casefold() in english_words():
+            return False
+        names = _name_tokens(word)
+        if len(names) != 1 or len(names[0]) < 2:
+            return False
+        authored = len(self._authors_by_token.get(names[0], _NO_PAPERS))
+        said = max(map(self._bm25.document_frequency, word_tokens(word).tokens), default=0)
+        return authored >= _LEAST_CITED_NAME_PAPERS and authored > 2 * said
 
     def _corrections(self, word: str) -> list[tuple[int, int, str]]:
         """Typo corrections inside a word the corpus does not know, as (start, end,
