@@ -59,12 +59,10 @@ _SLACK_LINK = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
 
 def _unwrap(match: re.Match[str]) -> str:
     target, label = match.group(1), match.group(2)
-    if target.startswith("@"):
-        return label or ""
+    if target.startswith(("@", "!")):
+        return ""  # people and groups addressed (@channel, @here, @team) are not a topic
     if target.startswith("#"):
         return "#" + (label or target[1:])
-    if target.startswith("!"):
-        return "@" + (label or target[1:].split("^")[0]).lstrip("@")
     return target
 
 
@@ -72,9 +70,10 @@ def slack_to_plain(text: str) -> str:
     """What the person typed, from Slack's wire form.
 
     Slack wraps links and mentions in ``<…>`` and escapes ``& < >``; undoing both gives the
-    query as typed (``<https://openreview.net/forum?id=X>`` is the URL again, ``<!channel>``
-    becomes the harmless word ``@channel``, user mentions drop out). Renderers escape it
-    again when echoing.
+    query as typed (``<https://openreview.net/forum?id=X>`` is the URL again, a channel
+    is its ``#name``), less whom it addresses: mentions of people, ``@channel``, ``@here``
+    and user groups drop out, as they say nothing of what to search for. Renderers escape
+    it again when echoing.
     """
     plain = unescape_mrkdwn(_SLACK_LINK.sub(_unwrap, text))
     return " ".join(_without_control_characters(plain).split())

@@ -40,8 +40,10 @@ def test_command_words_only_when_they_are_the_whole_text(text, expected):
 
 def test_slack_wire_text_is_turned_back_into_what_was_typed():
     wire = "&lt;b&gt; &amp; <https://openreview.net/forum?id=7ANDviElAo> <!channel> <@U1|bob>"
-    assert slack_to_plain(wire) == ("<b> & https://openreview.net/forum?id=7ANDviElAo @channel bob")
-    assert slack_to_plain("<#C123|research> <!subteam^S1|@team>") == "#research @team"
+    assert slack_to_plain(wire) == ("<b> & https://openreview.net/forum?id=7ANDviElAo")
+    assert slack_to_plain("<#C123|research> <!subteam^S1|@team> <!here> KV cache") == (
+        "#research KV cache"
+    )
     assert parse_command("<https://openreview.net/forum?id=X1>") == Request(
         Intent.SEARCH, "https://openreview.net/forum?id=X1"
     )

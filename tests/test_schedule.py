@@ -10,9 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from apscheduler.schedulers.base import STATE_STOPPED
+from apscheduler.triggers.date import DateTrigger
 
 from bot.digest.posting import LEASE
-from bot.digest.schedule import DigestScheduler, DigestTrigger
+from bot.digest.schedule import DigestScheduler, DigestTrigger, StoppableScheduler
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
 from bot.settings import Settings
@@ -175,3 +177,19 @@ def test_subscribing_after_todays_time_posts_today(service, scheduler, recorder,
         recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 31, 9, 0)
         scheduler.stop()
+
+
+def test_stopping_while_a_one_off_job_is_handed_over_raises_nothing() -> None:
+    """What a ``shutdown`` from another thread does first (the state) meets the scheduler's
+    thread as it hands the due catch-up job to its executor and removes it."""
+    ran = threading.Event()
+    scheduler = StoppableScheduler(timezone=UTC)
+    scheduler.start(paused=True)
+    scheduler.add_job(ran.set, DateTrigger(run_date=datetime.now(UTC)), id="catch-up")
+    paused, scheduler.state = scheduler.state, STATE_STOPPED
+    try:
+        assert scheduler._process_jobs() is None
+        assert ran.wait(5)
+    finally:
+        scheduler.state = paused  # for the real shutdown to take the executor down
+        scheduler.shutdown(wait=True)

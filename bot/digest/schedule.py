@@ -13,8 +13,9 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.job import Job
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.date import DateTrigger
 
@@ -58,10 +59,28 @@ def _retry_job_id(channel: str) -> str:
     return f"digest-retry:{channel}"
 
 
+class StoppableScheduler(BackgroundScheduler):
+    """A ``BackgroundScheduler`` that can be stopped while it finishes a one-off job.
+
+    APScheduler 3 removes a one-off job (the catch-up, a retry) once it is handed to the
+    executor; if ``shutdown`` comes from another thread in between, the removal looks for
+    the job among those waiting for a start, finds nothing and raises ``JobLookupError`` in
+    the scheduler's thread, which prints a traceback (a shell that exits at once did, every
+    other run). The job has run, and the scheduler is stopping: nothing is lost."""
+
+    def _process_jobs(self) -> float | None:
+        try:
+            return super()._process_jobs()
+        except JobLookupError:
+            if self.state == STATE_STOPPED:
+                return None
+            raise
+
+
 class DigestScheduler:
     """APScheduler jobs for every active subscription, kept in step with the service.
 
-    ``DigestScheduler(service)`` builds a ``BackgroundScheduler``; ``start()`` adds the jobs
+    ``DigestScheduler(service)`` builds a ``StoppableScheduler``; ``start()`` adds the jobs
     and runs a catch-up for posts that fell due while the bot was down; ``stop()`` shuts it
     down. The service notifies it when a subscription changes. ``scheduler`` and ``clock``
     are for tests.
@@ -83,7 +102,7 @@ class DigestScheduler:
         self._channels = None if channels is None else frozenset(channels)
         self._on_outcome = on_outcome
         self._clock = clock
-        self._scheduler = scheduler or BackgroundScheduler(
+        self._scheduler = scheduler or StoppableScheduler(
             timezone=UTC,
             job_defaults={
                 "coalesce": True,
