@@ -254,7 +254,7 @@ class Answers:
         key: str,
         viewer: Viewer,
         *,
-        intro: str | None = None,
+        about: str | None = None,
         post_button: render.PostButton | None = None,
     ) -> Message:
         offset = result.offset
@@ -269,7 +269,7 @@ class Answers:
             previous_page=previous_page,
             this_page=PageCursor(kind, key, offset).encode(),
             saved=self._saved_among(viewer, [hit.paper.id for hit in result.hits]),
-            intro=intro,
+            about=about,
             post_button=post_button,
             footer=self._hint(result, render.PAGE_SIZE),
         )
@@ -483,7 +483,7 @@ class Answers:
             _RELATED_PAGE,
             key,
             viewer,
-            intro="Papers related to this message:",
+            about="this message",
             post_button=post_button,
         )
 
@@ -494,8 +494,7 @@ class Answers:
         if remembered is None or remembered.kind != RELATED or len(target) != 2:
             return None
         channel, thread_ts = target
-        intro = "Papers related to this message:"
-        page = self._thread_page(remembered, channel, thread_ts, 0, intro=intro)
+        page = self._thread_page(remembered, channel, thread_ts, 0, about="this message")
         return channel, thread_ts, page
 
     # mentions and direct messages
@@ -549,9 +548,9 @@ class Answers:
             return notice_message(
                 "The thread's first message has no words to search for. Mention me with some."
             )
-        intro = "Papers related to this thread's first message:"
         search = Remembered(text, RELATED)
-        return self._thread_page(search, channel_id, thread_ts, 0, intro=intro)
+        about = "this thread's first message"
+        return self._thread_page(search, channel_id, thread_ts, 0, about=about)
 
     def _thread_page(
         self,
@@ -560,9 +559,13 @@ class Answers:
         thread_ts: str,
         offset: int,
         *,
-        intro: str | None = None,
+        about: str | None = None,
     ) -> Message:
+        """A page of a thread's search; ``about`` names the message a related search was
+        for (``@paperbot more`` pages on from an earlier one: "the same message")."""
         find = self.index.related if search.kind == RELATED else self.index.search
+        if search.kind == RELATED and about is None:
+            about = "the same message"
         run = partial(find, search.query, limit=THREAD_PAGE_SIZE)
         result = run(offset=offset)
         shown = offset + len(result.hits)
@@ -572,7 +575,7 @@ class Answers:
         more = "Say `@paperbot more` for the next results." if _has_more(result) else None
         footer = "\n".join(filter(None, (more, self._hint(result, THREAD_PAGE_SIZE))))
         return render.results_message(
-            result, buttons=render.PUBLIC_BUTTONS, intro=intro, footer=footer or None
+            result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer or None
         )
 
 

@@ -17,6 +17,7 @@ def test_bare_mention_reads_the_first_message_as_text_and_more_continues(bot):
     bot.mention("", thread_ts=root["ts"])
     [first] = bot.recorder.wait_for("chat.postMessage")
     text = all_text(first.blocks)
+    assert text.startswith("Papers related to this thread's first message (top 3)\n")
     assert first.args["thread_ts"] == root["ts"]
     assert MOG_TITLE in text
     assert "showing results for" not in text.lower()
@@ -24,7 +25,7 @@ def test_bare_mention_reads_the_first_message_as_text_and_more_continues(bot):
     posts = bot.recorder.wait_for("chat.postMessage", 2)
     assert posts[1].args["thread_ts"] == root["ts"]
     more = all_text(posts[1].blocks)
-    assert "(4\u20136 of" in more
+    assert more.startswith("Papers related to the same message (4\u20136)\n")
     assert MOG_TITLE not in more
 
 

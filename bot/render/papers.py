@@ -206,15 +206,18 @@ def count_span(offset: int, shown: int, total: int) -> str:
     return f"{offset + 1}\u2013{offset + shown} of {total}"
 
 
-def results_heading(result: SearchResult, *, shown: int) -> str:
-    """What the list is: a search (maybe corrected) or papers like another paper, and which
-    of its papers these are. A count is given only when it counts real matches (see
+def results_heading(result: SearchResult, *, shown: int, about: str | None = None) -> str:
+    """What the list is: a search (maybe corrected), papers like another paper, or papers
+    related to a message (``about`` names it: a message is too long to quote), and which of
+    its papers these are. A count is given only when it counts real matches (see
     ``SearchResult.counted``); otherwise the first page is the "top 5"."""
     if result.counted:
         span = count_span(result.offset, shown, result.total)
     else:
         first = result.offset + 1
         span = f"top {shown}" if first == 1 else f"{first}\u2013{result.offset + shown}"
+    if about is not None:
+        return f"Papers related to {about} ({span})"
     if result.similar_to is not None:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
     if result.corrected_query:
@@ -275,7 +278,7 @@ def results_message(
     previous_page: str | None = None,
     this_page: str | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
-    intro: str | None = None,
+    about: str | None = None,
     footer: str | None = None,
     saved: frozenset[str] = frozenset(),
     post_button: PostButton | None = None,
@@ -283,16 +286,17 @@ def results_message(
     """A page of search results; ``next_page``/``previous_page`` are the values of the
     **Next 5**/**Previous 5** buttons, ``this_page`` the cursor an abstract returns to.
 
-    ``intro`` and ``footer`` are trusted mrkdwn from the caller (never user text); ``saved``
-    are the ids on the viewer's reading list (private pages only).
+    ``about`` (for papers related to a message, see ``results_heading``) and ``footer``
+    are trusted mrkdwn from the caller (never user text); ``saved`` are the ids on the
+    viewer's reading list (private pages only).
     """
     if not result.hits and result.offset:
         return end_of_results_message(result, None)
     if not result.hits:
         return empty_message(result, footer=footer)
     cards = _fitting_cards(result, buttons, this_page, saved)
-    heading = results_heading(result, shown=len(cards))
-    blocks: list[dict[str, Any]] = [bk.section(f"{intro}\n{heading}" if intro else heading)]
+    heading = results_heading(result, shown=len(cards), about=about)
+    blocks: list[dict[str, Any]] = [bk.section(heading)]
     if result.notes:
         blocks.append(bk.context(notes_mrkdwn(result.notes)))
     for card in cards:

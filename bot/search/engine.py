@@ -621,7 +621,7 @@ class SearchIndex:
             return self.similar(paper.id, limit=limit, offset=offset)
         limit, offset = max(limit, 0), max(offset, 0)
         query = f"like:{paper.id}"
-        plan = _Plan(tokens=self._paper_terms(paper))
+        plan = _Plan(tokens=self._paper_terms(paper), counted=False)
         if not plan.tokens:
             notes = [Note("The paper has no words that papers in this corpus use.")]
             return self._result(query, (), 0, offset, None, notes, paper)
@@ -637,11 +637,12 @@ class SearchIndex:
         rest drown them."""
         limit, offset = max(limit, 0), max(offset, 0)
         tokens = [t for word in self._analyzer.words(text) for t in word.tokens]
+        # Every paper sharing one of a message's many words is no count worth giving.
         if self._semantic is None:
-            plan = _Plan(tokens=self._distinctive_terms(tokens, set(tokens)))
+            plan = _Plan(tokens=self._distinctive_terms(tokens, set(tokens)), counted=False)
             vector = None
         else:
-            plan = _Plan(tokens=[t for t in tokens if t in self._bm25.vocabulary])
+            plan = _Plan(tokens=[t for t in tokens if t in self._bm25.vocabulary], counted=False)
             vector = self._semantic.embed(text)
         if not plan.tokens:
             notes = [Note("The text has no words that papers in this corpus use.")]
