@@ -197,13 +197,22 @@ class Answers:
         return render.help_message(description=self.description, hint=self.wider_corpus)
 
     def _named_paper(self, query: str) -> Paper | None:
-        """The paper a query names by its id or link: a catalogue paper
-        outside the corpus searched is still one to show, not a word to search for."""
+        """The paper a query names: by its id or link alone, or by the one OpenReview link
+        among other words (``has anyone read <link>?`` asks about that paper, not for papers
+        about "anyone"). A catalogue paper outside the corpus searched is still one to show,
+        not a word to search for."""
         named = self.index.named_paper(query)
         if named is not None:
             return named
         words = query.split()
-        return self.papers.get(words[0]) if len(words) == 1 else None
+        if len(words) == 1:
+            return self.papers.get(words[0])
+        linked = {
+            paper_id
+            for word in words
+            if (paper_id := openreview_link_id(word.rstrip(_AFTER_A_LINK)))
+        }
+        return self.papers.get(linked.pop()) if len(linked) == 1 else None
 
     def random_paper(self, viewer: Viewer) -> Message:
         paper = self._rng.choice(self.index.papers)
@@ -577,6 +586,10 @@ class Answers:
         return render.results_message(
             result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer or None
         )
+
+
+_AFTER_A_LINK = ".,;:!?)\"'\u201d\u2019"
+"""Punctuation a sentence puts right after a link, which no OpenReview id ends with."""
 
 
 def _last_page_start(offset: int, total: int, page_size: int) -> int:

@@ -102,7 +102,15 @@ def test_paper_with_a_catalogue_link_or_id_shows_the_paper_its_preview_shows(bot
     assert "No paper with id" not in all_text(reply.blocks)
 
 
-@pytest.mark.parametrize("named", [DARK_ID, f"<https://openreview.net/forum?id={DARK_ID}>", MOG_ID])
+@pytest.mark.parametrize(
+    "named",
+    [
+        DARK_ID,
+        f"<https://openreview.net/forum?id={DARK_ID}>",
+        MOG_ID,
+        f"has anyone read <https://openreview.net/forum?id={DARK_ID}>? is it any good",
+    ],
+)
 def test_a_mention_naming_a_paper_shows_its_card_in_the_thread(bot, named):
     root = bot.recorder.add_message(bot.workspace.channel_id, "Which benchmark was it?")
     acked(bot.mention(named, thread_ts=root["ts"])[0])
