@@ -86,6 +86,14 @@ def test_a_card_cites_the_first_three_authors_and_a_single_paper_lists_them_all(
     assert "more" not in _authors_of(render.abstract_message(mog))
 
 
+def test_an_abstract_the_catalogue_lacks_points_to_openreview(seed_corpus):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    bare = replace(mog, abstract=None, plain_abstract="", display_abstract="", tldr="")
+    text = all_text(list(render.abstract_message(bare).blocks))
+    assert "The catalogue the bot reads has no abstract for this paper" in text
+    assert "|Read on OpenReview>" in text
+
+
 def test_authors_not_in_paper_order_say_so_and_one_author_is_an_author(seed_corpus):
     paper = seed_corpus.papers[0]
     alphabetical = replace(paper, authors=("Ann A", "Bo B", "Cy C", "Di D"), authors_in_order=False)

@@ -346,7 +346,11 @@ def _fitting_cards(
 def abstract_blocks(paper: Paper) -> list[dict[str, Any]]:
     """Title, the whole abstract over as many sections as it needs, and the facts."""
     blocks = [bk.section(title_mrkdwn(paper))]
-    abstract = paper.display_abstract or "_No abstract is available for this paper._"
+    abstract = paper.display_abstract or (
+        "_The catalogue the bot reads has no abstract for this paper; its OpenReview page has._"
+        if paper.url
+        else "_No abstract is available for this paper._"
+    )
     blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
     facts = (status_label(paper), authors_line(paper, every=True), links_line(paper))
     details = [line for line in facts if line]
