@@ -347,7 +347,7 @@ def abstract_blocks(paper: Paper) -> list[dict[str, Any]]:
     """Title, the whole abstract over as many sections as it needs, and the facts."""
     blocks = [bk.section(title_mrkdwn(paper))]
     abstract = paper.display_abstract or (
-        "_The catalogue the bot reads has no abstract for this paper; its OpenReview page has._"
+        "_The catalogue the bot reads has no abstract for this paper; its OpenReview page has it._"
         if paper.url
         else "_No abstract is available for this paper._"
     )
