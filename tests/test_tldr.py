@@ -129,3 +129,21 @@ def test_a_sentence_announcing_what_follows_is_no_tldr() -> None:
         "without prior knowledge of the object itself."
     )
     assert not points_back("We demonstrate the following key properties: (1) speed.")
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        (
+            "We frame it as a “cake-slicing problem.” Then more.",
+            "We frame it as a “cake-slicing problem.”",
+        ),
+        (
+            'We ask: "How should we design rewards?" We answer.',
+            'We ask: "How should we design rewards?"',
+        ),
+        ("It works (see Section 3.) Next we test it.", "It works (see Section 3.)"),
+    ],
+)
+def test_a_sentence_keeps_the_quote_or_bracket_it_closes(text: str, first: str) -> None:
+    assert split_sentences(text)[0] == first

@@ -17,7 +17,7 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.",
 _INITIAL = re.compile(r"\b[A-Z]\.$")
 # The end of a sentence, its final punctuation included: a pattern that starts with a
 # character class is scanned several times faster than one that starts with a lookbehind.
-_SENTENCE_END = re.compile(r"[.!?][\"\u201d\u2019)]*\s+(?=[\"\u201c(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"[.!?](?P<close>[\"\u201d\u2019)]*)\s+(?=[\"\u201c(\[]?[A-Z0-9])")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -37,7 +37,9 @@ def _sentences(text: str) -> Iterator[str]:
             text, max(start, end - 3), end
         ):
             continue
-        yield text[start:end].strip()
+        # The quote or bracket the sentence closes stays with it (``a “cake-slicing
+        # problem.”``), or the sentence would open a quote it never closes.
+        yield text[start : match.end("close")].strip()
         start = match.end()
     if text[start:].strip():
         yield text[start:].strip()
