@@ -430,6 +430,14 @@ def test_a_bare_field_gets_its_usage_not_a_search(index: SearchIndex) -> None:
     assert index.search("author:").usage.startswith("author:NAME finds papers")
 
 
+def test_an_author_filter_with_a_surname_no_such_author_has_says_so(index: SearchIndex) -> None:
+    """``author:Tianlong Chenn``: papers by a Tianlong exist, but the name asked for is
+    nobody's, which is the answer, not "try fewer conditions"."""
+    result = index.search("author:Tianlong Chenn")
+    assert result.total == 0
+    assert result.notice == "No paper has an author named “Tianlong Chenn”."
+
+
 def test_a_quoted_full_name_filters_by_that_author(index: SearchIndex) -> None:
     quoted = index.search('"Tianlong Chen"', limit=10)
     assert ids(quoted) == ids(index.search('author:"Tianlong Chen"', limit=10))

@@ -1093,24 +1093,26 @@ class SearchIndex:
         return Note(text, (*named, found), advises=bool(advice))
 
     def _why_nothing(self, plan: _Plan, parsed: ParsedQuery) -> Note:
+        name = plan.authors[0] if len(plan.authors) == 1 and " " not in plan.authors[0] else None
+        after = parsed.text.partition(f"author:{name}")[2].split() if name else []
+        capitalised = list(takewhile(lambda word: word[:1].isupper(), after))
+        full = " ".join([name, *capitalised]) if name and capitalised else None
         if plan.authors and not self._author_mask(plan.authors).any():
             names = ", ".join("{}" for _ in plan.authors)
-            advice = "check the spelling"
-            name = plan.authors[0]
-            after = parsed.text.partition(f"author:{name}")[2].split()
-            capitalised = list(takewhile(lambda word: word[:1].isupper(), after))
-            if len(plan.authors) == 1 and " " not in name and capitalised:
-                full = " ".join([name, *capitalised])
+            if full is not None:
                 return Note(
                     f"No paper has an author named {names} (for a full name, quote it: {{}}).",
                     (*plan.authors, f'author:"{full}"'),
                     advises=True,
                 )
             return Note(
-                f"No paper has an author named {names} ({advice}).",
+                f"No paper has an author named {names} (check the spelling).",
                 tuple(plan.authors),
                 advises=True,
             )
+        if full is not None and not self._author_mask([full]).any():
+            # ``author:Tri Dao``: papers by a Tri exist, but no author is called Tri Dao.
+            return Note("No paper has an author named {}.", (full,), advises=True)
         vocabulary = self._bm25.vocabulary
         if plan.tokens and not any(token in vocabulary for token in plan.tokens):
             if plan.unmatched:
