@@ -105,7 +105,7 @@ def test_a_typo_is_never_corrected_into_an_author_s_name(index: SearchIndex) -> 
 
 def test_words_typed_in_capitals_are_acronyms_not_typos(index: SearchIndex) -> None:
     assert index.search("GRPO").corrected_query is None
-    assert index.search("Grpah").corrected_query == "graph"
+    assert index.search("Grpah").corrected_query == "Graph"  # capitalised as typed
 
 
 def test_the_lexicon_is_a_real_english_word_list() -> None:

@@ -869,7 +869,8 @@ class SearchIndex:
                 continue
             fix = self._speller.correct(piece)
             if fix is not None:
-                fixes.append((start, end, fix))
+                # "Showing results for" echoes the fix: ``Bengoi`` reads ``Bengio``.
+                fixes.append((start, end, fix.capitalize() if piece[:1].isupper() else fix))
         return fixes
 
     def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
