@@ -424,6 +424,13 @@ def test_words_that_match_nothing_are_named(index: SearchIndex) -> None:
     assert none.notice.startswith("No paper mentions “zzzq” or “kitchen”.")
 
 
+def test_a_query_in_another_script_is_told_the_papers_are_in_english(index: SearchIndex) -> None:
+    result = index.search("拡散モデル グラフ")
+    assert result.total == 0
+    assert result.notice.endswith("The papers are in English: try English words.")
+    assert index.search("zzzq").notice.endswith("Check the spelling or try other words.")
+
+
 def test_a_bare_field_gets_its_usage_not_a_search(index: SearchIndex) -> None:
     like = index.search("like:")
     assert like.hits == () and like.usage and like.usage.startswith("like:ID finds papers")

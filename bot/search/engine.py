@@ -1116,6 +1116,10 @@ class SearchIndex:
             return Note("No paper has an author named {}.", (full,), advises=True)
         vocabulary = self._bm25.vocabulary
         if plan.tokens and not any(token in vocabulary for token in plan.tokens):
+            if plan.unmatched and not any(
+                letter.isascii() and letter.isalpha() for word in plan.unmatched for letter in word
+            ):
+                return self._unmatched_note(plan, " The papers are in English: try English words.")
             if plan.unmatched:
                 return self._unmatched_note(plan, " Check the spelling or try other words.")
             return Note(
