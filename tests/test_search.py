@@ -416,6 +416,17 @@ def test_the_count_counts_matches_only_for_one_word_phrase_or_filter(index: Sear
     assert index.search("kitchen sparsification").counted
 
 
+def test_a_full_name_typed_as_words_gives_no_count_of_half_matches(
+    catalogue_index: SearchIndex,
+) -> None:
+    """``Kaiming He`` also lists papers by every other He, after his: counting those as
+    matches would overstate his papers tenfold."""
+    typed = catalogue_index.search("Kaiming He", limit=5)
+    assert not typed.counted
+    assert all("Kaiming He" in hit.paper.authors for hit in typed.hits[:2])
+    assert catalogue_index.search('author:"Kaiming He"').counted
+
+
 def test_words_that_match_nothing_are_named(index: SearchIndex) -> None:
     note = index.search("kitchen models").notice
     assert note == "No paper mentions “kitchen”; showing papers about “models”."

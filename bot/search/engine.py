@@ -766,11 +766,15 @@ class SearchIndex:
                         word.text if known else word.typed
                     )
         plan.tokens.extend(self._expansions(typed, plan.tokens))
-        plan.author_scores = self._author_scores(self._author_runs(typed))
+        runs = self._author_runs(typed)
+        plan.author_scores = self._author_scores(runs)
         vocabulary = self._bm25.vocabulary
         free = {token for token in plan.tokens if token in vocabulary}
         conditions = len(free) + len(parsed.phrases) + (plan.author_scores is not None)
-        plan.counted = similar_to is None and conditions <= 1
+        # A full name also finds those who share half of it (every He for ``Kaiming He``):
+        # that many papers are no count of the person's.
+        whole_names = all(len(run) == 1 for run in runs)
+        plan.counted = similar_to is None and conditions <= 1 and whole_names
         plan.authors.extend(parsed.authors)
         for phrase in parsed.phrases:
             if self._is_full_name(phrase):
