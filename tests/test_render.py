@@ -94,6 +94,17 @@ def test_an_abstract_the_catalogue_lacks_points_to_openreview(seed_corpus):
     assert "|Read on OpenReview>" in text
 
 
+def test_the_authors_a_search_named_are_bold_and_shown_even_past_the_first_three(seed_corpus):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    last, first = mog.authors[-1], mog.authors[0]
+    hit = Hit(mog, 1.0, (), named_authors=(first, last))
+    card = render.results_message(SearchResult("q", (hit,), 1, 0, None, ()))
+    assert _authors_of(card) == (
+        f"ICLR 2025 Spotlight · Authors: *{first}*, Xiangguo Sun, Yanwei Yue +4 more,"
+        f" among them *{last}*"
+    )
+
+
 def test_authors_not_in_paper_order_say_so_and_one_author_is_an_author(seed_corpus):
     paper = seed_corpus.papers[0]
     alphabetical = replace(paper, authors=("Ann A", "Bo B", "Cy C", "Di D"), authors_in_order=False)

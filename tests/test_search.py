@@ -416,6 +416,16 @@ def test_the_count_counts_matches_only_for_one_word_phrase_or_filter(index: Sear
     assert index.search("kitchen sparsification").counted
 
 
+def test_hits_name_the_authors_the_query_asked_for(catalogue_index: SearchIndex) -> None:
+    """The person where the paper has them, else whoever shares most of the name."""
+    by_him = catalogue_index.search("Kaiming He", limit=1).hits[0]
+    assert by_him.named_authors == ("Kaiming He",)
+    for hit in catalogue_index.search("author:Bengio", limit=5).hits:
+        assert hit.named_authors
+        assert all("Bengio" in author for author in hit.named_authors)
+    assert catalogue_index.search("graph sparsification", limit=1).hits[0].named_authors == ()
+
+
 def test_a_full_name_typed_as_words_gives_no_count_of_half_matches(
     catalogue_index: SearchIndex,
 ) -> None:

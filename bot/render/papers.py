@@ -95,17 +95,25 @@ def status_label(paper: Paper) -> str | None:
     return f"ICLR 2025 submission ({paper.status})"
 
 
-def authors_line(paper: Paper, *, every: bool = False) -> str | None:
+def authors_line(paper: Paper, *, every: bool = False, named: Sequence[str] = ()) -> str | None:
     """Authors as a paper is cited: the first three in the paper's order and how many more
     ("Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more"); ``every`` lists them all, for a view
     of one paper. A list the catalogue holds only alphabetically says so, because its first
-    name is no first author."""
+    name is no first author. The ``named`` authors (those a search asked for) are bold, and
+    named after the count when the first three leave them out, so a reader sees why the
+    paper is there."""
     if not paper.authors:
         return None
     names = paper.authors if every else paper.authors[:_AUTHORS_CITED]
-    shown = ", ".join(escape_mrkdwn(name) for name in names)
+
+    def shown_name(name: str) -> str:
+        return f"*{escape_mrkdwn(name)}*" if name in named else escape_mrkdwn(name)
+
+    shown = ", ".join(map(shown_name, names))
     hidden = len(paper.authors) - len(names)
     more = f" +{hidden} more" if hidden > 0 else ""
+    if left_out := [name for name in named if name not in names]:
+        more += ", among them " + ", ".join(map(shown_name, left_out))
     if len(paper.authors) == 1:
         noun = "Author"
     elif paper.authors_in_order:
@@ -169,10 +177,12 @@ def paper_blocks(
     back: str | None = None,
     every_author: bool = False,
     saved: bool = False,
+    named_authors: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """One paper as a card: title, TL;DR, then status, authors, code.
 
-    ``tldr`` is a search hit's ``tldr_pieces``, whose matched words are bold.
+    ``tldr`` is a search hit's ``tldr_pieces``, whose matched words are bold, as are the
+    ``named_authors`` (see ``authors_line``).
 
     Reused by the daily post, which passes ``PUBLIC_BUTTONS``, and by link previews. ``back``
     is the cursor of the private page showing the card, so its abstract can offer a way back
@@ -184,9 +194,8 @@ def paper_blocks(
     if paper.tldr:
         body += f"\n*TL;DR:* {highlight(tldr or ((paper.tldr, False),))}"
     blocks = [bk.section(body)]
-    details = [
-        line for line in (status_label(paper), authors_line(paper, every=every_author)) if line
-    ]
+    authors = authors_line(paper, every=every_author, named=named_authors)
+    details = [line for line in (status_label(paper), authors) if line]
     facts = [item for item in (" · ".join(details), links_line(paper)) if item]
     if facts:
         blocks.append(bk.context(*facts))
@@ -335,6 +344,7 @@ def _fitting_cards(
             rank=rank,
             back=back,
             saved=hit.paper.id in saved,
+            named_authors=hit.named_authors,
         )
         used += len(card) + 1
         if used > bk.MAX_BLOCKS:

@@ -75,6 +75,8 @@ class Hit:
     # (BM25's best RERANK_DEPTH and the matching papers nearest to the query's vector, once
     # the paper has a vector); score is then the mix.
     semantic_score: float | None = None
+    # Its authors the query named (``author:`` or a name typed as words), as written there.
+    named_authors: tuple[str, ...] = ()
 
     @cached_property
     def tldr_pieces(self) -> tuple[tuple[str, bool], ...]:
@@ -293,6 +295,7 @@ class _Plan:
     unmatched: list[str] = field(default_factory=list)  # free words no paper uses, as typed
     counted: bool = True  # see ``SearchResult.counted``
     authors: list[str] = field(default_factory=list)  # names to filter by (``author:``)
+    author_runs: list[frozenset[str]] = field(default_factory=list)  # names typed as words
 
 
 @dataclass(frozen=True)
@@ -505,6 +508,7 @@ class SearchIndex:
                 highlighter.words(_texts(self.papers[doc])),
                 bm25,
                 None if np.isnan(cosine) else cosine,
+                self._named_authors(plan, doc),
             )
             for doc, score, bm25, cosine in zip(
                 page[offset : offset + limit].tolist(),
@@ -766,7 +770,7 @@ class SearchIndex:
                         word.text if known else word.typed
                     )
         plan.tokens.extend(self._expansions(typed, plan.tokens))
-        runs = self._author_runs(typed)
+        runs = plan.author_runs = self._author_runs(typed)
         plan.author_scores = self._author_scores(runs)
         vocabulary = self._bm25.vocabulary
         free = {token for token in plan.tokens if token in vocabulary}
@@ -1021,6 +1025,22 @@ class SearchIndex:
             allowed[self._papers_by(wanted)] = True
             mask &= allowed
         return mask
+
+    def _named_authors(self, plan: _Plan, doc: int) -> tuple[str, ...]:
+        """The paper's authors each name of the query stands for: those carrying most of its
+        words (``Kaiming He`` himself where he is an author, else any He)."""
+        wanted = [frozenset(_name_tokens(name)) for name in plan.authors] + plan.author_runs
+        if not wanted:
+            return ()
+        authors = self.papers[doc].authors
+        carried = [frozenset(_name_tokens(author)) for author in authors]
+        named: dict[str, None] = {}
+        for names in wanted:
+            shared = [len(names & words) for words in carried]
+            most = max(shared, default=0)
+            pairs = zip(authors, shared, strict=True)
+            named.update((author, None) for author, n in pairs if n and n == most)
+        return tuple(named)
 
     def _papers_by(self, names: frozenset[str]) -> np.ndarray:
         """Papers with one author whose name holds every one of ``names`` (non-empty)."""
