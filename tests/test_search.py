@@ -445,17 +445,6 @@ def test_words_that_match_nothing_are_named(index: SearchIndex) -> None:
     assert none.notice.startswith("No paper mentions “zzzq” or “kitchen”.")
 
 
-def test_everyday_words_of_a_sentence_are_conversation_not_unmatched_words(
-    index: SearchIndex,
-) -> None:
-    assert index.search("Has anyone got a paper on graph sparsification?").notice is None
-    assert index.search("anyone sparsification").notice == (
-        "No paper mentions “anyone”; showing papers about “sparsification”."
-    )
-    typo = index.search("Has anyone got a paper on graph sparsificaton zzqx?")
-    assert "zzqx" in typo.notice and "anyone" not in typo.notice
-
-
 def test_a_query_in_another_script_is_told_the_papers_are_in_english(index: SearchIndex) -> None:
     result = index.search("拡散モデル グラフ")
     assert result.total == 0

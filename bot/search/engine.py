@@ -61,7 +61,6 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _SENTENCE_ENDS = (".", "?", "!", ":", ";")
 _LEAST_NAME_IDF = 0.1
 _LEAST_CITED_NAME_PAPERS = 3
-_SENTENCE_WORDS = 5  # a query of this many words or more is read as a sentence
 _HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
 T = TypeVar("T")
 
@@ -762,17 +761,14 @@ class SearchIndex:
                 else word
                 for word in typed
             ]
-        # In a sentence, an everyday word no paper uses is conversation ("has anyone seen
-        # …"), not worth a note; among a few keywords, every word is meant.
-        chatty = len(typed) >= _SENTENCE_WORDS
         for word in typed:
             if not word.author_only:
                 plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
                 if word_tokens(word.text).tokens:
-                    if self._is_known(word.text):
-                        plan.searched.append(word.text)
-                    elif not (chatty and word.typed.casefold() in english_words()):
-                        plan.unmatched.append(word.typed)
+                    known = self._is_known(word.text)
+                    (plan.searched if known else plan.unmatched).append(
+                        word.text if known else word.typed
+                    )
         plan.tokens.extend(self._expansions(typed, plan.tokens))
         runs = plan.author_runs = self._author_runs(typed)
         plan.author_scores = self._author_scores(runs)
