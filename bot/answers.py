@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -207,10 +208,12 @@ class Answers:
         words = query.split()
         if len(words) == 1:
             return self.papers.get(words[0])
+        if _QUERY_SYNTAX.search(query):
+            return None  # ``author:X <link>`` or ``"a phrase" <link>`` is a search to run
         linked = {
             paper_id
             for word in words
-            if (paper_id := openreview_link_id(word.rstrip(_AFTER_A_LINK)))
+            if (paper_id := openreview_link_id(word.strip(_AROUND_A_LINK)))
         }
         return self.papers.get(linked.pop()) if len(linked) == 1 else None
 
@@ -588,8 +591,10 @@ class Answers:
         )
 
 
-_AFTER_A_LINK = ".,;:!?)\"'\u201d\u2019"
-"""Punctuation a sentence puts right after a link, which no OpenReview id ends with."""
+_AROUND_A_LINK = "(.,;:!?)\"'\u201c\u201d\u2018\u2019"
+"""Punctuation a sentence puts around a link, which no OpenReview link starts or ends with."""
+_QUERY_SYNTAX = re.compile(r"\b(?:author|like):|[\"\u201c\u201d]|(?:^|\s)-\w")
+"""What makes a query more than words: a field, a quoted phrase, an exclusion."""
 
 
 def _last_page_start(offset: int, total: int, page_size: int) -> int:

@@ -109,6 +109,7 @@ def test_paper_with_a_catalogue_link_or_id_shows_the_paper_its_preview_shows(bot
         f"<https://openreview.net/forum?id={DARK_ID}>",
         MOG_ID,
         f"has anyone read <https://openreview.net/forum?id={DARK_ID}>? is it any good",
+        f"see (<https://openreview.net/forum?id={DARK_ID}>)",
     ],
 )
 def test_a_mention_naming_a_paper_shows_its_card_in_the_thread(bot, named):
@@ -122,6 +123,12 @@ def test_a_mention_naming_a_paper_shows_its_card_in_the_thread(bot, named):
     assert "found no papers" not in text and "Papers for" not in text
     assert labels(post.blocks) == ["Abstract", "Save", "More like this"]
     validate(Message(post.args["text"], tuple(post.blocks)))
+
+
+def test_a_link_among_query_syntax_is_part_of_the_search_not_a_card(bot):
+    bot.slash(f"author:Bengio <https://openreview.net/forum?id={DARK_ID}>")
+    [reply] = bot.recorder.wait_for(RESPONSE_URL)
+    assert not all_text(reply.blocks).startswith(f"*<https://openreview.net/forum?id={DARK_ID}|")
 
 
 def test_more_like_this_on_a_catalogue_paper_lists_its_neighbours_in_the_corpus(bot):

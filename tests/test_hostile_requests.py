@@ -84,6 +84,19 @@ def test_an_unsigned_request_is_refused_and_its_body_never_logged(bot, caplog):
         (b"payload=%5B1%2C2%5D", payloads.FORM, None, "payload field is not a JSON object"),
         (b"{not json", payloads.JSON, None, "JSON body is not a JSON object"),
         (b"[1, 2]", payloads.JSON, None, "JSON body is not a JSON object"),
+        (b'{"type": "event_callback", "event": 7}', payloads.JSON, None, "event is not an"),
+        (
+            b"payload=%7B%22type%22%3A%22block_actions%22%2C%22actions%22%3A%5Bnull%5D%7D",
+            payloads.FORM,
+            None,
+            "actions are not a list of objects",
+        ),
+        (
+            b"payload=%7B%22type%22%3A+%22block_actions%22%2C+%22view%22%3A+null%7D",
+            payloads.FORM,
+            None,
+            "view is not an object",
+        ),
     ],
 )
 def test_an_undecodable_body_is_a_400_and_one_log_line(

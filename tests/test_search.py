@@ -449,6 +449,7 @@ def test_a_query_in_another_script_is_told_the_papers_are_in_english(index: Sear
     result = index.search("拡散モデル グラフ")
     assert result.total == 0
     assert result.notice.endswith("The papers are in English: try English words.")
+    assert index.search("2410.12345").notice.endswith("Check the spelling or try other words.")
     assert index.search("zzzq").notice.endswith("Check the spelling or try other words.")
 
 
@@ -459,11 +460,14 @@ def test_a_bare_field_gets_its_usage_not_a_search(index: SearchIndex) -> None:
 
 
 def test_an_author_filter_with_a_surname_no_such_author_has_says_so(index: SearchIndex) -> None:
-    """``author:Tianlong Chenn``: papers by a Tianlong exist, but the name asked for is
-    nobody's, which is the answer, not "try fewer conditions"."""
-    result = index.search("author:Tianlong Chenn")
+    """``author:Tianlong Xianyang``: papers by a Tianlong and by a Xianyang exist, but the name
+    asked for is nobody's, which is the answer, not "try fewer conditions"."""
+    result = index.search("author:Tianlong Xianyang")
     assert result.total == 0
-    assert result.notice == "No paper has an author named “Tianlong Chenn”."
+    assert result.notice == "No paper has an author named “Tianlong Xianyang”."
+    # A capitalised topic word after the name is no surname.
+    topic = index.search("author:Tianlong Kitchen")
+    assert topic.total == 0 and "author named" not in topic.notice
 
 
 def test_a_quoted_full_name_filters_by_that_author(index: SearchIndex) -> None:

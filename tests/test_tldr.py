@@ -143,7 +143,12 @@ def test_a_sentence_announcing_what_follows_is_no_tldr() -> None:
             'We ask: "How should we design rewards?"',
         ),
         ("It works (see Section 3.) Next we test it.", "It works (see Section 3.)"),
+        ("We use X (a new idea. It works.) Next.", "We use X (a new idea."),
     ],
 )
 def test_a_sentence_keeps_the_quote_or_bracket_it_closes(text: str, first: str) -> None:
     assert split_sentences(text)[0] == first
+
+
+def test_a_sentence_drops_a_bracket_it_never_opened() -> None:
+    assert split_sentences("We use X (a new idea. It works.) Next.")[1] == "It works."

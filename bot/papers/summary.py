@@ -37,12 +37,32 @@ def _sentences(text: str) -> Iterator[str]:
             text, max(start, end - 3), end
         ):
             continue
-        # The quote or bracket the sentence closes stays with it (``a “cake-slicing
-        # problem.”``), or the sentence would open a quote it never closes.
-        yield text[start : match.end("close")].strip()
+        yield (text[start:end] + _closed(text[start:end], match.group("close"))).strip()
         start = match.end()
     if text[start:].strip():
         yield text[start:].strip()
+
+
+_OPENERS = {"\u201d": "\u201c", ")": "("}
+
+
+def _closed(sentence: str, closers: str) -> str:
+    """The quotes and brackets after a sentence's full stop that close what the sentence
+    opened (``a “cake-slicing problem.”``), so it neither leaves a quote open nor closes
+    one it never opened (``It works.)`` after ``(a new idea.``)."""
+    kept = ""
+    for closer in closers:
+        text = sentence + kept
+        if closer == '"':
+            opened = text.count('"') % 2 == 1
+        elif closer == "\u2019":  # also the apostrophe: any opening quote (U+2018) will do
+            opened = "\u2018" in text
+        else:
+            opened = text.count(_OPENERS[closer]) > text.count(closer)
+        if not opened:
+            break
+        kept += closer
+    return kept
 
 
 # "We", "this paper" or "our work", case-insensitively, as a whole word, then adverbs.

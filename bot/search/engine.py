@@ -75,7 +75,8 @@ class Hit:
     # (BM25's best RERANK_DEPTH and the matching papers nearest to the query's vector, once
     # the paper has a vector); score is then the mix.
     semantic_score: float | None = None
-    # Its authors the query named (``author:`` or a name typed as words), as written there.
+    # Its authors the query named (``author:`` or a name typed as words), as the paper
+    # writes their names.
     named_authors: tuple[str, ...] = ()
 
     @cached_property
@@ -570,7 +571,12 @@ class SearchIndex:
         outside[page[:RERANK_DEPTH]] = False
         nearest = self._nearest(plan, vector, semantic, outside)
         head = np.concatenate([page[:RERANK_DEPTH], nearest])
-        named = None if plan.author_scores is None else plan.author_scores[head] > 0
+        named = None
+        if plan.author_runs:
+            # Those carrying the whole name typed, not everyone sharing half of it (every
+            # He for ``Kaiming He``), as BM25 alone ranks them.
+            by_them = reduce(np.union1d, map(self._papers_by, plan.author_runs))
+            named = np.isin(head, by_them)
         reranked = semantic.rerank(head, scores[head], vector, self._tiebreak, named)
         rest = page[RERANK_DEPTH:][~np.isin(page[RERANK_DEPTH:], nearest)]
         return (
@@ -878,7 +884,8 @@ class SearchIndex:
             fix = self._speller.correct(piece)
             if fix is not None:
                 # "Showing results for" echoes the fix: ``Bengoi`` reads ``Bengio``.
-                fixes.append((start, end, fix.capitalize() if piece[:1].isupper() else fix))
+                shown = fix[:1].upper() + fix[1:] if piece[:1].isupper() else fix
+                fixes.append((start, end, shown))
         return fixes
 
     def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
@@ -1135,14 +1142,15 @@ class SearchIndex:
                 tuple(plan.authors),
                 advises=True,
             )
-        if full is not None and not self._author_mask([full]).any():
-            # ``author:Tri Dao``: papers by a Tri exist, but no author is called Tri Dao.
+        names_only = all(self._is_name(word) and not self._is_known(word) for word in capitalised)
+        if full is not None and names_only and not self._author_mask([full]).any():
+            # ``author:Tri Dao``: papers by a Tri exist, but no author is called Tri Dao (and
+            # "Dao" can only be a name: ``author:LeCun Diffusion`` is a name and a topic).
             return Note("No paper has an author named {}.", (full,), advises=True)
         vocabulary = self._bm25.vocabulary
         if plan.tokens and not any(token in vocabulary for token in plan.tokens):
-            if plan.unmatched and not any(
-                letter.isascii() and letter.isalpha() for word in plan.unmatched for letter in word
-            ):
+            letters = [letter for word in plan.unmatched for letter in word if letter.isalpha()]
+            if letters and not any(letter.isascii() for letter in letters):
                 return self._unmatched_note(plan, " The papers are in English: try English words.")
             if plan.unmatched:
                 return self._unmatched_note(plan, " Check the spelling or try other words.")

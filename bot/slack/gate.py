@@ -3,8 +3,9 @@
 Anyone can POST to ``/slack/events``. The body is capped (waitress refuses anything over
 ``MAX_BODY_BYTES`` with a 413 before the app sees it; Slack's payloads are a few kilobytes),
 and a body Bolt could not parse — not UTF-8, a timestamp that is not a number, a ``payload=``
-or JSON body that is not a JSON object — is answered 400 with one log line, where Bolt would
-raise and answer 500 with a traceback. Request bodies are never logged, at any level: Bolt
+or JSON body that is not a JSON object, or one whose ``view``, ``event`` or ``actions`` is not
+the object Bolt takes it for — is answered 400 with one log line, where Bolt would raise and
+answer 500 with a traceback. Request bodies are never logged, at any level: Bolt
 writes the whole body into its log when a signature is wrong (a 200 MB line for a 200 MB
 POST), and ``BodylessLogs`` rewrites those records.
 """
@@ -46,21 +47,45 @@ def malformed(body: bytes, headers: Mapping[str, str]) -> str | None:
         return None
     content_type = (headers.get("CONTENT_TYPE") or "").split(";", 1)[0].strip().lower()
     if content_type == _JSON or text.startswith("{"):  # how Bolt tells JSON from a form
-        return None if _is_object(text) else "the JSON body is not a JSON object"
+        envelope = _object(text)
+        if envelope is None:
+            return "the JSON body is not a JSON object"
+        return _misshapen(envelope)
     try:
         fields = parse_qs(text, keep_blank_values=True, errors="strict")
     except UnicodeDecodeError:
         return "a form field is not UTF-8"
-    if not all(_is_object(payload) for payload in fields.get("payload", ())):
-        return "the payload field is not a JSON object"
+    for field in fields.get("payload", ()):
+        payload = _object(field)
+        if payload is None:
+            return "the payload field is not a JSON object"
+        if problem := _misshapen(payload):
+            return problem
     return None
 
 
-def _is_object(text: str) -> bool:
+def _object(text: str) -> dict[str, object] | None:
     try:
-        return isinstance(json.loads(text), dict)
+        value = json.loads(text)
     except ValueError:
-        return False
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _misshapen(body: dict[str, object]) -> str | None:
+    """What Bolt reads as an object without checking, when it is not one: its warning about
+    a request no listener takes calls ``.get`` on ``view``, the first of ``actions`` and
+    ``event``, and a 500 would follow (``"view": null``, a payload Slack never sends)."""
+    actions = body.get("actions")
+    if "view" in body and not isinstance(body["view"], dict):
+        return "the payload's view is not an object"
+    if "event" in body and not isinstance(body["event"], dict):
+        return "the event is not an object"
+    if "actions" in body and not (
+        isinstance(actions, list) and all(isinstance(a, dict) for a in actions)
+    ):
+        return "the payload's actions are not a list of objects"
+    return None
 
 
 class BodylessLogs(logging.Filter):
