@@ -745,9 +745,10 @@ class SearchIndex:
                 initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
             for unit, start, _ in unit_spans(span, WORD_PATTERN):
-                if self._is_known(unit) and not self._is_cited_name(unit):
+                known = self._is_known(unit)
+                if known and not self._is_cited_name(unit):
                     typed.append(_Typed(unit, unit))
-                elif self._is_known(unit) or self._is_author_word(unit, initial):
+                elif known or self._is_author_word(unit, initial):
                     typed.append(_Typed(unit, unit, author_only=True))
                 else:
                     fixes = self._corrections(unit)
