@@ -17,12 +17,12 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.buttons import ascii_count
 from bot.clock import Clock, system_clock
 from bot.commands import Intent, Request
 from bot.expiring import ExpiringCache
 from bot.papers.bibtex import bibtex
 from bot.papers.catalogue import PaperLookup, openreview_link_id
-from bot.papers.text import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message

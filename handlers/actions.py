@@ -22,7 +22,7 @@ from slack_bolt import App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
-from bot.papers.text import ascii_count
+from bot.buttons import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message

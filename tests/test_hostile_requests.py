@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from slack_harness import SIGNING_SECRET, LiveBot, Reply, all_text
 
-from bot.papers.text import ascii_count
+from bot.buttons import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.shell.fake_slack import RESPONSE_URL

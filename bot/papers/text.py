@@ -61,18 +61,6 @@ def unescape_mrkdwn(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-MAX_COUNT_DIGITS = 9
-
-
-def ascii_count(text: str) -> int | None:
-    """A non-negative whole number written in ASCII digits, as the bot writes them into button
-    values, or None. ``str.isdigit`` would also pass ``²`` (which ``int`` rejects) and other
-    scripts' digits, so a forged value could crash a click instead of being ignored."""
-    if not (0 < len(text) <= MAX_COUNT_DIGITS and text.isascii() and text.isdigit()):
-        return None
-    return int(text)
-
-
 _ASTERISK_OPERATOR = "\u2217"
 _PAIRED_MARKS = {
     "_": re.compile(r"(?<![^\W_])_|_(?![^\W_])"),  # at a word's edge: snake_case never opens

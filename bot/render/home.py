@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.buttons import ascii_count
 from bot.papers.paper import Paper
-from bot.papers.text import ascii_count, escape_mrkdwn
+from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.mrkdwn import quoted
 from bot.render.papers import (

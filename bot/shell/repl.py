@@ -22,9 +22,10 @@ from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
 from bot.arguments import ArgumentParser
+from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CorpusError
-from bot.papers.text import ascii_count, escape_mrkdwn
+from bot.papers.text import escape_mrkdwn
 from bot.render import papers as render_papers
 from bot.render.mrkdwn import terminal_text
 from bot.render.terminal import render
