@@ -1,0 +1,244 @@
+"""The digest's daily claims and rotation: at most one post per channel and local date,
+taken over when its owner goes quiet, and which papers each channel has had in its round.
+
+A claim goes ``claimed`` → ``posting`` (set just before the API call) → ``posted``; posting
+records the paper as seen in the same transaction, so the rotation and the claims agree.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+
+from bot.store.database import Database
+from bot.store.records import CLAIMED, POSTED, POSTING, ClaimAttempt, DigestClaim
+from bot.store.tables import digest_claims, digest_seen
+
+log = logging.getLogger(__name__)
+
+
+def never_gone(_owner: str) -> bool:
+    """The default liveness check: only the lease tells that an owner stopped."""
+    return False
+
+
+class DigestClaims:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def rotation(self, channel: str) -> tuple[int, frozenset[str]]:
+        """The channel's current round and the papers it has had in that round."""
+        with self._database.connect() as connection:
+            current = connection.execute(
+                select(func.max(digest_seen.c.round)).where(digest_seen.c.channel == channel)
+            ).scalar()
+            if current is None:
+                return 0, frozenset()
+            seen = connection.execute(
+                select(digest_seen.c.paper_id).where(
+                    digest_seen.c.channel == channel, digest_seen.c.round == current
+                )
+            ).scalars()
+            return current, frozenset(seen)
+
+    def digest_claim(self, channel: str, local_date: date) -> DigestClaim | None:
+        with self._database.connect() as connection:
+            row = connection.execute(_claim_query(channel, local_date)).first()
+        return None if row is None else DigestClaim(**row._mapping)
+
+    def latest_claim_date(self, channel: str) -> date | None:
+        """The last local date the channel's post was claimed (to notice missed days)."""
+        with self._database.connect() as connection:
+            return connection.execute(
+                select(func.max(digest_claims.c.local_date)).where(
+                    digest_claims.c.channel == channel
+                )
+            ).scalar()
+
+    def claim_digest(
+        self,
+        channel: str,
+        local_date: date,
+        *,
+        paper_id: str,
+        round: int,
+        position: int,
+        pool_size: int,
+        owner: str,
+        lease: timedelta,
+        owner_gone: Callable[[str], bool] = never_gone,
+    ) -> ClaimAttempt:
+        """Claim the channel's post for ``local_date``, or take over an abandoned claim.
+
+        The insert relies on the primary key, so of several processes racing only one gets
+        the row. A claim that is released, whose owner has not touched it within ``lease``,
+        or whose owner ``owner_gone`` says is dead, is taken over with a compare-and-set
+        update, again so only one wins; the
+        taken-over claim keeps its paper and state (``posting`` tells the new owner that a
+        message may already be in the channel).
+        """
+        now = self._database.now()
+        with self._database.begin() as connection:
+            inserted = connection.execute(
+                self._database.insert(digest_claims)
+                .values(
+                    channel=channel,
+                    local_date=local_date,
+                    state=CLAIMED,
+                    paper_id=paper_id,
+                    round=round,
+                    position=position,
+                    pool_size=pool_size,
+                    owner=owner,
+                    claimed_at=now,
+                    updated_at=now,
+                )
+                .on_conflict_do_nothing(index_elements=["channel", "local_date"])
+                .returning(*digest_claims.c)
+            ).first()
+            if inserted is not None:
+                return ClaimAttempt(True, DigestClaim(**inserted._mapping))
+            existing = DigestClaim(
+                **connection.execute(_claim_query(channel, local_date)).one()._mapping
+            )
+            abandoned = (
+                existing.owner is None
+                or now - existing.updated_at >= lease
+                or owner_gone(existing.owner)
+            )
+            if existing.state == POSTED or not abandoned:
+                return ClaimAttempt(False, existing)
+            taken = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date == local_date,
+                    digest_claims.c.state == existing.state,
+                    digest_claims.c.updated_at == existing.updated_at,
+                    digest_claims.c.owner.is_(None)
+                    if existing.owner is None
+                    else digest_claims.c.owner == existing.owner,
+                )
+                .values(owner=owner, updated_at=now)
+            )
+            if taken.rowcount != 1:
+                return ClaimAttempt(False, existing)
+            log.warning(
+                "took over the %s digest claim of %s for %s from %s",
+                existing.state,
+                channel,
+                local_date,
+                existing.owner or "a released claim",
+            )
+            return ClaimAttempt(True, replace(existing, owner=owner, updated_at=now))
+
+    def _update_owned_claim(
+        self, channel: str, local_date: date, owner: str, values: dict[str, Any]
+    ) -> bool:
+        with self._database.begin() as connection:
+            result = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date == local_date,
+                    digest_claims.c.owner == owner,
+                    digest_claims.c.state != POSTED,
+                )
+                .values(updated_at=self._database.now(), **values)
+            )
+        return result.rowcount == 1
+
+    def mark_posting(self, channel: str, local_date: date, owner: str) -> bool:
+        """Record that the post is about to be sent; False if the claim was lost."""
+        return self._update_owned_claim(channel, local_date, owner, {"state": POSTING})
+
+    def touch_claim(self, channel: str, local_date: date, owner: str) -> bool:
+        """Renew the lease while retrying; False if another process took the claim over."""
+        return self._update_owned_claim(channel, local_date, owner, {})
+
+    def release_claim(self, channel: str, local_date: date, owner: str, *, sent: bool) -> bool:
+        """Give the claim up so another attempt can take it at once.
+
+        ``sent`` says whether the message may have reached Slack (a timeout after sending);
+        if so the claim stays ``posting`` so the next owner looks in the channel first.
+        """
+        return self._update_owned_claim(
+            channel, local_date, owner, {"owner": None, "state": POSTING if sent else CLAIMED}
+        )
+
+    def record_post(self, channel: str, local_date: date, ts: str, owner: str) -> bool:
+        """Mark the claim posted with the message ``ts`` and count the paper as seen."""
+        return self._mark_posted(channel, local_date, ts, digest_claims.c.owner == owner)
+
+    def _mark_posted(self, channel: str, local_date: date, ts: str, condition: Any) -> bool:
+        now = self._database.now()
+        with self._database.begin() as connection:
+            row = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date == local_date,
+                    digest_claims.c.state != POSTED,
+                    condition,
+                )
+                .values(state=POSTED, ts=ts, posted_at=now, updated_at=now)
+                .returning(digest_claims.c.round, digest_claims.c.paper_id)
+            ).first()
+            if row is None:
+                return False
+            connection.execute(
+                self._database.insert(digest_seen)
+                .values(
+                    channel=channel, round=row.round, paper_id=row.paper_id, local_date=local_date
+                )
+                .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
+            )
+        return True
+
+    def unsettled_claims(self, channel: str, before: date, lease: timedelta) -> list[DigestClaim]:
+        """Earlier days' claims left ``posting`` by an owner silent for longer than ``lease``:
+        their message may or may not be in the channel, and their paper is not yet seen."""
+        with self._database.connect() as connection:
+            rows = connection.execute(
+                select(digest_claims)
+                .where(
+                    digest_claims.c.channel == channel,
+                    digest_claims.c.local_date < before,
+                    digest_claims.c.state == POSTING,
+                    digest_claims.c.updated_at <= self._database.now() - lease,
+                )
+                .order_by(digest_claims.c.local_date)
+            )
+            return [DigestClaim(**row._mapping) for row in rows]
+
+    def settle_claim(self, claim: DigestClaim, ts: str | None) -> bool:
+        """Settle an abandoned ``posting`` claim from what the channel's history showed: posted
+        as ``ts`` (the paper counts as seen), or, with no ``ts``, never sent. Only the claim
+        as it was read is changed, so a process that revived it in between wins."""
+        unchanged = (digest_claims.c.state == POSTING) & (
+            digest_claims.c.updated_at == claim.updated_at
+        )
+        if ts is not None:
+            return self._mark_posted(claim.channel, claim.local_date, ts, unchanged)
+        with self._database.begin() as connection:
+            result = connection.execute(
+                digest_claims.update()
+                .where(
+                    digest_claims.c.channel == claim.channel,
+                    digest_claims.c.local_date == claim.local_date,
+                    unchanged,
+                )
+                .values(state=CLAIMED, owner=None, updated_at=self._database.now())
+            )
+        return result.rowcount == 1
+
+
+def _claim_query(channel: str, local_date: date) -> Any:
+    return select(digest_claims).where(
+        digest_claims.c.channel == channel, digest_claims.c.local_date == local_date
+    )

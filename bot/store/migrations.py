@@ -1,0 +1,84 @@
+"""Schema versions: create what is missing, refuse a newer schema, and upgrade an older one
+in place, so a database keeps its rows across bot releases."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import DateTime, func, select, text
+from sqlalchemy.engine import Connection
+
+from bot.store.database import Database, StoreError
+from bot.store.records import RELATED
+from bot.store.tables import metadata, saved_queries, schema_version, thread_searches
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 3
+"""Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
+
+_LEGACY_RELATED_MARK = "\x1frelated\x1f"
+"""How schema 2 marked a related search: a prefix on the query, not a column."""
+
+_CREATE_SCHEMA_LOCK = 5050505
+"""The PostgreSQL advisory lock that serialises concurrent start-ups."""
+
+
+def _kinds_and_times(connection: Connection, now: datetime) -> None:
+    """Schema 3: the kind of a remembered search in a column of its own (schema 2 prefixed a
+    related search's text with ``_LEGACY_RELATED_MARK``), and when a query was saved, so
+    it can expire. Existing queries count as saved at the upgrade."""
+    timestamp = DateTime().compile(dialect=connection.dialect)
+    for table in (saved_queries, thread_searches):
+        connection.execute(
+            text(f"ALTER TABLE {table.name} ADD COLUMN kind VARCHAR(16) NOT NULL DEFAULT 'search'")
+        )
+    connection.execute(text(f"ALTER TABLE saved_queries ADD COLUMN saved_at {timestamp}"))
+    connection.execute(saved_queries.update().values(saved_at=now))
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("ALTER TABLE saved_queries ALTER COLUMN saved_at SET NOT NULL"))
+    for table in (saved_queries, thread_searches):
+        connection.execute(
+            table.update()
+            .where(table.c.query.startswith(_LEGACY_RELATED_MARK, autoescape=True))
+            .values(
+                kind=RELATED,
+                query=func.substr(table.c.query, len(_LEGACY_RELATED_MARK) + 1),
+            )
+        )
+
+
+_MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {3: _kinds_and_times}
+"""Steps that take the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
+that changes existing tables: each alters them and converts their rows. A version that only
+adds tables has no entry: ``create_all`` creates every missing table before the steps run
+(version 2 added ``saved_papers`` and ``unfurls``)."""
+
+
+def migrate(database: Database) -> None:
+    """Bring the database to ``SCHEMA_VERSION`` in one transaction, or refuse a newer one."""
+    with database.begin() as connection:
+        if database.dialect == "postgresql":
+            # Serialise concurrent start-ups: CREATE TABLE races otherwise.
+            connection.execute(text(f"SELECT pg_advisory_xact_lock({_CREATE_SCHEMA_LOCK})"))
+        metadata.create_all(connection)
+        current = connection.execute(select(func.max(schema_version.c.version))).scalar()
+        if current is None:
+            connection.execute(
+                schema_version.insert().values(version=SCHEMA_VERSION, applied_at=database.now())
+            )
+            return
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"the database has schema version {current}, newer than this bot's "
+                f"{SCHEMA_VERSION}; upgrade the bot or point PAPERBOT_DATABASE_URL elsewhere"
+            )
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            log.info("migrating the database to schema version %d", version)
+            if version in _MIGRATIONS:
+                _MIGRATIONS[version](connection, database.now())
+            connection.execute(
+                schema_version.insert().values(version=version, applied_at=database.now())
+            )

@@ -1,0 +1,64 @@
+"""The plain values the store hands to callers and takes from them: no SQL here, so the
+digest and answers read them as ordinary data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import NamedTuple
+
+SEARCH, RELATED = "search", "related"
+"""Kinds of remembered search: a query typed in the query language, or free text (a message
+or a thread's first message) to find related papers for."""
+
+CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
+"""States of a daily digest claim, in the order it goes through them."""
+
+
+@dataclass(frozen=True)
+class SubscriptionRecord:
+    """A channel's stored subscription settings, as plain values (parsing is elsewhere)."""
+
+    channel: str
+    post_time: str
+    zone: str
+    cadence: str
+    topic: str | None
+    source: str
+    active: bool = True
+    paused_reason: str | None = None
+
+
+class Remembered(NamedTuple):
+    query: str
+    kind: str  # SEARCH or RELATED
+
+
+class ThreadSearch(NamedTuple):
+    query: str
+    kind: str
+    shown: int  # results shown so far in the thread
+
+
+@dataclass(frozen=True)
+class DigestClaim:
+    channel: str
+    local_date: date
+    state: str
+    paper_id: str
+    round: int
+    position: int
+    pool_size: int
+    owner: str | None
+    ts: str | None
+    claimed_at: datetime
+    updated_at: datetime
+    posted_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ClaimAttempt:
+    """What ``claim_digest`` found: ``acquired`` means this owner now holds ``claim``."""
+
+    acquired: bool
+    claim: DigestClaim

@@ -1,0 +1,71 @@
+"""Digest subscriptions: each channel's post time, zone, cadence and topic, and whether it
+unsubscribed or was paused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.store.database import Database
+from bot.store.records import SubscriptionRecord
+from bot.store.tables import subscriptions
+
+
+class Subscriptions:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def save_subscription(self, record: SubscriptionRecord) -> None:
+        """Create or replace a channel's subscription (unpausing it)."""
+        values = {
+            "post_time": record.post_time,
+            "zone": record.zone,
+            "cadence": record.cadence,
+            "topic": record.topic,
+            "source": record.source,
+            "active": record.active,
+            "paused_reason": record.paused_reason,
+            "updated_at": self._database.now(),
+        }
+        with self._database.begin() as connection:
+            connection.execute(
+                self._database.insert(subscriptions)
+                .values(channel=record.channel, **values)
+                .on_conflict_do_update(index_elements=["channel"], set_=values)
+            )
+
+    def pause_subscription(self, channel: str, reason: str) -> bool:
+        with self._database.begin() as connection:
+            result = connection.execute(
+                subscriptions.update()
+                .where(subscriptions.c.channel == channel)
+                .values(paused_reason=reason, updated_at=self._database.now())
+            )
+        return result.rowcount == 1
+
+    def subscription(self, channel: str) -> SubscriptionRecord | None:
+        with self._database.connect() as connection:
+            row = connection.execute(
+                select(subscriptions).where(subscriptions.c.channel == channel)
+            ).first()
+        return None if row is None else _record(row)
+
+    def subscriptions(self) -> list[SubscriptionRecord]:
+        """Every stored row, unsubscribed and paused ones included, by channel."""
+        with self._database.connect() as connection:
+            rows = connection.execute(select(subscriptions).order_by(subscriptions.c.channel))
+            return [_record(row) for row in rows]
+
+
+def _record(row: Any) -> SubscriptionRecord:
+    return SubscriptionRecord(
+        channel=row.channel,
+        post_time=row.post_time,
+        zone=row.zone,
+        cadence=row.cadence,
+        topic=row.topic,
+        source=row.source,
+        active=row.active,
+        paused_reason=row.paused_reason,
+    )

@@ -1,0 +1,160 @@
+"""The schema: every table the bot keeps, one place to read what is stored and why.
+
+Uniqueness is always enforced by these primary keys (with ``ON CONFLICT`` in the parts that
+write), never by a check-then-insert, because two processes may race for the same row.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+)
+
+from bot.store.records import SEARCH
+
+QUERY_KEY_LENGTH = 16
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in, aware UTC datetimes out, on every backend.
+
+    SQLite has no time zone type and would hand back naive values, so instants are stored
+    as naive UTC everywhere and made aware again on the way out.
+    """
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; pass an aware UTC instant")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+metadata = MetaData()
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", UTCDateTime, nullable=False),
+)
+
+slack_events = Table(
+    "slack_events",
+    metadata,
+    Column("event_id", String(255), primary_key=True),
+    Column("seen_at", UTCDateTime, nullable=False, index=True),
+)
+
+saved_queries = Table(
+    "saved_queries",
+    metadata,
+    Column("key", String(QUERY_KEY_LENGTH), primary_key=True),
+    Column("query", Text, nullable=False),
+    Column("kind", String(16), nullable=False, server_default=SEARCH),
+    Column("saved_at", UTCDateTime, nullable=False),
+)
+
+thread_searches = Table(
+    "thread_searches",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("thread_ts", String(64), primary_key=True),
+    Column("query", Text, nullable=False),
+    Column("shown", Integer, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("kind", String(16), nullable=False, server_default=SEARCH),
+)
+
+subscriptions = Table(
+    "subscriptions",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("post_time", String(5), nullable=False),
+    Column("zone", String(64), nullable=False),
+    Column("cadence", String(16), nullable=False),
+    Column("topic", Text),
+    Column("source", String(16), nullable=False),
+    Column("active", Boolean, nullable=False),
+    Column("paused_reason", String(64)),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+"""One row per channel that ever used a command (or was paused while on the env default).
+
+``active = false`` is the "unsubscribed" marker: it must outlive the row's subscription so
+that ``/paper unsubscribe`` keeps beating ``PAPERBOT_DIGEST_CHANNEL`` after a restart.
+"""
+
+digest_seen = Table(
+    "digest_seen",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("paper_id", String(128), primary_key=True),
+    Column("local_date", Date, nullable=False),
+)
+"""The rotation: which papers each channel has had in each round. The order itself is not
+stored; it is recomputed from a per-channel, per-round seed, so it survives restarts."""
+
+digest_claims = Table(
+    "digest_claims",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("local_date", Date, primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("paper_id", String(128), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("pool_size", Integer, nullable=False),
+    Column("owner", String(64)),
+    Column("ts", String(32)),
+    Column("claimed_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("posted_at", UTCDateTime),
+)
+"""At most one daily post per (channel, local date): the primary key is the guarantee.
+
+``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
+the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
+whose owner stopped updating it for longer than the lease may be taken over."""
+
+saved_papers = Table(
+    "saved_papers",
+    metadata,
+    Column("team_id", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("paper_id", String(128), primary_key=True),
+    Column("saved_at", UTCDateTime, nullable=False),
+    Index("saved_papers_by_user", "team_id", "user_id", "saved_at"),
+)
+"""Reading lists: a person's saved papers, per workspace (user ids are only unique within
+one). The primary key makes saving idempotent, whoever clicks twice or wherever."""
+
+unfurls = Table(
+    "unfurls",
+    metadata,
+    Column("link_key", String(64), primary_key=True),
+    Column("paper_id", String(128), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("rendered_at", UTCDateTime, nullable=False, index=True),
+)
+"""Rendered link previews, keyed by a hash of the link as Slack sent it."""
