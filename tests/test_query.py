@@ -6,7 +6,6 @@ from bot.search.query import (
     MAX_QUERY_CHARS,
     SpellCorrector,
     edit_distance,
-    openreview_id_from_url,
     parse_query,
 )
 
@@ -44,9 +43,7 @@ def test_smart_and_unclosed_quotes_still_make_phrases() -> None:
 def test_openreview_urls_are_references() -> None:
     url = "https://openreview.net/forum?id=7ANDviElAo"
     assert parse_query(url).reference == url
-    assert openreview_id_from_url(url) == "7ANDviElAo"
-    assert openreview_id_from_url("<https://openreview.net/pdf?id=abc-12>") == "abc-12"
-    assert openreview_id_from_url("https://example.org/?id=7ANDviElAo") is None
+    assert parse_query("https://example.org/?id=7ANDviElAo").reference is None
 
 
 def test_control_characters_are_dropped_and_long_queries_cut() -> None:

@@ -10,33 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from urllib.parse import parse_qs, urlsplit
 
 from bot.papers.corpus import catalogue_by_openreview_id
+from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
-from bot.papers.text import unescape_mrkdwn
-
-OPENREVIEW_HOSTS = frozenset({"openreview.net", "www.openreview.net"})
-PAPER_PATHS = frozenset({"/forum", "/pdf"})
-
-
-def openreview_link_id(url: str) -> str | None:
-    """The paper id of an OpenReview forum or PDF link (``www.`` and extra parameters allowed),
-    else None: other pages and other domains name no paper.
-
-    Slack sends a message's links with ``& < >`` escaped (``&`` as ``&amp;``), so those are
-    undone first, and only those: ``html.unescape`` would also read ``&noteId`` as ``¬eId``.
-    Callers keep Slack's string as the key they answer under."""
-    try:
-        parts = urlsplit(unescape_mrkdwn(url.strip()))
-    except ValueError:
-        return None
-    if parts.scheme not in {"http", "https"} or (parts.hostname or "") not in OPENREVIEW_HOSTS:
-        return None
-    if parts.path.rstrip("/") not in PAPER_PATHS:
-        return None
-    ids = parse_qs(parts.query).get("id")
-    return ids[0].strip() or None if ids else None
 
 
 class PaperLookup:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.papers.openreview import openreview_link_id
 from bot.papers.summary import tldr
 from bot.papers.text import clean_text, mrkdwn_literal
 
@@ -71,9 +72,7 @@ class Paper:
     @property
     def openreview_id(self) -> str | None:
         """The OpenReview forum id, when the paper has one (hash ids start with ``h``)."""
-        if self.url and "id=" in self.url:
-            return self.url.rsplit("id=", 1)[1]
-        return None
+        return openreview_link_id(self.url) if self.url else None
 
 
 _DERIVED: dict[str, Callable[[Paper], str]] = {

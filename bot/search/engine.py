@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
+from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
 from bot.search.analyzer import (
     WORD_PATTERN,
@@ -37,7 +38,6 @@ from bot.search.pruned import PrunedRanking
 from bot.search.query import (
     ParsedQuery,
     SpellCorrector,
-    openreview_id_from_url,
     parse_query,
     unit_spans,
 )
@@ -399,7 +399,7 @@ class SearchIndex:
     def get(self, ref: str) -> Paper | None:
         """A paper by id, OpenReview id or OpenReview URL."""
         ref = ref.strip()
-        key = openreview_id_from_url(ref) or ref
+        key = openreview_link_id(ref) or ref
         doc = self._by_id.get(key)
         if doc is None:
             doc = self._by_folded_id.get(key.casefold())

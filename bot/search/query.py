@@ -15,6 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
+from bot.papers.openreview import openreview_link_id
+
 MAX_QUERY_CHARS = 1000
 
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"'})
@@ -27,7 +29,6 @@ _CHUNK = re.compile(
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
-_OPENREVIEW_URL = re.compile(r"^<?https?://(?:www\.)?openreview\.net/\S*?[?&]id=([\w-]+)\S*?>?$")
 
 
 @dataclass(frozen=True)
@@ -70,15 +71,10 @@ def clean_query(raw: str) -> tuple[str, bool]:
     return text, False
 
 
-def openreview_id_from_url(text: str) -> str | None:
-    match = _OPENREVIEW_URL.match(text.strip())
-    return match.group(1) if match else None
-
-
 def parse_query(raw: str) -> ParsedQuery:
     text, truncated = clean_query(raw)
     stripped = text.strip()
-    if stripped and " " not in stripped and openreview_id_from_url(stripped):
+    if stripped and " " not in stripped and openreview_link_id(stripped):
         return ParsedQuery(text, reference=stripped, truncated=truncated)
     words: list[Span] = []
     phrases: list[str] = []

@@ -1,0 +1,48 @@
+"""The one rule for which paper an OpenReview link names.
+
+A link reaches the bot in many forms: typed into ``/paper`` with or without ``www.``, as a
+forum or a PDF link, with more parameters than ``id``, at the end of a sentence (``…?id=X.``),
+or as Slack sends it, wrapped as ``<url>`` or ``<url|label>`` with ``&`` escaped as ``&amp;``.
+The query parser, the search index, the catalogue lookup, link previews and a paper's own
+``url`` all ask here, so a link names the same paper (or none) wherever it is pasted.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+OPENREVIEW_HOSTS = frozenset({"openreview.net", "www.openreview.net"})
+PAPER_PATHS = frozenset({"/forum", "/pdf"})
+"""The pages whose ``id`` is a paper's; other pages' (``/group?id=ICLR.cc/2025``) are not."""
+_PAPER_ID = re.compile(r"[\w-]+")
+"""OpenReview ids are letters, digits, ``_`` and ``-``: what follows is the sentence's."""
+
+
+def _unwrapped(link: str) -> str:
+    """The URL of Slack's ``<url>`` or ``<url|label>``, either bracket optional."""
+    return link.strip().removeprefix("<").split("|", 1)[0].removesuffix(">")
+
+
+def openreview_link_id(link: str) -> str | None:
+    """The paper id of an OpenReview forum or PDF link, else None: other pages and other
+    domains name no paper, and neither does text with a space in it.
+
+    Slack escapes ``&`` in the links it sends as ``&amp;``, so that is undone first, and only
+    that (``<`` and ``>`` never occur in a URL, and ``html.unescape`` would also read
+    ``&noteId`` as ``¬eId``). Callers keep the string they were sent as the key they answer
+    under."""
+    url = _unwrapped(link).replace("&amp;", "&")
+    if not url or any(char.isspace() for char in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme not in {"http", "https"} or (parts.hostname or "") not in OPENREVIEW_HOSTS:
+        return None
+    if parts.path.rstrip("/") not in PAPER_PATHS:
+        return None
+    ids = parse_qs(parts.query).get("id")
+    found = _PAPER_ID.match(ids[0].strip()) if ids else None
+    return found.group() if found else None
