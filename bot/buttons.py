@@ -1,13 +1,33 @@
 """What a button carries: the one codec for button values.
 
-Render encodes, handlers decode; nothing else reads a value's separators. A value holds at
-most 2,000 characters and anyone can forge one, so decoding never raises: a value the bot
-did not write decodes to nothing, and the click is ignored or told its page expired.
+Render writes values with the encoders here and handlers read them back with the decoders,
+which hand answers typed values; nothing else knows a value's separators. A value holds at
+most 2,000 characters, so a long query travels as a remembered key. Anyone can forge a
+value, so decoding never raises: a value the bot did not write decodes to ``None`` (or, for
+the App Home's numbers, to the first page).
+
+Values already posted in Slack (private lists, thread replies, the daily post) must keep
+decoding, so these formats never change; ``tests/test_buttons.py`` holds one of each:
+
+- a page (**Next**, **Previous**, **Back to results**): ``kind:offset:key``, see ``PageCursor``;
+- **Abstract** and the Save family (**Save**, **Saved ✓**, **Undo**, **Save again**): the
+  paper id, then a space and the private page it was on, if any (``PaperButton``);
+- **Post in thread**: the remembered text's key, channel and thread ts, space-separated
+  (``RelatedTarget``; the same string is the key of a related-papers page);
+- the App Home's **Remove**: the paper id, a space and the list offset; its **Previous** and
+  **Next**: the offset alone;
+- **Share**, **More like this** and the App Home's **Abstract**: the paper id alone, read as is.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
+
 MAX_COUNT_DIGITS = 9
+_FIELD_SEPARATOR = " "
+"""Between the parts of a value: paper ids, keys, channel ids and ts have no spaces."""
+_CURSOR_SEPARATOR = ":"
 
 
 def ascii_count(text: str) -> int | None:
@@ -17,3 +37,113 @@ def ascii_count(text: str) -> int | None:
     if not (0 < len(text) <= MAX_COUNT_DIGITS and text.isascii() and text.isdigit()):
         return None
     return int(text)
+
+
+class PageKind(StrEnum):
+    """What a private page shows, and so what its cursor's key names."""
+
+    QUERY = "q"
+    """A remembered ``/paper`` search; the key is the store's key for the query."""
+    SIMILAR = "s"
+    """A paper's neighbours; the key is the paper id."""
+    PAPER = "p"
+    """A single paper's card; the key is the paper id."""
+    ABSTRACT = "a"
+    """A private abstract; the key is its **Abstract** button's value (``PaperButton``)."""
+    NOTICE = "n"
+    """The private "Saved ✓ · Undo" notice about one paper; the key is the paper id."""
+    SAVED = "r"
+    """A page of the clicker's reading list; the key is a placeholder (the clicker is known)."""
+    RELATED = "t"
+    """Papers related to a message (the shortcut); the key is a ``RelatedTarget``."""
+
+
+_PAGE_KINDS = frozenset(kind.value for kind in PageKind)
+
+
+@dataclass(frozen=True)
+class PageCursor:
+    """A private page a button leads to (**Next**, **Previous**, **Back to results**), or the
+    page a card's button was clicked on: what the page shows, and an offset."""
+
+    kind: PageKind
+    key: str
+    offset: int = 0
+
+    def encode(self) -> str:
+        return f"{self.kind}{_CURSOR_SEPARATOR}{self.offset}{_CURSOR_SEPARATOR}{self.key}"
+
+    @classmethod
+    def decode(cls, value: str) -> PageCursor | None:
+        kind, _, rest = value.partition(_CURSOR_SEPARATOR)
+        offset, _, key = rest.partition(_CURSOR_SEPARATOR)
+        count = ascii_count(offset)
+        if kind not in _PAGE_KINDS or count is None or not key:
+            return None
+        return cls(PageKind(kind), key, count)
+
+
+def paper_button_value(paper_id: str, page: str | None) -> str:
+    """The value of **Abstract** and the Save family: the paper, and the encoded private page
+    it was clicked on (the list to return to, or the page to redraw with the new button)."""
+    return f"{paper_id}{_FIELD_SEPARATOR}{page}" if page else paper_id
+
+
+@dataclass(frozen=True)
+class PaperButton:
+    """A click on **Abstract** or the Save family: the paper, and the private page the button
+    was on (``None`` on a message everyone sees)."""
+
+    paper_id: str
+    page: PageCursor | None = None
+
+    def encode(self) -> str:
+        return paper_button_value(self.paper_id, self.page.encode() if self.page else None)
+
+    @classmethod
+    def decode(cls, value: str) -> PaperButton | None:
+        paper_id, _, page = value.partition(_FIELD_SEPARATOR)
+        cursor = PageCursor.decode(page) if page else None
+        if not paper_id or (page and cursor is None):
+            return None
+        return cls(paper_id, cursor)
+
+
+@dataclass(frozen=True)
+class RelatedTarget:
+    """Papers related to a message: the remembered text's key and, where the bot may post,
+    the channel and thread that **Post in thread** posts them in."""
+
+    text_key: str
+    post_to: tuple[str, str] | None = None
+
+    def encode(self) -> str:
+        return _FIELD_SEPARATOR.join((self.text_key, *(self.post_to or ())))
+
+    @classmethod
+    def decode(cls, value: str) -> RelatedTarget | None:
+        text_key, *post_to = value.split(_FIELD_SEPARATOR)
+        if not text_key or len(post_to) not in {0, 2}:
+            return None
+        return cls(text_key, (post_to[0], post_to[1]) if post_to else None)
+
+
+def home_remove_value(paper_id: str, offset: int) -> str:
+    """The App Home's **Remove**: the paper and the page of the list to show afterwards."""
+    return f"{paper_id}{_FIELD_SEPARATOR}{offset}"
+
+
+def decode_home_remove(value: str) -> tuple[str, int]:
+    """``(paper id, list offset)`` from **Remove**; a forged offset shows the first page."""
+    paper_id, _, offset = value.partition(_FIELD_SEPARATOR)
+    return paper_id, ascii_count(offset) or 0
+
+
+def home_page_value(offset: int) -> str:
+    """The App Home's **Previous** and **Next**: the offset of the page they show."""
+    return str(offset)
+
+
+def decode_home_page(value: str) -> int:
+    """The list offset of an App Home page button; a forged one shows the first page."""
+    return ascii_count(value) or 0

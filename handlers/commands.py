@@ -11,7 +11,7 @@ from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers, Viewer
-from bot.commands import Intent, parse_command
+from bot.answers.typed import Intent, parse_command
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import send_file_to_user

@@ -18,7 +18,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.answers import DM_THREAD, Answers
-from bot.commands import Intent, message_text, parse_mention
+from bot.answers.typed import Intent, message_text, parse_mention
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
 from handlers.errors import acknowledge, answering_failures, logging_failures

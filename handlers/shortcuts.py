@@ -14,7 +14,7 @@ from slack_bolt import App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
-from bot.commands import message_text
+from bot.answers.typed import message_text
 from bot.render.message import Message
 from bot.slack.conversations import bot_can_post
 from handlers.errors import acknowledge, answering_failures

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.commands import Intent, Request, parse_command, parse_mention, slack_to_plain
+from bot.answers.typed import Intent, Request, parse_command, parse_mention, slack_to_plain
 
 BOT = "UPAPERBOT"
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from bot.answers import Viewer
-from bot.commands import Intent, Request
+from bot.answers.typed import Intent, Request
 from bot.render.message import Message
 from handlers import actions, commands, events
 

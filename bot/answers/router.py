@@ -17,12 +17,13 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.buttons import ascii_count
+from bot.answers.typed import Intent, Request
+from bot.buttons import PageCursor, PageKind
 from bot.clock import Clock, system_clock
-from bot.commands import Intent, Request
 from bot.expiring import ExpiringCache
 from bot.papers.bibtex import bibtex
-from bot.papers.catalogue import PaperLookup, openreview_link_id
+from bot.papers.catalogue import PaperLookup
+from bot.papers.openreview import openreview_link_id
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
@@ -44,29 +45,6 @@ VISIBILITY_TTL = timedelta(minutes=5)
 every publish (each Save, Remove, page) would otherwise ask again for every channel."""
 VISIBILITY_ENTRIES = 10_000
 
-_QUERY_PAGE = "q"
-_SIMILAR_PAGE = "s"
-_PAPER_PAGE = "p"
-_ABSTRACT_PAGE = "a"
-"""A private abstract; its key is the **Abstract** button's value (paper and list)."""
-_NOTICE_PAGE = "n"
-"""The private "Saved ✓ · Undo" notice about one paper."""
-_SAVED_PAGE = "r"
-"""A page of the clicker's reading list (the key is a placeholder: the clicker is known)."""
-_RELATED_PAGE = "t"
-"""Papers related to a message (the shortcut): the key is the remembered text's key, then,
-where the bot may post, the channel and thread to post them in."""
-_PAGE_KINDS = frozenset(
-    {
-        _QUERY_PAGE,
-        _SIMILAR_PAGE,
-        _PAPER_PAGE,
-        _ABSTRACT_PAGE,
-        _NOTICE_PAGE,
-        _SAVED_PAGE,
-        _RELATED_PAGE,
-    }
-)
 _TARGET_SEPARATOR = " "
 
 
@@ -113,28 +91,6 @@ class DigestCommands(Protocol):
     def subscriptions(self, channel_id: str) -> Message: ...
     def today(self, channel_id: str) -> Message: ...
     def active_subscriptions(self) -> Sequence[Subscription]: ...
-
-
-@dataclass(frozen=True)
-class PageCursor:
-    """A private page a button leads to (**Next**, **Previous**, **Back to results**): a
-    remembered query, a paper's neighbours, or a single paper; and an offset."""
-
-    kind: str
-    key: str
-    offset: int
-
-    def encode(self) -> str:
-        return f"{self.kind}:{self.offset}:{self.key}"
-
-    @classmethod
-    def decode(cls, value: str) -> PageCursor | None:
-        kind, _, rest = value.partition(":")
-        offset, _, key = rest.partition(":")
-        count = ascii_count(offset)
-        if kind not in _PAGE_KINDS or count is None or not key:
-            return None
-        return cls(kind, key, count)
 
 
 class Answers:
@@ -222,7 +178,7 @@ class Answers:
         return self._paper_page(paper, viewer, intro="A random paper:")
 
     def _paper_page(self, paper: Paper, viewer: Viewer, *, intro: str | None = None) -> Message:
-        this_page = PageCursor(_PAPER_PAGE, paper.id, 0).encode()
+        this_page = PageCursor(PageKind.PAPER, paper.id, 0).encode()
         saved = self._is_saved(viewer, paper.id)
         return render.paper_message(paper, intro=intro, this_page=this_page, saved=saved)
 
@@ -236,7 +192,7 @@ class Answers:
         if not result.hits:
             return self._nothing_more(result)
         key = self.store.remember_query(query)
-        return self._page(result, _QUERY_PAGE, key, viewer)
+        return self._page(result, PageKind.QUERY, key, viewer)
 
     def _hint(self, result: SearchResult, page_size: int) -> str | None:
         """The wider corpus, when a search found nothing or less than a page."""
@@ -262,7 +218,7 @@ class Answers:
     def _page(
         self,
         result: SearchResult,
-        kind: str,
+        kind: PageKind,
         key: str,
         viewer: Viewer,
         *,
@@ -294,19 +250,19 @@ class Answers:
         cursor = PageCursor.decode(value)
         if cursor is None:
             return render.expired_message()
-        if cursor.kind == _SIMILAR_PAGE:
+        if cursor.kind == PageKind.SIMILAR:
             return self.more_like_this(cursor.key, viewer, cursor.offset)
-        if cursor.kind == _ABSTRACT_PAGE:
+        if cursor.kind == PageKind.ABSTRACT:
             return self.abstract(cursor.key, viewer)
-        if cursor.kind == _SAVED_PAGE:
+        if cursor.kind == PageKind.SAVED:
             return self.saved_list(viewer, cursor.offset)
-        if cursor.kind == _RELATED_PAGE:
+        if cursor.kind == PageKind.RELATED:
             return self._related_page(cursor.key, viewer, cursor.offset)
-        if cursor.kind in {_PAPER_PAGE, _NOTICE_PAGE}:
+        if cursor.kind in {PageKind.PAPER, PageKind.NOTICE}:
             paper = self.papers.get(cursor.key)
             if paper is None:
                 return render.not_found_message(cursor.key)
-            if cursor.kind == _PAPER_PAGE:
+            if cursor.kind == PageKind.PAPER:
                 return self._paper_page(paper, viewer)
             return render.saved_notice_message(
                 paper, saved=self._is_saved(viewer, paper.id), this_page=value
@@ -328,7 +284,7 @@ class Answers:
             paper,
             buttons=render.RESULT_BUTTONS,
             back=back,
-            this_page=PageCursor(_ABSTRACT_PAGE, value, 0).encode(),
+            this_page=PageCursor(PageKind.ABSTRACT, value, 0).encode(),
             saved=self._is_saved(viewer, paper.id),
         )
 
@@ -346,7 +302,7 @@ class Answers:
         result = self.index.like_paper(paper, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return self._nothing_more(result)
-        return self._page(result, _SIMILAR_PAGE, paper_id, viewer)
+        return self._page(result, PageKind.SIMILAR, paper_id, viewer)
 
     # reading lists
 
@@ -365,7 +321,7 @@ class Answers:
             self.store.save_paper(viewer.team_id, viewer.user_id, paper_id)
         else:
             self.remove_saved(viewer, paper_id)
-        return self.page(this_page or PageCursor(_NOTICE_PAGE, paper_id, 0).encode(), viewer)
+        return self.page(this_page or PageCursor(PageKind.NOTICE, paper_id, 0).encode(), viewer)
 
     def remove_saved(self, viewer: Viewer, paper_id: str) -> None:
         """**Remove** in the App Home (which then redraws itself)."""
@@ -378,7 +334,7 @@ class Answers:
         papers = self._saved_papers(viewer, limit=render.PAGE_SIZE, offset=offset)
 
         def cursor(at: int) -> str:
-            return PageCursor(_SAVED_PAGE, "me", at).encode()
+            return PageCursor(PageKind.SAVED, "me", at).encode()
 
         more = offset + render.PAGE_SIZE < total
         return render.saved_list_message(
@@ -492,7 +448,7 @@ class Answers:
         post_button = render.PostButton(key) if len(target) == 2 else None
         return self._page(
             result,
-            _RELATED_PAGE,
+            PageKind.RELATED,
             key,
             viewer,
             about="this message",
