@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from slack_harness import SIGNING_SECRET, LiveBot, Reply, all_text
 
-from bot.buttons import ascii_count
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.shell.fake_slack import RESPONSE_URL
@@ -289,15 +288,3 @@ def test_forged_page_values_with_non_ascii_digits_are_ignored_not_apologised_for
     [answer] = bot.recorder.calls_to(RESPONSE_URL)
     assert "went wrong" not in all_text(answer.blocks)
     assert "expired" in all_text(answer.blocks)
-
-
-def test_ascii_count_takes_ascii_digits_only():
-    assert [ascii_count(text) for text in ("0", "42", "\u00b2", "\u0663", "", "-1", "1" * 10)] == [
-        0,
-        42,
-        None,
-        None,
-        None,
-        None,
-        None,
-    ]
