@@ -7,7 +7,6 @@ records the paper as seen in the same transaction, so the rotation and the claim
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, timedelta
@@ -15,11 +14,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from bot.store.database import Database
+from bot.store.database import Database, log
 from bot.store.records import CLAIMED, POSTED, POSTING, ClaimAttempt, DigestClaim
 from bot.store.tables import digest_claims, digest_seen
-
-log = logging.getLogger(__name__)
 
 
 def never_gone(_owner: str) -> bool:

@@ -9,6 +9,7 @@ PostgreSQL is used when the URL names it (through psycopg 3).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
@@ -24,6 +25,9 @@ from bot.clock import Clock
 from bot.settings import StartupError
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+log = logging.getLogger(__package__)
+"""The store's one logger: operators read ``bot.store`` whichever part wrote the line."""
 
 
 class StoreError(StartupError, RuntimeError):

@@ -3,18 +3,15 @@ in place, so a database keeps its rows across bot releases."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import DateTime, func, select, text
 from sqlalchemy.engine import Connection
 
-from bot.store.database import Database, StoreError
+from bot.store.database import Database, StoreError, log
 from bot.store.records import RELATED
 from bot.store.tables import metadata, saved_queries, schema_version, thread_searches
-
-log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
