@@ -19,7 +19,10 @@ from bot.papers.corpus import (
     load_corpus,
 )
 from bot.papers.paper import ACCEPTED_STATUSES
-from bot.papers.text import clean_text, match_key
+from bot.papers.plain import clean_text
+from bot.papers.text import match_key
+from bot.render.markup import abstract_mrkdwn
+from bot.render.mrkdwn import mrkdwn_literal
 
 
 def _catalogue() -> list[dict]:
@@ -71,7 +74,7 @@ def test_each_seed_takes_its_catalogue_record(
     assert paper.url == f"https://openreview.net/forum?id={record['id']}"
     assert paper.abstract == " ".join(abstract.split())
     assert paper.plain_abstract == clean_text(abstract).plain
-    assert paper.display_abstract == clean_text(abstract).display
+    assert abstract_mrkdwn(paper.abstract) == abstract_mrkdwn(abstract)
     assert 0 < len(paper.tldr) <= 300
 
 
@@ -262,7 +265,7 @@ def test_catalogue_titles_are_clean_and_escaped(catalogue_corpus: LoadedCorpus) 
     for paper in catalogue_corpus.papers:
         assert "$" not in paper.title and "\\" not in paper.title
     mm = next(p for p in catalogue_corpus.papers if p.title.startswith("MM1.5: Methods"))
-    assert "Analysis &amp; Insights" in mm.display_title
+    assert "Analysis &amp; Insights" in mrkdwn_literal(mm.title)
 
 
 # --- operator corpora -----------------------------------------------------------------------

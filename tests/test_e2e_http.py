@@ -20,6 +20,7 @@ from slack_harness import (
 
 from bot.render import papers as render
 from bot.render.blocks import validate
+from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
@@ -125,7 +126,7 @@ def test_abstract_replaces_the_private_list_with_the_whole_abstract(bot):
     second = responses(bot, 2)[1]
     assert second.args["replace_original"] is True
     paper = bot.services.index.get(MOG_ID)
-    assert paper.display_abstract[-200:] in all_text(second.blocks)
+    assert abstract_mrkdwn(paper.abstract)[-200:] in all_text(second.blocks)
     assert_valid(second)
 
 

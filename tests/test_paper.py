@@ -1,4 +1,4 @@
-"""The paper record: display text and TL;DR derived on first read when not given."""
+"""The paper record: the TL;DR derived on first read when not given, and what render shows of it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import pytest
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
+from bot.papers.plain import clean_text
 from bot.papers.summary import tldr
-from bot.papers.text import clean_text
+from bot.render.markup import abstract_mrkdwn
+from bot.render.mrkdwn import mrkdwn_literal
 
 ABSTRACT = (
     "Graph neural networks are slow on large graphs. We propose **MoG**, which keeps "
@@ -37,43 +39,33 @@ def _paper(**given: object) -> Paper:
     return Paper(**{**fields, **given})
 
 
-def test_left_out_display_text_and_tldr_are_derived_from_the_text() -> None:
+def test_left_out_tldr_is_derived_and_display_text_rendered_from_the_text() -> None:
     paper = _paper()
-    assert paper.display_title == "MoG: Graphs\u2217 &amp; &lt;Sparsity&gt;"
-    assert paper.display_abstract == clean_text(ABSTRACT).display
-    assert "*MoG*" in paper.display_abstract
-    assert "&lt;for speed&gt;" in paper.display_abstract
-    assert "<https://github.com/x/MoG>" in paper.display_abstract
+    assert mrkdwn_literal(paper.title) == "MoG: Graphs\u2217 &amp; &lt;Sparsity&gt;"
+    display_abstract = abstract_mrkdwn(paper.abstract)
+    assert "*MoG*" in display_abstract
+    assert "&lt;for speed&gt;" in display_abstract
+    assert "<https://github.com/x/MoG>" in display_abstract
     assert paper.tldr == tldr(paper.plain_abstract)
     assert paper.tldr.startswith("We propose MoG, which keeps 8.67% \u223c 50.85% of the edges")
 
 
-def test_given_display_text_and_tldr_are_kept_as_given() -> None:
-    paper = _paper(display_title="Shown title", display_abstract="Shown abstract", tldr="Short.")
-    assert (paper.display_title, paper.display_abstract, paper.tldr) == (
-        "Shown title",
-        "Shown abstract",
-        "Short.",
-    )
+def test_a_given_tldr_is_kept_as_given() -> None:
+    assert _paper(tldr="Short.").tldr == "Short."
 
 
 def test_a_paper_without_an_abstract_shows_no_abstract_and_no_tldr() -> None:
     paper = _paper(abstract=None, plain_abstract="", code_urls=(), links=())
-    assert paper.display_abstract == ""
     assert paper.tldr == ""
 
 
 def test_derived_fields_behave_like_given_ones() -> None:
     lazy, eager = _paper(), _paper()
-    explicit = _paper(
-        display_title=eager.display_title,
-        display_abstract=eager.display_abstract,
-        tldr=eager.tldr,
-    )
+    explicit = _paper(tldr=eager.tldr)
     assert lazy == explicit and hash(_paper()) == hash(explicit)
     assert pickle.loads(pickle.dumps(_paper())) == explicit
     assert replace(_paper(), tldr="Other.").tldr == "Other."
-    assert replace(_paper(), id="abc").display_abstract == explicit.display_abstract
+    assert replace(_paper(), id="abc").tldr == explicit.tldr
     assert "tldr='We propose MoG" in repr(_paper())
     with pytest.raises(FrozenInstanceError):
         lazy.tldr = "changed"  # type: ignore[misc]
@@ -91,8 +83,8 @@ def test_a_loaded_jsonl_paper_shows_its_abstract_rendered_for_slack(tmp_path: Pa
     )
     corpus: LoadedCorpus = load_corpus(str(path))
     [paper] = corpus.papers
-    assert paper.display_title == "Q\u2217 search"
-    assert paper.display_abstract == (
+    assert mrkdwn_literal(paper.title) == "Q\u2217 search"
+    assert abstract_mrkdwn(paper.abstract) == (
         "We introduce *Q\u2217*, a planner. It is fast: see <https://q.example.org/code>."
     )
     # A sentence holding a URL never makes the TL;DR.

@@ -14,7 +14,9 @@ from slack_harness import all_text
 from bot.render import blocks as bk
 from bot.render import home as render_home
 from bot.render import papers as render
+from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
+from bot.render.mrkdwn import mrkdwn_literal
 from bot.search.engine import Hit, Note, SearchResult
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; <https://evil.example|click> *bold* `x` >"
@@ -52,7 +54,7 @@ def test_result_card_shows_title_link_status_authors_tldr_and_code(index):
     message = render.results_message(result, next_page="q:5:key")
     text = repr(message.blocks)
     mog = result.hits[0].paper
-    assert f"<{mog.url}|{mog.display_title}>" in text
+    assert f"<{mog.url}|{mrkdwn_literal(mog.title)}>" in text
     assert "ICLR 2025 Spotlight" in text
     assert "Authors: Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more" in text
     assert "not in paper order" not in text
@@ -88,7 +90,7 @@ def test_a_card_cites_the_first_three_authors_and_a_single_paper_lists_them_all(
 
 def test_an_abstract_the_catalogue_lacks_points_to_openreview(seed_corpus):
     mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
-    bare = replace(mog, abstract=None, plain_abstract="", display_abstract="", tldr="")
+    bare = replace(mog, abstract=None, plain_abstract="", tldr="")
     text = all_text(list(render.abstract_message(bare).blocks))
     assert "The catalogue the bot reads has no abstract for this paper" in text
     assert "|Read on OpenReview>" in text
@@ -139,7 +141,6 @@ def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
     evil = replace(
         seed_corpus.papers[0],
         title=HOSTILE,
-        display_title="&lt;!channel&gt;",
         authors=(HOSTILE,),
         tldr=HOSTILE,
         code_urls=("https://github.com/a/b>|<!channel>",),
@@ -178,13 +179,13 @@ def test_help_card_lists_the_commands():
 
 def test_long_abstract_is_split_over_sections_without_losing_text(seed_corpus):
     paper = seed_corpus.papers[0]
-    long_abstract = " ".join([paper.display_abstract] * 8)
-    message = render.abstract_message(replace(paper, display_abstract=long_abstract))
+    long_abstract = " ".join([paper.abstract] * 8)
+    message = render.abstract_message(replace(paper, abstract=long_abstract))
     bk.validate(message)
     shown = " ".join(
         block["text"]["text"] for block in message.blocks[1:] if block["type"] == "section"
     )
-    assert shown.split() == long_abstract.split()
+    assert shown.split() == abstract_mrkdwn(long_abstract).split()
 
 
 # --- blocks.py -----------------------------------------------------------------------------

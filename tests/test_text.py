@@ -12,18 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.papers.corpus import CATALOGUE_PATH, SEEDS_DIR
+from bot.papers.markup import TOKEN_CHARS, TOKEN_START, may_hold_markup
+from bot.papers.plain import _parse_and_render, clean_text
 from bot.papers.summary import LONGEST_SENTENCE, derive_title, split_sentences, tldr
-from bot.papers.text import (
-    _TOKEN_CHARS,
-    _TOKEN_START,
-    _may_hold_markup,
-    _parse_and_render,
-    clean_text,
-    escape_mrkdwn,
-    extract_code_urls,
-    match_key,
-    normalise_whitespace,
-)
+from bot.papers.text import match_key, normalise_whitespace
+from bot.papers.urls import extract_code_urls
+from bot.render.markup import abstract_mrkdwn
+from bot.render.mrkdwn import escape_mrkdwn
 
 
 def _seed_abstracts() -> list[str]:
@@ -138,8 +133,8 @@ def test_cleaning_gives_what_a_person_would_write(
     if plain is not None:
         assert cleaned.plain == plain
     if display is not None:
-        assert cleaned.display == display
-    for text in (cleaned.plain, cleaned.display):
+        assert abstract_mrkdwn(raw) == display
+    for text in (cleaned.plain, abstract_mrkdwn(raw)):
         assert "$" not in text
         assert "\\" not in text
         assert "**" not in text
@@ -182,7 +177,7 @@ def test_catalogue_titles_come_out_readable(raw: str, title: str) -> None:
 
 
 def test_a_literal_star_cannot_turn_into_slack_bold() -> None:
-    display = clean_text("Q* Agent and Rodimus* models").display
+    display = abstract_mrkdwn("Q* Agent and Rodimus* models")
     assert "*" not in display
     assert display == "Q∗ Agent and Rodimus∗ models"
 
@@ -266,7 +261,7 @@ def test_no_word_of_a_seed_abstract_is_lost(raw: str) -> None:
 
 @pytest.mark.parametrize("raw", SEED_ABSTRACTS, ids=[a[:40] for a in SEED_ABSTRACTS])
 def test_seed_abstracts_display_without_markup_leftovers(raw: str) -> None:
-    display = clean_text(raw).display
+    display = abstract_mrkdwn(raw)
     assert not re.search(r"[$\\]|\*\*|\]\(", display), display
     # Every link is a Slack link, never a bare URL repeated after its label.
     for url in clean_text(raw).links:
@@ -377,10 +372,10 @@ def test_text_without_markup_is_cleaned_as_the_parser_would() -> None:
     ("HuRi : Humanoid …" keeps its space), which 21 catalogue texts show.
     """
     texts = [normalise_whitespace(text) for text in SEED_ABSTRACTS + _catalogue_texts()]
-    markup_free = [text for text in texts if not _may_hold_markup(text)]
+    markup_free = [text for text in texts if not may_hold_markup(text)]
     assert len(markup_free) > len(texts) / 2
     for text in texts:
-        assert _may_hold_markup(text) == (_TOKEN_START.search(text) is not None)
+        assert may_hold_markup(text) == (TOKEN_START.search(text) is not None)
     for text in markup_free:
         if " :" in text or " ," in text or " ;" in text or " ." in text:
             assert clean_text(text).plain == text
@@ -391,7 +386,7 @@ def test_text_without_markup_is_cleaned_as_the_parser_would() -> None:
 def test_text_whose_only_markup_is_urls_is_cleaned_as_the_parser_would() -> None:
     texts = [normalise_whitespace(text) for text in SEED_ABSTRACTS + _catalogue_texts()]
     url_only = [
-        text for text in texts if "http" in text and not any(char in text for char in _TOKEN_CHARS)
+        text for text in texts if "http" in text and not any(char in text for char in TOKEN_CHARS)
     ]
     url_only += [
         "Code: https://github.com/a/b.git. Demo at https://a.github.io/b/ (see https://x.org/y).",
@@ -436,8 +431,8 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=40).map("".join))
 def test_cleaning_never_raises_and_never_leaks_markup(raw: str) -> None:
     cleaned = clean_text(raw)
-    assert "**" not in cleaned.display
-    for text in (cleaned.plain, cleaned.display):
+    assert "**" not in abstract_mrkdwn(raw)
+    for text in (cleaned.plain, abstract_mrkdwn(raw)):
         assert "\\" not in text
         if "\\$" not in raw:  # an escaped dollar is a real dollar sign
             assert "$" not in text
@@ -447,6 +442,6 @@ def test_cleaning_never_raises_and_never_leaks_markup(raw: str) -> None:
 @given(st.text(max_size=300))
 def test_cleaning_arbitrary_unicode_never_raises(raw: str) -> None:
     cleaned = clean_text(raw)
-    assert "**" not in cleaned.display
+    assert "**" not in abstract_mrkdwn(raw)
     assert len(tldr(cleaned.plain)) <= LONGEST_SENTENCE
     assert derive_title(cleaned.plain)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from bot.papers.text import unescape_mrkdwn
+from bot.render.mrkdwn import unescape_mrkdwn
 
 
 class Intent(StrEnum):

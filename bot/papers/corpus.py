@@ -21,13 +21,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.papers.paper import ACCEPTED_STATUSES, Paper
+from bot.papers.plain import clean_normalised_text
 from bot.papers.summary import derive_title
-from bot.papers.text import (
-    clean_normalised_text,
-    extract_code_urls,
-    match_key,
-    normalise_whitespace,
-)
+from bot.papers.text import match_key, normalise_whitespace
+from bot.papers.urls import extract_code_urls
 from bot.settings import StartupError
 
 SEEDS_DIR = Path(str(importlib.resources.files("seeds")))

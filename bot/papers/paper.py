@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from bot.papers.openreview import openreview_link_id
 from bot.papers.summary import tldr
-from bot.papers.text import clean_text, mrkdwn_literal
 
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 """The catalogue's decisions for an accepted paper (others: rejected, withdrawn, …)."""
@@ -21,14 +20,13 @@ ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 class Paper:
     """One paper the bot knows, immutable once loaded.
 
-    Text comes in three forms because each consumer needs a different one: ``abstract`` is
-    the author's original (whitespace collapsed), ``plain_abstract`` feeds the index, and
-    ``display_abstract`` is Slack mrkdwn, already escaped, ready to show.
+    The abstract comes in two forms because each consumer needs a different one:
+    ``abstract`` is the author's original (whitespace collapsed), the source of what render
+    shows, and ``plain_abstract`` feeds the index and the TL;DR.
 
-    ``display_title``, ``display_abstract`` and ``tldr`` may be left out (None): each is then
-    derived from the fields above the first time it is read. Only the few papers a reader is
-    shown ever need them, and rendering and summarising every paper was over a third of the
-    time to load 100,000. Reading one always gives text.
+    ``tldr`` may be left out (None): it is then derived from ``plain_abstract`` the first
+    time it is read. Only the few papers a reader is shown ever need it, and summarising
+    every paper was a large part of the time to load 100,000. Reading it always gives text.
 
     ``authors_in_order`` is true only where the catalogue vouches that ``authors`` is in the
     paper's own order; elsewhere the list is alphabetical and names no first author.
@@ -46,8 +44,6 @@ class Paper:
     title_derived: bool
     source: str
     authors_in_order: bool = False
-    display_title: str = None  # type: ignore[assignment]
-    display_abstract: str = None  # type: ignore[assignment]
     tldr: str = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -76,7 +72,5 @@ class Paper:
 
 
 _DERIVED: dict[str, Callable[[Paper], str]] = {
-    "display_title": lambda paper: mrkdwn_literal(paper.title),
-    "display_abstract": lambda paper: clean_text(paper.abstract).display if paper.abstract else "",
     "tldr": lambda paper: tldr(paper.plain_abstract),
 }

@@ -1,7 +1,7 @@
 """What a reader sees before the abstract: a TL;DR and, when a paper has no catalogue title, a
 title derived from its text.
 
-Both are chosen from the cleaned plain abstract (``bot.papers.text``), sentence by sentence, with
+Both are chosen from the cleaned plain abstract (``bot.papers.plain``), sentence by sentence, with
 rules tuned on how ICLR abstracts are written: background first, then "we propose …".
 """
 

@@ -11,10 +11,9 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from bot.papers.paper import Paper
-from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
-from bot.render.mrkdwn import fallback_text, notice_message, quoted
+from bot.render.mrkdwn import escape_mrkdwn, fallback_text, notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
 
 

@@ -13,9 +13,8 @@ from typing import Any
 
 from bot.buttons import ascii_count
 from bot.papers.paper import Paper
-from bot.papers.text import escape_mrkdwn
 from bot.render import blocks as bk
-from bot.render.mrkdwn import quoted
+from bot.render.mrkdwn import escape_mrkdwn, quoted
 from bot.render.papers import (
     abstract_blocks,
     authors_line,

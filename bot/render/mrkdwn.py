@@ -1,8 +1,6 @@
-"""Slack's mrkdwn and the plain text made from it: user text quoted back, the notification
-text of a message, the shell's readable text, and the one-section notice.
-
-Escaping itself (``escape_mrkdwn``, ``unescape_mrkdwn``, ``mrkdwn_literal``) lives in
-``bot.papers.text``, since a paper's display title is mrkdwn too.
+"""Slack's mrkdwn and the plain text made from it: escaping (the one place user and paper
+text is made safe to show), user text quoted back, the notification text of a message, the
+shell's readable text, and the one-section notice.
 """
 
 from __future__ import annotations
@@ -11,12 +9,45 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from bot.papers.text import escape_mrkdwn, mrkdwn_literal, unescape_mrkdwn
 from bot.render import blocks as bk
 from bot.render.message import Message
 
 if TYPE_CHECKING:
     from bot.search.engine import Note
+
+
+def escape_mrkdwn(text: str) -> str:
+    """Escape the three characters Slack reserves for its own markup (links, mentions)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescape_mrkdwn(text: str) -> str:
+    """Undo ``escape_mrkdwn`` (and Slack's own escaping of what a person typed)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+_ASTERISK_OPERATOR = "\u2217"
+_PAIRED_MARKS = {
+    "_": re.compile(r"(?<![^\W_])_|_(?![^\W_])"),  # at a word's edge: snake_case never opens
+    "~": re.compile("~"),
+    "`": re.compile("`"),
+}
+_LOOK_ALIKES = {"_": "\u02cd", "~": "\u223c", "`": "\u02cb"}
+"""Modifier letter low macron, tilde operator, modifier letter grave accent."""
+
+
+def mrkdwn_literal(text: str) -> str:
+    """Plain text to show verbatim in Slack: escaped, and with the characters of Slack's
+    emphasis swapped for look-alikes, since Slack has no escape for them. Stars always
+    (``Q*`` and ``Rodimus*`` in one list, or a typed ``author:*Jegelka*``, would bold the
+    text between); ``_``, ``~`` and backticks only where two of them could pair into
+    italics, strike-through or code, so ``snake_case`` and ``~5%`` stay as written."""
+    text = text.replace("*", _ASTERISK_OPERATOR)
+    for mark, edges in _PAIRED_MARKS.items():
+        if mark in text and len(edges.findall(text)) > 1:
+            text = edges.sub(_LOOK_ALIKES[mark], text)
+    return escape_mrkdwn(text)
+
 
 ECHO_CHARS = 120
 """How much of a query, topic or id is quoted back: enough to recognise it, never so much that

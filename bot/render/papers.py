@@ -15,10 +15,17 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from bot.papers.paper import Paper
-from bot.papers.text import escape_mrkdwn, mrkdwn_literal
 from bot.render import blocks as bk
+from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
-from bot.render.mrkdwn import fallback_text, notes_mrkdwn, notice_message, quoted
+from bot.render.mrkdwn import (
+    escape_mrkdwn,
+    fallback_text,
+    mrkdwn_literal,
+    notes_mrkdwn,
+    notice_message,
+    quoted,
+)
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchResult
@@ -144,8 +151,8 @@ def links_line(paper: Paper) -> str | None:
 def title_mrkdwn(paper: Paper) -> str:
     """The bold title, linked to OpenReview when the paper has a forum page."""
     if paper.url:
-        return f"*{_link(paper.url, paper.display_title)}*"
-    return f"*{paper.display_title}*"
+        return f"*{_link(paper.url, mrkdwn_literal(paper.title))}*"
+    return f"*{mrkdwn_literal(paper.title)}*"
 
 
 def _card_button(paper: Paper, action: str, back: str | None, saved: bool) -> bk.ButtonElement:
@@ -356,7 +363,7 @@ def _fitting_cards(
 def abstract_blocks(paper: Paper) -> list[dict[str, Any]]:
     """Title, the whole abstract over as many sections as it needs, and the facts."""
     blocks = [bk.section(title_mrkdwn(paper))]
-    abstract = paper.display_abstract or (
+    abstract = abstract_mrkdwn(paper.abstract or "") or (
         "_The catalogue the bot reads has no abstract for this paper; its OpenReview page has it._"
         if paper.url
         else "_No abstract is available for this paper._"

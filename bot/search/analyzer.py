@@ -3,7 +3,7 @@
 Papers and queries must go through exactly the same steps, or a word typed one way never
 meets the same word written another way. The steps, and why:
 
-- LaTeX/Markdown are stripped (``bot.papers.text.clean_text``) and the text is NFKC-normalised, so
+- LaTeX/Markdown are stripped (``bot.papers.plain.clean_text``) and the text is NFKC-normalised, so
   ``$\\mathsf{LSI}$`` reads ``LSI`` and ``HGM³`` reads ``HGM3``.
 - A *word* is a run of letters/digits joined by hyphens, apostrophes or digit dots
   (``Mixture-of-Graphs``, ``Llama3.1``, ``1024x1024``). Emoji, punctuation and control
@@ -36,7 +36,7 @@ from typing import NamedTuple
 import Stemmer
 
 from bot.papers.acronyms import acronym_letters, fold_acronym_plural, long_form
-from bot.papers.text import clean_text
+from bot.papers.plain import clean_text
 
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren't as at be because been

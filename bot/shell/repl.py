@@ -25,9 +25,8 @@ from bot.arguments import ArgumentParser
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CorpusError
-from bot.papers.text import escape_mrkdwn
 from bot.render import papers as render_papers
-from bot.render.mrkdwn import terminal_text
+from bot.render.mrkdwn import escape_mrkdwn, terminal_text
 from bot.render.terminal import render
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
