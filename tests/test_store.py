@@ -46,6 +46,7 @@ from bot.store import (
     ThreadSearch,
 )
 from bot.store.database import normalise_database_url
+from bot.store.part import Part
 
 
 class ManualClock:
@@ -567,3 +568,10 @@ def test_two_processes_saving_the_same_papers_save_each_once(database_url: str) 
     check = Store(database_url)
     assert check.saved_count("T0PAPERS", "U0READER") == 40
     check.close()
+
+
+def test_the_parts_of_the_store_never_share_a_name() -> None:
+    """``Store`` inherits its parts: a name in two of them would silently hide one."""
+    parts = [part for part in Store.__mro__ if part not in (Store, Part, object)]
+    names = [name for part in parts for name in vars(part) if not name.startswith("__")]
+    assert len(parts) == 6 and len(names) == len(set(names))

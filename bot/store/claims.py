@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from bot.store.database import Database, log
+from bot.store.database import log
+from bot.store.part import Part
 from bot.store.records import CLAIMED, POSTED, POSTING, ClaimAttempt, DigestClaim
 from bot.store.tables import digest_claims, digest_seen
 
@@ -24,10 +25,7 @@ def never_gone(_owner: str) -> bool:
     return False
 
 
-class DigestClaims:
-    def __init__(self, database: Database) -> None:
-        self._database = database
-
+class DigestClaims(Part):
     def rotation(self, channel: str) -> tuple[int, frozenset[str]]:
         """The channel's current round and the papers it has had in that round."""
         with self._database.connect() as connection:
@@ -113,8 +111,7 @@ class DigestClaims:
             taken = connection.execute(
                 digest_claims.update()
                 .where(
-                    digest_claims.c.channel == channel,
-                    digest_claims.c.local_date == local_date,
+                    *_claim_key(channel, local_date),
                     digest_claims.c.state == existing.state,
                     digest_claims.c.updated_at == existing.updated_at,
                     digest_claims.c.owner.is_(None)
@@ -141,8 +138,7 @@ class DigestClaims:
             result = connection.execute(
                 digest_claims.update()
                 .where(
-                    digest_claims.c.channel == channel,
-                    digest_claims.c.local_date == local_date,
+                    *_claim_key(channel, local_date),
                     digest_claims.c.owner == owner,
                     digest_claims.c.state != POSTED,
                 )
@@ -178,8 +174,7 @@ class DigestClaims:
             row = connection.execute(
                 digest_claims.update()
                 .where(
-                    digest_claims.c.channel == channel,
-                    digest_claims.c.local_date == local_date,
+                    *_claim_key(channel, local_date),
                     digest_claims.c.state != POSTED,
                     condition,
                 )
@@ -226,8 +221,7 @@ class DigestClaims:
             result = connection.execute(
                 digest_claims.update()
                 .where(
-                    digest_claims.c.channel == claim.channel,
-                    digest_claims.c.local_date == claim.local_date,
+                    *_claim_key(claim.channel, claim.local_date),
                     unchanged,
                 )
                 .values(state=CLAIMED, owner=None, updated_at=self._database.now())
@@ -236,6 +230,9 @@ class DigestClaims:
 
 
 def _claim_query(channel: str, local_date: date) -> Any:
-    return select(digest_claims).where(
-        digest_claims.c.channel == channel, digest_claims.c.local_date == local_date
-    )
+    return select(digest_claims).where(*_claim_key(channel, local_date))
+
+
+def _claim_key(channel: str, local_date: date) -> tuple[Any, Any]:
+    """The claim's primary key as conditions: one channel's post for one local date."""
+    return digest_claims.c.channel == channel, digest_claims.c.local_date == local_date

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from bot.store.database import Database
-from bot.store.expiry import Expiry
+from bot.store.part import Part
 from bot.store.tables import slack_events
 
 
-class SlackEvents:
-    def __init__(self, database: Database, expiry: Expiry) -> None:
-        self._database = database
-        self._expiry = expiry
-
+class SlackEvents(Part):
     def claim_event(self, event_id: str) -> bool:
         """True the first time an event id is seen; False for Slack's retries of it."""
         now = self._database.now()

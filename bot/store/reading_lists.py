@@ -7,28 +7,21 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from bot.store.database import Database
+from bot.store.part import Part
 from bot.store.tables import saved_papers
 
 
-class ReadingLists:
-    def __init__(self, database: Database) -> None:
-        self._database = database
-
+class ReadingLists(Part):
     def save_paper(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Put a paper on the person's reading list; False when it was there already.
 
         A second save keeps the first one's time, so a double click does not reorder the list.
         """
         with self._database.begin() as connection:
+            now = self._database.now()
             inserted = connection.execute(
                 self._database.insert(saved_papers)
-                .values(
-                    team_id=team_id,
-                    user_id=user_id,
-                    paper_id=paper_id,
-                    saved_at=self._database.now(),
-                )
+                .values(team_id=team_id, user_id=user_id, paper_id=paper_id, saved_at=now)
                 .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
                 .returning(saved_papers.c.paper_id)
             ).first()

@@ -8,17 +8,13 @@ import hashlib
 
 from sqlalchemy import select
 
-from bot.store.database import Database
-from bot.store.expiry import QUERY_RETENTION, Expiry
+from bot.store.expiry import QUERY_RETENTION
+from bot.store.part import Part
 from bot.store.records import SEARCH, Remembered, ThreadSearch
 from bot.store.tables import QUERY_KEY_LENGTH, saved_queries, thread_searches
 
 
-class Searches:
-    def __init__(self, database: Database, expiry: Expiry) -> None:
-        self._database = database
-        self._expiry = expiry
-
+class Searches(Part):
     def remember_query(self, query: str, kind: str = SEARCH) -> str:
         """A short stable key for ``query``, so a button value stays far below Slack's limit.
 

@@ -7,15 +7,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.store.database import Database
+from bot.store.part import Part
 from bot.store.records import SubscriptionRecord
 from bot.store.tables import subscriptions
 
 
-class Subscriptions:
-    def __init__(self, database: Database) -> None:
-        self._database = database
-
+class Subscriptions(Part):
     def save_subscription(self, record: SubscriptionRecord) -> None:
         """Create or replace a channel's subscription (unpausing it)."""
         values = {

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from bot.store.database import Database
+from bot.store.part import Part
 from bot.store.tables import unfurls
 
 UNFURL_RETENTION = timedelta(days=1)
@@ -15,10 +15,7 @@ UNFURL_RETENTION = timedelta(days=1)
 and a paper's card changes rarely enough that a day-old one is still right."""
 
 
-class Unfurls:
-    def __init__(self, database: Database) -> None:
-        self._database = database
-
+class Unfurls(Part):
     def cached_unfurl(self, link: str) -> str | None:
         """The payload rendered for ``link`` within the last day, if any."""
         with self._database.connect() as connection:
