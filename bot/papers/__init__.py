@@ -1,7 +1,9 @@
 """Papers: the immutable ``Paper`` record and everything that turns files into papers.
 
-Owns corpus loading (seed files and the catalogue), text cleaning, acronym matching, the card
-summaries (display title, TL;DR) and the bundled papers in ``data/`` (package data). Knows
-nothing about search, Slack, the store or the digest; imports only its own modules and
+Owns corpus loading (the seed files and the catalogue, bundled as the ``seeds`` data package),
+the one OpenReview-link rule (``openreview``), the LaTeX/Markdown parser (``markup``) and the
+plain text made from it (``plain``), acronym matching, and the card summaries (display title,
+TL;DR). Knows nothing about search, Slack, mrkdwn, the store or the digest: the mrkdwn of a
+title or abstract is written in ``bot.render``. Imports only its own modules and
 ``bot.settings`` (a corpus that cannot load is a start-up error).
 """
