@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.answers import Viewer  # noqa: E402
+from bot.buttons import PaperButton  # noqa: E402
 from bot.papers.corpus import catalogue_by_openreview_id, load_corpus  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.slack.app import build_services  # noqa: E402
@@ -85,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             (
                 "Save (store write + the private notice)",
-                timed(lambda: answers.set_saved(next(saves), VIEWER, saved=True), SAVED),
+                timed(
+                    lambda: answers.set_saved(PaperButton(next(saves)), VIEWER, saved=True), SAVED
+                ),
             )
         )
         rows.append(

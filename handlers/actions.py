@@ -22,7 +22,13 @@ from slack_bolt import App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
-from bot.buttons import ascii_count
+from bot.buttons import (
+    PageCursor,
+    PaperButton,
+    RelatedTarget,
+    decode_home_page,
+    decode_home_remove,
+)
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
@@ -67,7 +73,8 @@ def show_abstract(
     tell = _in_place_reply(respond, body)
     with answering_failures(tell, logger):
         public = not _is_ephemeral(body)
-        tell(answers.abstract(action["value"], viewer_of(body), public=public))
+        button = PaperButton.decode(action["value"])
+        tell(answers.abstract(button, viewer_of(body), public=public))
 
 
 def show_page(
@@ -79,7 +86,7 @@ def show_page(
 ) -> None:
     tell = _in_place_reply(respond, body)
     with answering_failures(tell, logger):
-        tell(answers.page(action["value"], viewer_of(body)))
+        tell(answers.page(PageCursor.decode(action["value"]), viewer_of(body)))
 
 
 def more_like_this(
@@ -142,11 +149,12 @@ def set_saved(
 ) -> None:
     """**Save**, **Saved ✓**, **Undo**, **Save again**: a button that names its private page
     redraws it in place; one on a card everyone sees answers with a new private notice."""
-    _, page = render.split_abstract_value(action["value"])
-    tell = _in_place_reply(respond, body) if page else _private_reply(respond)
+    button = PaperButton.decode(action["value"])
+    on_its_page = button is not None and button.page is not None
+    tell = _in_place_reply(respond, body) if on_its_page else _private_reply(respond)
     viewer = viewer_of(body)
     with answering_failures(tell, logger):
-        tell(answers.set_saved(action["value"], viewer, saved=saved))
+        tell(answers.set_saved(button, viewer, saved=saved))
     with logging_failures(logger):
         publish_home(client, answers, viewer)
 
@@ -161,7 +169,7 @@ def post_related(
     """**Post in thread** under the shortcut's private list: the same papers, publicly."""
     tell = _private_reply(respond)
     with answering_failures(tell, logger):
-        posted = answers.post_related(action["value"])
+        posted = answers.post_related(RelatedTarget.decode(action["value"]))
         if posted is None:
             tell(render.expired_message())
             return
@@ -190,7 +198,7 @@ def home_remove(
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    paper_id, offset = render_home.split_remove_value(action["value"])
+    paper_id, offset = decode_home_remove(action["value"])
     viewer = viewer_of(body)
     with logging_failures(logger):
         answers.remove_saved(viewer, paper_id)
@@ -204,6 +212,6 @@ def home_page(
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    offset = ascii_count(action["value"]) or 0
+    offset = decode_home_page(action["value"])
     with logging_failures(logger):
         publish_home(client, answers, viewer_of(body), offset=offset)

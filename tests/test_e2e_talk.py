@@ -14,6 +14,7 @@ from slack_harness import ACK_LIMIT_SECONDS, LiveBot, Reply, all_text, find_butt
 from slack_sdk.models.views import View
 
 from bot.answers import Viewer
+from bot.buttons import RelatedTarget
 from bot.papers.corpus import catalogue_by_openreview_id
 from bot.render import home as render_home
 from bot.render import papers as render
@@ -567,7 +568,8 @@ def test_removing_the_last_paper_of_a_page_shows_the_page_before(bot):
 def test_post_in_thread_posts_only_a_remembered_message_not_a_search(bot):
     answers = bot.services.answers
     search_key = bot.services.store.remember_query("graph sparsification")
-    assert answers.post_related(f"{search_key} C0RESEARCH 1700000600.000100") is None
+    thread = ("C0RESEARCH", "1700000600.000100")
+    assert answers.post_related(RelatedTarget(search_key, thread)) is None
     related_key = bot.services.store.remember_query("graph sparsification", "related")
-    posted = answers.post_related(f"{related_key} C0RESEARCH 1700000600.000100")
+    posted = answers.post_related(RelatedTarget(related_key, thread))
     assert posted is not None and posted[:2] == ("C0RESEARCH", "1700000600.000100")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.expiring import ExpiringCache
+from bot.answers.expiring import ExpiringCache
 
 
 class Clock:

@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.answers import Viewer
 from bot.answers.typed import Intent, Request
+from bot.buttons import PageCursor, PageKind, PaperButton
 from bot.render.message import Message
 from handlers import actions, commands, events
 
@@ -93,8 +94,9 @@ def test_a_mention_is_answered_in_its_thread() -> None:
 def test_a_page_click_on_a_private_list_replaces_it() -> None:
     answers, respond = Recorded(), Calls()
     body = {"container": {"is_ephemeral": True}, "user": {"id": "U1", "team_id": "T1"}}
-    actions.show_page(answers, body, {"value": "cursor"}, respond, LOGGER)
-    assert answers.calls == [("page", ("cursor", Viewer("T1", "U1")))]
+    actions.show_page(answers, body, {"value": "q:5:abc"}, respond, LOGGER)
+    cursor = PageCursor(PageKind.QUERY, "abc", 5)
+    assert answers.calls == [("page", (cursor, Viewer("T1", "U1")))]
     assert respond == [{"replace_original": True, "text": "an answer", "blocks": [], **NO_PREVIEWS}]
 
 
@@ -119,5 +121,5 @@ def test_save_on_a_public_card_answers_with_a_new_private_message() -> None:
     client = SimpleNamespace(views_publish=Calls())
     body = {"container": {"is_ephemeral": False}, "user": {"id": "U1", "team_id": "T1"}}
     actions.set_saved(answers, body, {"value": "P1"}, client, respond, LOGGER, saved=True)
-    assert answers.calls[0] == ("set_saved", ("P1", Viewer("T1", "U1")))
+    assert answers.calls[0] == ("set_saved", (PaperButton("P1"), Viewer("T1", "U1")))
     assert respond[0]["replace_original"] is False

@@ -4,9 +4,12 @@ The Slack listeners stay thin by delegating here: this package decides which sea
 which page to show, and what state to remember for "Next 5" and "@paperbot more"; the
 renderer decides how it looks. It knows nothing about Bolt or HTTP, so every answer the bot
 can give is testable as a plain function call. ``Answers`` is the one object listeners ask;
-it hands each request to the feature that answers it.
+it hands each request to the module of its feature.
 """
 
-from bot.answers.router import DM_THREAD, Answers, Export, Viewer
+from bot.answers.reading_list import Export
+from bot.answers.router import Answers
+from bot.answers.threads import DM_THREAD
+from bot.answers.viewer import Viewer
 
 __all__ = ["DM_THREAD", "Answers", "Export", "Viewer"]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.buttons import ascii_count
+from bot.buttons import home_page_value, home_remove_value
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.mrkdwn import escape_mrkdwn, quoted
@@ -30,7 +30,6 @@ MAX_CHANNELS_SHOWN = 20
 ACTION_ABSTRACT = "home_abstract"
 ACTION_REMOVE = "home_remove"
 ACTION_PAGE = "home_page"
-_SEPARATOR = " "
 
 HOW_TO = (
     "• `/paper WORDS` searches ICLR 2025 papers; only you see the answer.\n"
@@ -53,22 +52,12 @@ class SubscribedChannel:
     topic: str | None
 
 
-def remove_value(paper_id: str, offset: int) -> str:
-    """**Remove**'s value: the paper and the page of the list to show afterwards."""
-    return f"{paper_id}{_SEPARATOR}{offset}"
-
-
-def split_remove_value(value: str) -> tuple[str, int]:
-    paper_id, _, offset = value.partition(_SEPARATOR)
-    return paper_id, ascii_count(offset) or 0
-
-
 def _paper_rows(paper: Paper, offset: int) -> list[dict[str, Any]]:
     facts = " · ".join(line for line in (status_label(paper), authors_line(paper)) if line)
     text = f"{title_mrkdwn(paper)}\n{facts}" if facts else title_mrkdwn(paper)
     buttons = [
         bk.button("Abstract", ACTION_ABSTRACT, paper.id),
-        bk.button("Remove", ACTION_REMOVE, remove_value(paper.id, offset)),
+        bk.button("Remove", ACTION_REMOVE, home_remove_value(paper.id, offset)),
     ]
     return [bk.section(text), bk.actions(buttons, block_id=f"home:{paper.id}")]
 
@@ -86,9 +75,13 @@ def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict
         blocks.extend(_paper_rows(paper, offset))
     paging = []
     if offset > 0:
-        paging.append(bk.button("Previous", ACTION_PAGE, str(max(offset - PAGE_SIZE, 0))))
+        paging.append(
+            bk.button("Previous", ACTION_PAGE, home_page_value(max(offset - PAGE_SIZE, 0)))
+        )
     if offset + len(papers) < total:
-        paging.append(bk.button("Next", ACTION_PAGE, str(offset + PAGE_SIZE), style="primary"))
+        paging.append(
+            bk.button("Next", ACTION_PAGE, home_page_value(offset + PAGE_SIZE), style="primary")
+        )
     if paging:
         blocks.append(bk.actions(paging, block_id="home:pages"))
     return blocks

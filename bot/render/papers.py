@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from bot.buttons import paper_button_value
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.markup import abstract_mrkdwn
@@ -60,8 +61,6 @@ _BUTTON_LABELS = {
     ACTION_UNSAVE: "Saved ✓",
 }
 _AUTHORS_CITED = 3
-_BACK_SEPARATOR = " "
-"""Joins a paper id and the page to return to in an **Abstract** value (ids have no spaces)."""
 
 
 @dataclass(frozen=True)
@@ -69,18 +68,6 @@ class PostButton:
     """**Post in thread** under a private list of related papers; ``value`` says where."""
 
     value: str
-
-
-def abstract_value(paper_id: str, back: str | None) -> str:
-    """The value of **Abstract** and **Save**: the paper, and the private page it was clicked
-    on (the list to return to, or the page to redraw with the new button)."""
-    return f"{paper_id}{_BACK_SEPARATOR}{back}" if back else paper_id
-
-
-def split_abstract_value(value: str) -> tuple[str, str | None]:
-    """``(paper id, page cursor or None)`` from an **Abstract** or **Save** button's value."""
-    paper_id, _, back = value.partition(_BACK_SEPARATOR)
-    return paper_id, back or None
 
 
 def _link(url: str, label: str) -> str:
@@ -159,7 +146,7 @@ def _card_button(paper: Paper, action: str, back: str | None, saved: bool) -> bk
     if action == ACTION_SAVE and saved:
         action = ACTION_UNSAVE
     with_page = action in {ACTION_ABSTRACT, ACTION_SAVE, ACTION_UNSAVE}
-    value = abstract_value(paper.id, back) if with_page else paper.id
+    value = paper_button_value(paper.id, back) if with_page else paper.id
     return bk.button(_BUTTON_LABELS[action], action, value)
 
 
@@ -445,7 +432,7 @@ def saved_notice_message(paper: Paper, *, saved: bool, this_page: str) -> Messag
 
     ``this_page`` is the notice's own cursor: **Undo** and **Save again** redraw it in place.
     """
-    value = abstract_value(paper.id, this_page)
+    value = paper_button_value(paper.id, this_page)
     if saved:
         text = f"Saved ✓ {title_mrkdwn(paper)} to your reading list."
         action = bk.button("Undo", ACTION_UNSAVE, value)

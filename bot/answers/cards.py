@@ -1,0 +1,59 @@
+"""One paper at a time: its private card, its abstract, and the copy shared with a channel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.answers.reading_list import ReadingList
+from bot.answers.viewer import Viewer
+from bot.buttons import PageCursor, PageKind, PaperButton
+from bot.papers.catalogue import PaperLookup
+from bot.render import papers as render
+from bot.render.message import Message
+
+if TYPE_CHECKING:
+    from bot.papers.paper import Paper
+
+
+class PaperCards:
+    """Cards for any paper the catalogue knows, with the reader's Save state where the card
+    is theirs alone."""
+
+    def __init__(self, papers: PaperLookup, reading_list: ReadingList) -> None:
+        self._papers = papers
+        self._reading_list = reading_list
+
+    def paper_page(self, paper: Paper, viewer: Viewer, *, intro: str | None = None) -> Message:
+        this_page = PageCursor(PageKind.PAPER, paper.id).encode()
+        saved = self._reading_list.is_saved(viewer, paper.id)
+        return render.paper_message(paper, intro=intro, this_page=this_page, saved=saved)
+
+    def card_page(self, cursor: PageCursor, viewer: Viewer) -> Message:
+        """A single paper's page, or the private "Saved ✓ · Undo" notice about it."""
+        paper = self._papers.get(cursor.key)
+        if paper is None:
+            return render.not_found_message(cursor.key)
+        if cursor.kind == PageKind.PAPER:
+            return self.paper_page(paper, viewer)
+        saved = self._reading_list.is_saved(viewer, paper.id)
+        return render.saved_notice_message(paper, saved=saved, this_page=cursor.encode())
+
+    def abstract(self, button: PaperButton, viewer: Viewer, *, public: bool = False) -> Message:
+        """The abstract for an **Abstract** click; a private one leads back to its list."""
+        paper = self._papers.get(button.paper_id)
+        if paper is None:
+            return render.not_found_message(button.paper_id)
+        if public:
+            return render.abstract_message(paper, buttons=render.PUBLIC_BUTTONS)
+        return render.abstract_message(
+            paper,
+            buttons=render.RESULT_BUTTONS,
+            back=button.page.encode() if button.page else None,
+            this_page=PageCursor(PageKind.ABSTRACT, button.encode()).encode(),
+            saved=self._reading_list.is_saved(viewer, paper.id),
+        )
+
+    def share(self, paper_id: str, user_id: str) -> Message | None:
+        """The public message for a shared paper, or ``None`` when the id is unknown."""
+        paper = self._papers.get(paper_id)
+        return render.shared_message(paper, user_id) if paper is not None else None

@@ -1,0 +1,48 @@
+"""What ``/paper`` asks of the paper of the day: the digest service as answers see it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.answers.typed import Intent, Request
+from bot.render.message import Message
+from bot.render.mrkdwn import notice_message
+
+
+class _Schedule(Protocol):
+    def describe(self) -> str: ...
+
+
+class Subscription(Protocol):
+    """A channel's paper of the day, as the digest service reports it."""
+
+    @property
+    def channel(self) -> str: ...
+    @property
+    def schedule(self) -> _Schedule: ...
+    @property
+    def topic(self) -> str | None: ...
+
+
+class DigestCommands(Protocol):
+    """The part of the digest service ``/paper`` reaches; each returns an ephemeral reply."""
+
+    def subscribe(self, channel_id: str, args: str) -> Message: ...
+    def unsubscribe(self, channel_id: str) -> Message: ...
+    def subscriptions(self, channel_id: str) -> Message: ...
+    def today(self, channel_id: str) -> Message: ...
+    def active_subscriptions(self) -> Sequence[Subscription]: ...
+
+
+def digest_reply(digest: DigestCommands | None, request: Request, channel_id: str) -> Message:
+    """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today``."""
+    if digest is None:
+        return notice_message("The paper of the day is not available on this bot.")
+    if request.intent is Intent.SUBSCRIBE:
+        return digest.subscribe(channel_id, request.argument)
+    if request.intent is Intent.UNSUBSCRIBE:
+        return digest.unsubscribe(channel_id)
+    if request.intent is Intent.SUBSCRIPTIONS:
+        return digest.subscriptions(channel_id)
+    return digest.today(channel_id)

@@ -1,0 +1,64 @@
+"""The App Home tab: the reading list, the subscribed channels the person can see, and the
+abstract modal its **Abstract** opens (a tab has no thread to answer in)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from bot.answers.digest import DigestCommands
+from bot.answers.expiring import ExpiringCache
+from bot.answers.reading_list import ReadingList, last_page_start
+from bot.answers.viewer import Viewer
+from bot.clock import Clock
+from bot.papers.catalogue import PaperLookup
+from bot.render import home as render_home
+
+VISIBILITY_TTL = timedelta(minutes=5)
+"""How long the App Home trusts Slack's word that a person can see a subscribed channel:
+every publish (each Save, Remove, page) would otherwise ask again for every channel."""
+VISIBILITY_ENTRIES = 10_000
+
+
+class AppHome:
+    """The tab, drawn again on every change (Save, Remove, a page), so it is never stale."""
+
+    def __init__(
+        self,
+        reading_list: ReadingList,
+        papers: PaperLookup,
+        digest: DigestCommands | None,
+        clock: Clock,
+    ) -> None:
+        self._reading_list = reading_list
+        self._papers = papers
+        self._digest = digest
+        self._visible: ExpiringCache[tuple[str, str, str], bool] = ExpiringCache(
+            VISIBILITY_ENTRIES, VISIBILITY_TTL, clock
+        )
+
+    def view(
+        self, viewer: Viewer, can_see: Callable[[str], bool], offset: int = 0
+    ) -> dict[str, Any]:
+        """The App Home view: the reading list from ``offset``, the subscribed channels the
+        person can see (``can_see`` asks Slack; its answers are kept a few minutes), and how
+        to use the bot."""
+        total = self._reading_list.count(viewer)
+        offset = last_page_start(offset, total, render_home.PAGE_SIZE)
+        papers = self._reading_list.papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
+        subscriptions = self._digest.active_subscriptions() if self._digest else ()
+        visible = [
+            render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)
+            for sub in subscriptions
+            if self._visible.get(
+                (viewer.team_id, viewer.user_id, sub.channel), partial(can_see, sub.channel)
+            )
+        ]
+        return render_home.home_view(papers, total=total, offset=offset, subscriptions=visible)
+
+    def abstract_view(self, paper_id: str) -> dict[str, Any]:
+        """The abstract as a modal, for **Abstract** in the App Home (a tab has no thread)."""
+        paper = self._papers.get(paper_id)
+        return render_home.abstract_modal(paper) if paper else render_home.gone_modal(paper_id)

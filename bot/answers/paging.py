@@ -1,0 +1,82 @@
+"""A page of search results on a private list: its paging buttons, the reader's Save state,
+and what to say when a page comes back empty."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bot.answers.reading_list import ReadingList
+from bot.answers.viewer import Viewer
+from bot.buttons import PageCursor, PageKind
+from bot.render import papers as render
+from bot.render.message import Message
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchIndex
+    from bot.search.results import SearchResult
+
+
+def has_more(result: SearchResult) -> bool:
+    return result.offset + len(result.hits) < result.total
+
+
+class ResultPages:
+    """Pages of results for every private list (``/paper``, **More like this**, related
+    papers) and the ends of every list, threads' included."""
+
+    def __init__(
+        self, index: SearchIndex, reading_list: ReadingList, wider_corpus: str | None
+    ) -> None:
+        self._index = index
+        self._reading_list = reading_list
+        self._wider_corpus = wider_corpus
+
+    def hint(self, result: SearchResult, page_size: int) -> str | None:
+        """The wider corpus, when a search found nothing or less than a page."""
+        found_little = result.offset == 0 and len(result.hits) < page_size
+        return self._wider_corpus if found_little and result.usage is None else None
+
+    def nothing_more(
+        self, result: SearchResult, first: Callable[[], SearchResult] | None = None
+    ) -> Message:
+        """No hits: nothing matched, or a page past the last one. Past the last page, that
+        was all, and the best hit's **More like this** is where to go next (``first`` runs
+        the same search for its best hit; by default, ``/paper``'s search)."""
+        if not result.offset:
+            return render.results_message(result, footer=self.hint(result, 1))
+        if first is None and result.similar_to is not None:
+            best = self._index.like_paper(result.similar_to, limit=1)
+        elif first is None:
+            best = self._index.search(result.query, limit=1)
+        else:
+            best = first()
+        return render.end_of_results_message(result, best.hits[0].paper if best.hits else None)
+
+    def page(
+        self,
+        result: SearchResult,
+        kind: PageKind,
+        key: str,
+        viewer: Viewer,
+        *,
+        about: str | None = None,
+        post_button: render.PostButton | None = None,
+    ) -> Message:
+        offset = result.offset
+        next_page = previous_page = None
+        if has_more(result):
+            next_page = PageCursor(kind, key, offset + len(result.hits)).encode()
+        if offset > 0:
+            previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0)).encode()
+        saved = self._reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
+        return render.results_message(
+            result,
+            next_page=next_page,
+            previous_page=previous_page,
+            this_page=PageCursor(kind, key, offset).encode(),
+            saved=saved,
+            about=about,
+            post_button=post_button,
+            footer=self.hint(result, render.PAGE_SIZE),
+        )

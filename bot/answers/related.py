@@ -1,0 +1,79 @@
+"""The message shortcut "Find related papers": a private list for any message, and **Post in
+thread**, which posts the same papers where the bot may post."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.answers.paging import ResultPages
+from bot.answers.threads import THREAD_QUERY_CHARS, ThreadReplies
+from bot.answers.viewer import Viewer
+from bot.buttons import PageCursor, PageKind, RelatedTarget
+from bot.render import papers as render
+from bot.render.message import Message
+from bot.render.mrkdwn import notice_message
+from bot.store import RELATED, Remembered, Store
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchIndex
+
+
+class RelatedToMessage:
+    """Related papers, remembered by the message's text so their pages and **Post in
+    thread** work after the shortcut's request is long gone."""
+
+    def __init__(
+        self, index: SearchIndex, store: Store, pages: ResultPages, threads: ThreadReplies
+    ) -> None:
+        self._index = index
+        self._store = store
+        self._pages = pages
+        self._threads = threads
+
+    def first_page(self, text: str, viewer: Viewer, *, post_to: tuple[str, str] | None) -> Message:
+        """Private related papers for a message shortcut; ``post_to`` is the (channel,
+        thread) they may be posted in, when the bot can post there."""
+        if not text.strip():
+            return notice_message(
+                "That message has no words to search for. Try `/paper` with some."
+            )
+        key = self._store.remember_query(text[:THREAD_QUERY_CHARS], RELATED)
+        return self._page(RelatedTarget(key, post_to), viewer, 0)
+
+    def page(self, cursor: PageCursor, viewer: Viewer) -> Message:
+        """**Next**, **Previous** or **Back to results** on a list of related papers."""
+        target = RelatedTarget.decode(cursor.key)
+        if target is None:
+            return render.expired_message()
+        return self._page(target, viewer, cursor.offset)
+
+    def _page(self, target: RelatedTarget, viewer: Viewer, offset: int) -> Message:
+        remembered = self._recall(target)
+        if remembered is None:
+            return render.expired_message()
+        result = self._index.related(remembered.query, limit=render.PAGE_SIZE, offset=offset)
+        if not result.hits:
+            return render.results_message(result)
+        key = target.encode()
+        post_button = render.PostButton(key) if target.post_to is not None else None
+        return self._pages.page(
+            result,
+            PageKind.RELATED,
+            key,
+            viewer,
+            about="this message",
+            post_button=post_button,
+        )
+
+    def post(self, target: RelatedTarget) -> tuple[str, str, Message] | None:
+        """The public thread reply for **Post in thread**: (channel, thread ts, message)."""
+        remembered = self._recall(target)
+        if remembered is None or target.post_to is None:
+            return None
+        channel, thread_ts = target.post_to
+        page = self._threads.page(remembered, channel, thread_ts, 0, about="this message")
+        return channel, thread_ts, page
+
+    def _recall(self, target: RelatedTarget) -> Remembered | None:
+        remembered = self._store.recall_query(target.text_key)
+        return remembered if remembered is not None and remembered.kind == RELATED else None

@@ -1,0 +1,94 @@
+"""Public replies in threads and direct messages: a search, ``@paperbot more``, and papers
+related to a thread's first message; and the claim that answers each message once."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from bot.answers.paging import ResultPages, has_more
+from bot.render import papers as render
+from bot.render.message import Message
+from bot.render.mrkdwn import notice_message
+from bot.store import RELATED, SEARCH, Remembered, Store
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchIndex
+
+THREAD_PAGE_SIZE = 3
+"""Results per mention reply: threads are public, so they stay short."""
+THREAD_QUERY_CHARS = 1000
+"""How much of a thread's first message becomes the query for "related papers"."""
+DM_THREAD = "im"
+"""The thread key of a direct-message conversation's top level, for ``more``."""
+
+
+class ThreadReplies:
+    """Short public pages of results; each thread remembers its last search for ``more``."""
+
+    def __init__(self, index: SearchIndex, store: Store, pages: ResultPages) -> None:
+        self._index = index
+        self._store = store
+        self._pages = pages
+
+    def first_delivery(self, channel_id: str, message_ts: str) -> bool:
+        """Whether this message is new to the bot.
+
+        Keyed by the message, not the event id: Slack redelivers an event it thinks was lost
+        under the same id, but one message can also arrive as two events with different ids
+        (a mention in a direct message is both ``app_mention`` and ``message.im``); either
+        way the person gets one reply.
+        """
+        return self._store.claim_event(f"{channel_id}:{message_ts}")
+
+    def search(self, query: str, channel_id: str, thread_ts: str) -> Message:
+        return self.page(Remembered(query, SEARCH), channel_id, thread_ts, 0)
+
+    def more(self, channel_id: str, thread_ts: str) -> Message:
+        """``@paperbot more``: the next page of the thread's last search."""
+        remembered = self._store.thread_search(channel_id, thread_ts)
+        if remembered is None:
+            return notice_message(
+                "There is no earlier search here to continue: mention me with some words "
+                "first, e.g. `@paperbot graph sparsification`."
+            )
+        search = Remembered(remembered.query, remembered.kind)
+        return self.page(search, channel_id, thread_ts, remembered.shown)
+
+    def related(self, first_message: str, channel_id: str, thread_ts: str) -> Message:
+        """Papers related to a thread's first message (a bare mention inside a thread), as
+        plain text (``message_text``: its words, file names and link titles)."""
+        text = first_message[:THREAD_QUERY_CHARS]
+        if not text.strip():
+            return notice_message(
+                "The thread's first message has no words to search for. Mention me with some."
+            )
+        search = Remembered(text, RELATED)
+        about = "this thread's first message"
+        return self.page(search, channel_id, thread_ts, 0, about=about)
+
+    def page(
+        self,
+        search: Remembered,
+        channel_id: str,
+        thread_ts: str,
+        offset: int,
+        *,
+        about: str | None = None,
+    ) -> Message:
+        """A page of a thread's search; ``about`` names the message a related search was
+        for (``@paperbot more`` pages on from an earlier one: "the same message")."""
+        find = self._index.related if search.kind == RELATED else self._index.search
+        if search.kind == RELATED and about is None:
+            about = "the same message"
+        run = partial(find, search.query, limit=THREAD_PAGE_SIZE)
+        result = run(offset=offset)
+        shown = offset + len(result.hits)
+        self._store.remember_thread_search(channel_id, thread_ts, search.query, shown, search.kind)
+        if not result.hits:
+            return self._pages.nothing_more(result, partial(run, limit=1))
+        more = "Say `@paperbot more` for the next results." if has_more(result) else None
+        footer = "\n".join(filter(None, (more, self._pages.hint(result, THREAD_PAGE_SIZE))))
+        return render.results_message(
+            result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer or None
+        )
