@@ -8,7 +8,7 @@ corpora: the real catalogue at 3,706 papers, the catalogue grown with synthetic 
 above that. The two are timed query by query in alternation, in one process pinned to one
 core, so a drift in the machine's speed hits both alike. ``k`` is the page asked for: 10 for
 a Slack page and its successor, 100 for the candidates a semantic re-ranker reads. The
-results decide ``bot.search.engine.PRUNING_MIN_PAPERS``.
+results decide ``bot.search.ranker.PRUNING_MIN_PAPERS``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from quality import code_version
 from speed import benchmark_queries, build_corpus, pin_to_one_core
 
 from bot.papers.corpus import load_corpus
-from bot.search import engine
+from bot.search import ranker
 from bot.search.engine import SearchIndex
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "pruning.md"
@@ -35,7 +35,7 @@ ALWAYS, NEVER = 0, sys.maxsize
 
 
 def timings(index: SearchIndex, queries: list[str], k: int, threshold: int) -> np.ndarray:
-    engine.PRUNING_MIN_PAPERS = threshold
+    ranker.PRUNING_MIN_PAPERS = threshold
     found = np.empty(len(queries))
     for number, query in enumerate(queries):
         started = time.perf_counter()

@@ -33,6 +33,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import Stemmer
@@ -242,13 +243,15 @@ def engine_ranker(index_type: type[SearchIndex] = SearchIndex, semantic: bool = 
 
 
 class _WithoutTypoCorrection(SearchIndex):
-    def _corrections(self, word: str) -> list[tuple[int, int, str]]:
-        return []
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._planner._corrections = lambda word: []  # type: ignore[method-assign]
 
 
 class _WithoutAcronymExpansion(SearchIndex):
-    def _expansions(self, typed: list, tokens: list[str]) -> list[str]:
-        return []
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._planner._expansions = lambda typed, tokens: []  # type: ignore[method-assign]
 
 
 def _authors_as_text(papers: Sequence[Paper]) -> list[Paper]:
@@ -261,15 +264,15 @@ def _authors_as_text(papers: Sequence[Paper]) -> list[Paper]:
 
 
 class _WithoutNearestCandidates(SearchIndex):
-    def _nearest(
-        self, plan: object, vector: np.ndarray, semantic: object, among: np.ndarray
-    ) -> np.ndarray:
-        return np.zeros(0, dtype=np.intp)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._ranker._nearest = lambda *_: np.zeros(0, dtype=np.intp)  # type: ignore[method-assign]
 
 
 class _WithoutAuthorField(SearchIndex):
-    def _author_runs(self, typed: list) -> list[frozenset[str]]:
-        return []
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._planner._author_runs = lambda typed: []  # type: ignore[method-assign]
 
 
 def without_author_field(papers: Sequence[Paper], corpus: str) -> Ranker:

@@ -34,7 +34,7 @@ from rank_bm25 import BM25Okapi
 
 from bot.papers.corpus import CATALOGUE_PATH, load_corpus
 from bot.papers.paper import Paper
-from bot.search import engine
+from bot.search import indexing
 from bot.search.analyzer import analyze
 from bot.search.engine import SearchIndex
 
@@ -242,7 +242,8 @@ def write_token_lists(size: int, path: Path) -> None:
     index = SearchIndex.build(papers)
     with path.open("w", encoding="utf-8") as out:
         for paper in papers:
-            out.write(" ".join(engine._bm25_tokens(engine._fields(index._analyzer, paper))) + "\n")
+            tokens = indexing.bm25_tokens(indexing.field_tokens(index._analyzer, paper))
+            out.write(" ".join(tokens) + "\n")
 
 
 def read_token_lists(path: Path) -> list[list[str]]:

@@ -50,16 +50,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: list[str], settings: Settings) -> int:
     if args and args[0] == "search":
+        from bot.render.notes import result_text
         from bot.search.cli import main as search_main
 
-        return search_main(args[1:], settings)
+        return search_main(args[1:], settings, result_text)
     if args and args[0] == "digest":
         from bot.digest.cli import main as digest_main
         from bot.slack.client import digest_client
 
         return digest_main(args[1:], settings, digest_client(settings))
     if args and args[0] == "embed":
-        from bot.search.embed import main as embed_main
+        from bot.search.embed_cli import main as embed_main
 
         return embed_main(args[1:], settings)
     if args and args[0] in {"shell", "--shell"}:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from bot.papers.paper import Paper
-from bot.search import engine
+from bot.search import indexing
 from bot.search.engine import SearchIndex
 
 
 def document_tokens(index: SearchIndex, paper: Paper) -> list[str]:
     """Exactly the token list ``index`` holds for ``paper``, rebuilt the way it builds it."""
-    return engine._bm25_tokens(engine._fields(index._analyzer, paper))
+    return indexing.bm25_tokens(indexing.field_tokens(index._analyzer, paper))

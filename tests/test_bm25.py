@@ -11,7 +11,7 @@ from rank_bm25 import BM25Okapi
 from reference import document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
-from bot.search import engine as search
+from bot.search import indexing, ranker
 from bot.search import pruned as pruning
 from bot.search.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.search.engine import SearchIndex
@@ -224,8 +224,8 @@ def test_the_search_index_built_in_blocks_scores_identically(
 ) -> None:
     """The search index counts papers' terms block by block from chunk numbers; every score
     must still be rank-bm25's over the token lists it reports."""
-    monkeypatch.setattr(search, "_INDEX_BLOCK", counted)
-    monkeypatch.setattr(search, "_RUN_BLOCK", stored)
+    monkeypatch.setattr(indexing, "_INDEX_BLOCK", counted)
+    monkeypatch.setattr(indexing, "_RUN_BLOCK", stored)
     index = SearchIndex.build(seed_corpus.papers)
     reference = BM25Okapi([document_tokens(index, paper) for paper in seed_corpus.papers])
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
@@ -262,9 +262,9 @@ def test_search_pages_are_the_same_whether_pruned_or_fully_scored(
             for result in results
         ]
 
-    monkeypatch.setattr(search, "PRUNING_MIN_PAPERS", 0)
+    monkeypatch.setattr(ranker, "PRUNING_MIN_PAPERS", 0)
     pruned = pages()
-    monkeypatch.setattr(search, "PRUNING_MIN_PAPERS", sys.maxsize)
+    monkeypatch.setattr(ranker, "PRUNING_MIN_PAPERS", sys.maxsize)
     assert pages() == pruned
 
 

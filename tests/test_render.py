@@ -17,7 +17,7 @@ from bot.render import papers as render
 from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
 from bot.render.mrkdwn import mrkdwn_literal
-from bot.search.engine import Hit, Note, SearchResult
+from bot.search.results import Hit, NoKnownWords, NoSuchFullName, SearchResult, UnknownId
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; <https://evil.example|click> *bold* `x` >"
 
@@ -133,9 +133,9 @@ def test_highlight_bolds_the_flagged_pieces():
 def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
     result = index.search(HOSTILE, limit=5)
     _no_pings(render.results_message(result, next_page="q:5:k"))
-    empty = SearchResult(HOSTILE, (), 0, 0, None, (Note("notice {}", (HOSTILE,)),))
+    empty = SearchResult(HOSTILE, (), 0, 0, None, (UnknownId(HOSTILE),))
     _no_pings(render.results_message(empty))
-    corrected = replace(result, corrected_query=HOSTILE, notes=(Note("{}", (HOSTILE,)),))
+    corrected = replace(result, corrected_query=HOSTILE, reasons=(NoSuchFullName(HOSTILE),))
     _no_pings(render.results_message(corrected))
     _no_pings(render.not_found_message(HOSTILE))
     evil = replace(
@@ -151,11 +151,9 @@ def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
 
 
 def test_empty_and_exhausted_results_say_so():
-    empty = render.results_message(
-        SearchResult("zzz", (), 0, 0, None, (Note("No paper mentions it."),))
-    )
+    empty = render.results_message(SearchResult("zzz", (), 0, 0, None, (NoKnownWords(),)))
     assert "I found no papers matching “zzz”" in empty.text
-    assert "No paper mentions it." in repr(empty.blocks)
+    assert "No paper mentions these words" in repr(empty.blocks)
     assert "/paper random" in repr(empty.blocks)
     done = render.results_message(SearchResult("graph", (), 12, 15, None, ()))
     assert done.text == "That was all the papers matching “graph”: you have seen every one."
@@ -164,7 +162,7 @@ def test_empty_and_exhausted_results_say_so():
 def test_results_page_of_fifty_hits_still_fits(seed_corpus):
     hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:50])
     message = render.results_message(
-        SearchResult("q", hits, 76, 0, None, (Note("note"),)), next_page="x"
+        SearchResult("q", hits, 76, 0, None, (NoKnownWords(),)), next_page="x"
     )
     bk.validate(message)
     assert len(message.blocks) <= bk.MAX_BLOCKS
@@ -261,15 +259,6 @@ def test_words_typed_in_a_query_are_echoed_literally_in_its_notes(index, typed):
     text = notes[0]["elements"][0]["text"]
     assert text.startswith("Papers with an author named “")
     assert not any(mark in text for mark in "*_~`")
-
-
-def test_unmatched_words_are_named_up_to_three_then_counted(index):
-    result = index.search("graph sparsification zzqa zzqb zzqc zzqd zzqe")
-    assert result.notes[0].words == ("zzqa", "zzqb", "zzqc", "graph sparsification")
-    assert result.notice == (
-        "No paper mentions “zzqa” or “zzqb” or “zzqc” and 2 more words; "
-        "showing papers about “graph sparsification”."
-    )
 
 
 def test_an_empty_result_gives_advice_once_and_only_what_fits(index):

@@ -11,7 +11,7 @@ from bot.render import blocks as bk
 from bot.render import digest as digest_render
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.search.engine import Note, SearchResult
+from bot.search.results import SearchResult, TooManyConditions
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; 🚀 שלום " + "x" * 10_000
 
@@ -24,7 +24,7 @@ def _every_message() -> dict[str, Message]:
         "not in a DM": render.not_in_channel_message("D1"),
         "apology": render.apology_message(),
         "empty": render.results_message(
-            SearchResult(HOSTILE, (), 0, 0, None, (Note("No match."),))
+            SearchResult(HOSTILE, (), 0, 0, None, (TooManyConditions(),))
         ),
         "exhausted": render.results_message(SearchResult(HOSTILE, (), 12, 15, None, ())),
         "subscription error": digest_render.subscription_error_message(

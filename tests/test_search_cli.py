@@ -10,6 +10,7 @@ import sys
 import pytest
 from project import PROJECT_ROOT
 
+from bot.render.notes import result_text
 from bot.search.cli import main
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
@@ -33,11 +34,11 @@ HIT_KEYS = {
 def run(argv: list[str], stdin: str | None = None) -> tuple[int, str]:
     out = io.StringIO()
     if stdin is None:
-        return main(argv, SETTINGS, out=out), out.getvalue()
+        return main(argv, SETTINGS, result_text, out=out), out.getvalue()
     original = sys.stdin
     sys.stdin = io.StringIO(stdin)
     try:
-        return main(argv, SETTINGS, out=out), out.getvalue()
+        return main(argv, SETTINGS, result_text, out=out), out.getvalue()
     finally:
         sys.stdin = original
 
@@ -86,7 +87,12 @@ def test_json_abstract_is_clean_text_and_the_original_is_kept_beside_it() -> Non
 
 def test_with_the_semantic_part_off_the_score_is_bm25s() -> None:
     out = io.StringIO()
-    main(["--json", "-k", "1", "graph", "sparsification"], Settings(semantic=False), out=out)
+    main(
+        ["--json", "-k", "1", "graph", "sparsification"],
+        Settings(semantic=False),
+        result_text,
+        out=out,
+    )
     [hit] = json.loads(out.getvalue())
     assert hit["score"] == hit["bm25_score"] and hit["semantic_score"] is None
 

@@ -15,7 +15,7 @@ import pytest
 
 from bot.papers.corpus import CATALOGUE_PATH, LoadedCorpus, load_corpus
 from bot.search import semantic
-from bot.search.embed import main as embed_main
+from bot.search.embed_cli import main as embed_main
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
 from bot.search.engine import SearchIndex
 from bot.search.semantic import (

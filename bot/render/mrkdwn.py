@@ -6,14 +6,9 @@ shell's readable text, and the one-section notice.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from bot.render import blocks as bk
 from bot.render.message import Message
-
-if TYPE_CHECKING:
-    from bot.search.engine import Note
 
 
 def escape_mrkdwn(text: str) -> str:
@@ -63,11 +58,6 @@ def quoted(text: str) -> str:
     escaped, and with its emphasis characters made literal (``*bold*`` in a topic stays two
     stars). Every echo of user text goes through here."""
     return f"“{mrkdwn_literal(bk.truncate_plain(text, ECHO_CHARS))}”"
-
-
-def notes_mrkdwn(notes: Iterable[Note]) -> str:
-    """A search's notes as mrkdwn: the wording escaped, the person's words ``quoted``."""
-    return " ".join(escape_mrkdwn(note.text).format(*map(quoted, note.words)) for note in notes)
 
 
 def _is_emoji(word: str) -> bool:

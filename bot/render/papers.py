@@ -8,7 +8,6 @@ characters while a query can be far longer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,13 +22,14 @@ from bot.render.mrkdwn import (
     escape_mrkdwn,
     fallback_text,
     mrkdwn_literal,
-    notes_mrkdwn,
     notice_message,
     quoted,
 )
+from bot.render.notes import advises, notes_mrkdwn, usage_mrkdwn
+from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE
 
 if TYPE_CHECKING:
-    from bot.search.engine import SearchResult
+    from bot.search.results import SearchResult
 
 ACTION_ABSTRACT = "paper_abstract"
 ACTION_SHARE = "paper_share"
@@ -237,24 +237,20 @@ def _what(result: SearchResult) -> str:
     return f"papers matching {quoted(result.query)}"
 
 
-_FIELD = re.compile(r"\b(?:like|author):(?:\"[^\"]*\"|[\w-]+)")
-"""A field written out in a usage text (``like:ID``, ``author:"Le Song"``), shown as code."""
-
-
 def empty_message(result: SearchResult, *, footer: str | None = None) -> Message:
     """Nothing found; ``footer`` is trusted mrkdwn (a hint from the caller)."""
     if result.usage:
-        return notice_message(_FIELD.sub(r"`\g<0>`", escape_mrkdwn(result.usage)))
+        return notice_message(usage_mrkdwn(result.usage))
     text = f"I found no {_what(result)}."
     tips = (
         "Try fewer or broader words, check the spelling, drop quotes or `-excluded` terms, "
         "or try `/paper random`."
     )
-    if any(note.advises for note in result.notes):
+    if any(map(advises, result.reasons)):
         tips = "You can also try `/paper random`."
     blocks = [bk.section(f"{text}\n{tips}")]
-    if result.notes:
-        blocks.append(bk.context(notes_mrkdwn(result.notes)))
+    if result.reasons:
+        blocks.append(bk.context(notes_mrkdwn(result.reasons)))
     if footer:
         blocks.append(bk.context(footer))
     return bk.message(fallback_text(text), blocks)
@@ -300,8 +296,8 @@ def results_message(
     cards = _fitting_cards(result, buttons, this_page, saved)
     heading = results_heading(result, shown=len(cards), about=about)
     blocks: list[dict[str, Any]] = [bk.section(heading)]
-    if result.notes:
-        blocks.append(bk.context(notes_mrkdwn(result.notes)))
+    if result.reasons:
+        blocks.append(bk.context(notes_mrkdwn(result.reasons)))
     for card in cards:
         blocks.append(bk.divider())
         blocks.extend(card)
@@ -538,9 +534,12 @@ def busy_message() -> Message:
 
 HELP_LINES = (
     ("/paper WORDS", "search ICLR 2025 papers; typos are corrected"),
-    ('/paper "a phrase" -word', "a quoted phrase must appear; a word after - must not"),
-    ("/paper author:NAME", "papers by an author"),
-    ("/paper like:ID", "papers like the one with that id"),
+    (
+        f"/paper {PHRASE.syntax} {EXCLUSION.syntax}",
+        "a quoted phrase must appear; a word after - must not",
+    ),
+    (f"/paper {AUTHOR.syntax}", "papers by an author"),
+    (f"/paper {LIKE.syntax}", "papers like the one with that id"),
     ("/paper random", "a random paper"),
     ("/paper ID", "a paper by its id, OpenReview id or OpenReview link"),
     ("/paper today", "today's paper of the day"),

@@ -1,7 +1,13 @@
-"""Search: from a query string to ranked papers.
+"""Search: from a query string to ranked papers, and the reasons to tell about them.
 
-Owns the analyzer, query parsing, spelling correction, the BM25Okapi index (``bm25``), the
-pruned ranking for large corpora (``pruned``), the semantic re-ranking, the search facade
-(``engine``) and the ``search`` command line. Imports ``bot.papers`` and nothing from
-``bot.slack``, ``bot.shell``, ``bot.digest``, ``bot.store`` or ``handlers``.
+The parts, each with explicit inputs: the analyzer and spelling (``analyzer``, ``query``'s
+``SpellCorrector``), the query language (``query``, over the operator table in ``results``),
+the BM25Okapi index (``bm25``, built by ``indexing``) and its pruned ranking for large corpora
+(``pruned``), the author index (``authors``), the planner (``planner``: a parsed query → a
+``plan``), the ranker (``ranker``) with the semantic re-ranking (``semantic``, ``embedding``,
+``vectors``), the explanations (``explanations``: reasons, never sentences), and the facade
+that composes them (``engine.SearchIndex``). Renderers read only ``results``. The commands
+are ``cli`` (``python -m bot search``) and ``embed_cli`` (``python -m bot embed``). Imports
+``bot.papers`` and nothing from ``bot.slack``, ``bot.shell``, ``bot.digest``, ``bot.store``,
+``bot.render`` or ``handlers``.
 """

@@ -11,12 +11,13 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError, load_corpus
-from bot.search.engine import Hit, SearchIndex, SearchResult
+from bot.search.engine import SearchIndex
+from bot.search.results import Hit, SearchResult
 from bot.search.semantic import ranker_for
 from bot.settings import Settings
 
@@ -93,34 +94,6 @@ def result_json(result: SearchResult) -> str:
     return json.dumps(hits, ensure_ascii=False)
 
 
-def result_text(result: SearchResult) -> str:
-    lines: list[str] = []
-    if result.similar_to is not None:
-        lines.append(f"Papers like: {result.similar_to.title}")
-    if result.corrected_query:
-        lines.append(f"Showing results for: {result.corrected_query}")
-    if result.notice:
-        lines.append(result.notice)
-    if result.usage:
-        lines.append(result.usage)
-    for rank, hit in enumerate(result.hits, start=result.offset + 1):
-        paper = hit.paper
-        score = "" if hit.score is None else f"  score {hit.score:.2f}"
-        lines.append(f"{rank}. {paper.title}  [{paper.status or 'status unknown'}]{score}")
-        if paper.tldr:
-            lines.append(f"   TL;DR: {paper.tldr}")
-        lines.append(f"   {paper.url or 'no OpenReview link'}")
-        if paper.code_urls:
-            lines.append(f"   code: {' '.join(paper.code_urls)}")
-        if hit.matched_terms:
-            lines.append(f"   matched: {', '.join(hit.matched_terms)}")
-    if result.hits:
-        shown = f"{result.offset + 1}-{result.offset + len(result.hits)}"
-        counted = f"of {result.total} matching papers" if result.counted else "best first"
-        lines.append(f"({shown} {counted})")
-    return "\n".join(lines)
-
-
 def _lines(stdin: TextIO) -> Iterator[str]:
     """Standard input line by line; a line that is not UTF-8 has those bytes replaced, with a
     warning, so one bad line costs its own answer at most and the batch goes on."""
@@ -136,13 +109,22 @@ def _lines(stdin: TextIO) -> Iterator[str]:
             yield line.decode("utf-8", errors="replace")
 
 
-def _answer(index: SearchIndex, query: str, args: argparse.Namespace, out: TextIO) -> None:
+ResultText = Callable[[SearchResult], str]
+"""A result as readable lines: render's (``bot.render.notes.result_text``), handed in by the
+command line, since search writes no sentence itself."""
+
+
+def _answer(
+    index: SearchIndex, query: str, args: argparse.Namespace, out: TextIO, text: ResultText
+) -> None:
     result = index.search(query, limit=args.limit, offset=args.offset)
-    out.write((result_json(result) if args.json else result_text(result)) + "\n")
+    out.write((result_json(result) if args.json else text(result)) + "\n")
     out.flush()
 
 
-def main(argv: Sequence[str], settings: Settings, out: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str], settings: Settings, result_text: ResultText, out: TextIO | None = None
+) -> int:
     out = out or sys.stdout
     options, words = _split_options(argv)
     args = _parser().parse_args(options)
@@ -164,9 +146,9 @@ def main(argv: Sequence[str], settings: Settings, out: TextIO | None = None) -> 
                 out.write(("[]" if args.json else "") + "\n")
                 out.flush()
                 continue
-            _answer(index, query, args, out)
+            _answer(index, query, args, out, result_text)
             if not args.json:
                 out.write("\n")
         return 0
-    _answer(index, " ".join(words), args, out)
+    _answer(index, " ".join(words), args, out, result_text)
     return 0

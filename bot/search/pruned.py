@@ -2,8 +2,8 @@
 
 Full scoring (``BM25Index.scores``) adds every posting of every query term into a score per
 document, then sorts the matches. That is simple and, on this machine, as fast as anything
-up to about a hundred thousand documents (``bench/results/pruning.md``), so the search
-engine uses this module only for corpora of ``engine.PRUNING_MIN_PAPERS`` papers or more.
+up to about a hundred thousand documents (``bench/results/pruning.md``), so the ranker
+uses this module only for corpora of ``bot.search.ranker.PRUNING_MIN_PAPERS`` papers or more.
 Above that, a common query word has hundreds of thousands of postings, and almost none of
 their documents can reach the page. This module finds the ones that can, and scores only
 those. The answer is the same as full scoring's, document for document, in the same order,

@@ -1,8 +1,10 @@
 """What a researcher typed, taken apart: free words, phrases, exclusions, filters, references.
 
-Parsing knows nothing about the index; ``bot.search.engine`` decides what each part means for a
-given corpus. Typo correction lives here too (``SpellCorrector``) because it rewrites the
-query text the user sees ("showing results for …").
+Parsing knows nothing about the index; ``bot.search.planner`` decides what each part means for
+a given corpus. The operators it reads are those of ``bot.search.results.OPERATORS``, the
+table renderers write the usage text from. Typo correction lives here too
+(``SpellCorrector``) because it rewrites the query text the user sees ("showing results for
+…").
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ from functools import cached_property
 import numpy as np
 
 from bot.papers.openreview import openreview_link_id
+from bot.search.results import EXCLUSION, FIELDS, PHRASE, field_name
 
 MAX_QUERY_CHARS = 1000
 
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"'})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 _CHUNK = re.compile(
-    r"""(?P<neg>-)?(?:
-        (?P<field>author|like):(?:"(?P<fquoted>[^"]*)"?|(?P<fvalue>\S+))?
-      | "(?P<quoted>[^"]*)"?
+    rf"""(?P<neg>{re.escape(EXCLUSION.prefix)})?(?:
+        (?P<field>{"|".join(re.escape(field_name(field)) for field in FIELDS)}):
+            (?:{PHRASE.prefix}(?P<fquoted>[^"]*)"?|(?P<fvalue>\S+))?
+      | {PHRASE.prefix}(?P<quoted>[^"]*)"?
       | (?P<word>\S+)
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
+_AROUND_A_LINK = "(.,;:!?)\"'\u201c\u201d\u2018\u2019"
+"""Punctuation a sentence puts around a link, which no OpenReview link starts or ends with."""
 
 
 @dataclass(frozen=True)
@@ -53,13 +59,40 @@ class ParsedQuery:
     author_tails: tuple[tuple[int, ...], ...] = ()
     """For each of ``authors``: the free words (indices into ``words``) right after an
     unquoted ``author:NAME``, which may continue the name (``author:Stefanie Jegelka``); the
-    engine decides, since only the corpus knows its authors' names."""
+    planner decides, since only the corpus knows its authors' names."""
     bare_fields: tuple[str, ...] = ()
     """Fields typed with nothing after them (``like:``), which need their usage, not a search."""
+    name_words: tuple[Span, ...] = ()
+    """Free words the planner took into an ``author:`` name (no longer in ``words``)."""
 
     @property
     def is_empty(self) -> bool:
         return not (self.words or self.phrases or self.authors or self.like or self.reference)
+
+    @property
+    def named_reference(self) -> str | None:
+        """The paper id or link the query only names, if any: such a query asks for that
+        paper (when there is one), not for papers like its words."""
+        if self.reference:
+            return self.reference
+        only_word = len(self.words) == 1 and not (
+            self.phrases or self.excluded or self.authors or self.like
+        )
+        return self.words[0].text if only_word else None
+
+    @property
+    def linked_reference(self) -> str | None:
+        """The one OpenReview link among plain words (``has anyone read <link>?`` asks about
+        that paper, not for papers about "anyone"); None when the query uses an operator
+        (``author:X <link>`` is a search to run)."""
+        if self.phrases or self.excluded or self.authors or self.like or self.bare_fields:
+            return None
+        linked = {
+            paper_id
+            for span in self.words
+            if (paper_id := openreview_link_id(span.text.strip(_AROUND_A_LINK)))
+        }
+        return linked.pop() if len(linked) == 1 else None
 
 
 def clean_query(raw: str) -> tuple[str, bool]:

@@ -1,0 +1,203 @@
+"""What a search's reasons say: the notes under a result, the usage of a field typed alone,
+and a result as terminal lines for ``python -m bot search``.
+
+Search returns reasons with data; every sentence is worded here. What the person typed stays
+apart from the wording, as words (one ``{}`` in a sentence each), so it is quoted as typed:
+a word like ``*Jegelka*`` must reach Slack as two stars, not bold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bot.render.mrkdwn import escape_mrkdwn, quoted
+from bot.search.results import (
+    AUTHOR,
+    EXCLUSION,
+    LIKE,
+    PHRASE,
+    Advice,
+    AllExcluded,
+    AuthorsNamed,
+    EmptyQuery,
+    NoKnownWords,
+    NoPhrase,
+    NoSharedWords,
+    NoSuchAuthor,
+    NoSuchFullName,
+    OnlyCommonWords,
+    OnlyExclusions,
+    Reason,
+    SearchResult,
+    TooManyConditions,
+    Truncated,
+    UnknownId,
+    UnknownLike,
+    Unmatched,
+    Usage,
+)
+
+UNMATCHED_NAMED = 3
+"""How many words that found nothing a note names before "and N more words"."""
+
+_ADVICE = {
+    Advice.SPELLING: " Check the spelling or try other words.",
+    Advice.ENGLISH: " The papers are in English: try English words.",
+}
+_FIXED = {
+    OnlyExclusions: "Add a word to search for: a query of only -exclusions has no hits.",
+    EmptyQuery: (
+        "Type a few words to search for (e.g. graph sparsification), "
+        f"{PHRASE.prefix}a quoted phrase{PHRASE.prefix}, {AUTHOR.prefix}name, a paper id, "
+        f"or {LIKE.syntax}."
+    ),
+    OnlyCommonWords: "The query has only common words or punctuation; add a more specific word.",
+    NoKnownWords: "No paper mentions these words; check the spelling or try other words.",
+    TooManyConditions: "No paper matches all of the query's conditions; try fewer of them.",
+}
+"""Reasons that carry no data, and their sentences."""
+_NOT_ADVICE = (Truncated, NoSharedWords, AuthorsNamed, AllExcluded)
+"""Reasons whose sentence does not say what to try instead."""
+
+
+def advises(reason: Reason) -> bool:
+    """Whether a reason's sentence says what to try instead: general tips ("check the
+    spelling") would then repeat it, or mislead (an unknown id is no misspelt word)."""
+    if isinstance(reason, Unmatched):
+        return reason.advice is not None
+    return not isinstance(reason, _NOT_ADVICE)
+
+
+def _unmatched(reason: Unmatched) -> tuple[str, tuple[str, ...]]:
+    """Which words found nothing: the first few, and how many more (a pasted paragraph
+    must not fill the reply)."""
+    named = reason.words[:UNMATCHED_NAMED]
+    missing = " or ".join("{}" for _ in named)
+    if len(reason.words) > len(named):
+        hidden = len(reason.words) - len(named)
+        missing += f" and {hidden} more word" + ("s" if hidden > 1 else "")
+    advice = _ADVICE[reason.advice] if reason.advice else ""
+    if reason.searched is None:
+        return f"No paper mentions {missing}.{advice}", named
+    return f"No paper mentions {missing}; showing papers about {{}}.{advice}", (
+        *named,
+        reason.searched,
+    )
+
+
+def _no_such_author(reason: NoSuchAuthor) -> tuple[str, tuple[str, ...]]:
+    names = ", ".join("{}" for _ in reason.names)
+    if reason.full is None:
+        return f"No paper has an author named {names} (check the spelling).", reason.names
+    quoted_full = f"{AUTHOR.prefix}{PHRASE.prefix}{reason.full}{PHRASE.prefix}"
+    text = f"No paper has an author named {names} (for a full name, quote it: {{}})."
+    return text, (*reason.names, quoted_full)
+
+
+def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
+    """A reason's sentence, with one ``{}`` for each of the typed words that follow it."""
+    match reason:
+        case Truncated(chars):
+            return f"Only the first {chars:,} characters of the query were used.", ()
+        case UnknownId(reference):
+            return "No paper with id {} in this corpus.", (reference,)
+        case UnknownLike(reference):
+            return (
+                "No paper with id {} to find similar papers to; use the id in a paper's "
+                "OpenReview link (forum?id=…).",
+                (reference,),
+            )
+        case NoSharedWords(source):
+            return f"The {source.value} has no words that papers in this corpus use.", ()
+        case AuthorsNamed(names):
+            return "Papers with an author named " + " and ".join("{}" for _ in names) + ".", names
+        case Unmatched():
+            return _unmatched(reason)
+        case NoSuchAuthor():
+            return _no_such_author(reason)
+        case NoSuchFullName(name):
+            return "No paper has an author named {}.", (name,)
+        case NoPhrase(phrase):
+            return "No paper contains the phrase {}; try it without quotes.", (phrase,)
+        case AllExcluded(exclusions):
+            words = " ".join(f"{EXCLUSION.prefix}{phrase}" for phrase in exclusions)
+            return "Every paper that matched was excluded by {}.", (words,)
+    return _FIXED[type(reason)], ()
+
+
+def notes_mrkdwn(reasons: Iterable[Reason]) -> str:
+    """A search's reasons as mrkdwn: the wording escaped, the person's words ``quoted``."""
+    notes = []
+    for reason in reasons:
+        text, words = sentence(reason)
+        notes.append(escape_mrkdwn(text).format(*map(quoted, words)))
+    return " ".join(notes)
+
+
+def notes_plain(reasons: Iterable[Reason]) -> str | None:
+    """A search's reasons as one plain-text paragraph, each typed word in curly quotes, or
+    None when there is nothing to say."""
+    notes = []
+    for reason in reasons:
+        text, words = sentence(reason)
+        notes.append(text.format(*(f"\u201c{word}\u201d" for word in words)))
+    return " ".join(notes) or None
+
+
+def _usage_pieces(usage: Usage) -> list[tuple[str, bool]]:
+    """How to write a field, in pieces flagged where they are query syntax (shown as code)."""
+    operator = usage.operator
+    if operator is LIKE:
+        return [
+            (LIKE.syntax, True),
+            (" finds papers like one paper: give its id or OpenReview link, e.g. ", False),
+            (f"{LIKE.prefix}{usage.example}", True),
+            (", or click More like this under a result.", False),
+        ]
+    pieces = [(operator.syntax, True), (" finds papers by an author, e.g. ", False)]
+    for number, example in enumerate(operator.examples):
+        if number:
+            pieces.append((" or ", False))
+        pieces.append((f"{operator.prefix}{example}", True))
+    return [*pieces, (".", False)]
+
+
+def usage_mrkdwn(usage: Usage) -> str:
+    """The usage as mrkdwn, its syntax as code."""
+    return "".join(
+        f"`{escape_mrkdwn(text)}`" if code else escape_mrkdwn(text)
+        for text, code in _usage_pieces(usage)
+    )
+
+
+def usage_plain(usage: Usage) -> str:
+    return "".join(text for text, _ in _usage_pieces(usage))
+
+
+def result_text(result: SearchResult) -> str:
+    """A result as the readable lines of ``python -m bot search``."""
+    lines: list[str] = []
+    if result.similar_to is not None:
+        lines.append(f"Papers like: {result.similar_to.title}")
+    if result.corrected_query:
+        lines.append(f"Showing results for: {result.corrected_query}")
+    if notice := notes_plain(result.reasons):
+        lines.append(notice)
+    if result.usage:
+        lines.append(usage_plain(result.usage))
+    for rank, hit in enumerate(result.hits, start=result.offset + 1):
+        paper = hit.paper
+        score = "" if hit.score is None else f"  score {hit.score:.2f}"
+        lines.append(f"{rank}. {paper.title}  [{paper.status or 'status unknown'}]{score}")
+        if paper.tldr:
+            lines.append(f"   TL;DR: {paper.tldr}")
+        lines.append(f"   {paper.url or 'no OpenReview link'}")
+        if paper.code_urls:
+            lines.append(f"   code: {' '.join(paper.code_urls)}")
+        if hit.matched_terms:
+            lines.append(f"   matched: {', '.join(hit.matched_terms)}")
+    if result.hits:
+        shown = f"{result.offset + 1}-{result.offset + len(result.hits)}"
+        counted = f"of {result.total} matching papers" if result.counted else "best first"
+        lines.append(f"({shown} {counted})")
+    return "\n".join(lines)

@@ -1,0 +1,364 @@
+"""The planner: a parsed query, resolved against one corpus, becomes a plan.
+
+It decides what each typed word is: a word to search (corrected if the corpus has it only
+misspelt), an acronym to expand, or an author's name typed as words; a quoted phrase is a
+phrase to require or an author's full name. Its inputs are the corpus's index, analyzer,
+acronyms and author index; it reads nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import reduce
+from itertools import compress, islice, product
+
+import numpy as np
+
+from bot.papers.paper import Paper
+from bot.search.analyzer import (
+    WORD_PATTERN,
+    Acronym,
+    CorpusAnalyzer,
+    word_tokens,
+    written_words,
+)
+from bot.search.authors import AuthorIndex, name_tokens
+from bot.search.bm25 import BM25Index
+from bot.search.built_once import built_once
+from bot.search.indexing import bm25_tokens, field_tokens
+from bot.search.lexicon import english_words
+from bot.search.plan import Plan, Variants, is_known
+from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
+
+LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
+MAX_PHRASE_VARIANTS = 16
+_LETTERS = re.compile(r"[^\W\d_]+")
+_SENTENCE_ENDS = (".", "?", "!", ":", ";")
+_LEAST_CITED_NAME_PAPERS = 3
+_HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """A free word of a query as typed, and as searched (after typo correction);
+    ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``)."""
+
+    typed: str
+    text: str
+    author_only: bool = False
+
+
+class QueryPlanner:
+    """Plans queries over one corpus; immutable but for what it builds once on demand."""
+
+    def __init__(
+        self,
+        papers: Sequence[Paper],
+        bm25: BM25Index,
+        analyzer: CorpusAnalyzer,
+        acronyms: dict[str, Acronym],
+        authors: AuthorIndex,
+    ) -> None:
+        self._papers = papers
+        self._bm25 = bm25
+        self._analyzer = analyzer
+        self._acronyms = acronyms
+        self._authors = authors
+        self._usual_long_forms: dict[str, bool] = {}  # by acronym token, filled on demand
+
+    @built_once
+    def speller(self) -> SpellCorrector:
+        """The typo corrector, its deletion map included: built by the index's ``prepare`` at
+        the bot's start-up, else on the first unknown query word (a one-off search need not
+        pay)."""
+        speller = SpellCorrector(self._spelling_frequencies())
+        speller.prepare()
+        return speller
+
+    def _spelling_frequencies(self) -> dict[str, int]:
+        """Corpus words a typo may be corrected to, with how many papers use their stem.
+
+        In a large corpus a word of a single paper is more often a name or a typo itself than
+        what someone meant, so from 10,000 papers on a word must appear in two."""
+        least = 1 if len(self._papers) < 10_000 else 2
+        vocabulary = self._bm25.vocabulary
+        frequency_of = self._bm25.document_frequencies
+        common = list(compress(vocabulary, (frequency_of >= least).tolist()))
+        frequencies = {}
+        for word in self._analyzer.spelling_words(common):
+            tokens = word_tokens(word).tokens
+            if tokens:
+                term = vocabulary.get(tokens[0])
+                if term is not None and frequency_of[term] >= least:
+                    frequencies[word] = int(frequency_of[term])
+        return frequencies
+
+    def is_known(self, word: str) -> bool:
+        return is_known(self._bm25.vocabulary, word)
+
+    # --- the query's names ------------------------------------------------------------------
+
+    def resolve(self, parsed: ParsedQuery) -> ParsedQuery:
+        """``parsed`` with each unquoted ``author:`` name continued by the words after it
+        while they extend a name some author has: ``author:Stefanie Jegelka graphs`` is
+        Stefanie Jegelka's papers about graphs, ``author:Bengio graphs`` Bengio's."""
+        if not any(parsed.author_tails):
+            return parsed
+        names = list(parsed.authors)
+        taken: set[int] = set()
+        for number, tail in enumerate(parsed.author_tails):
+            for word in tail:
+                longer = f"{names[number]} {parsed.words[word].text}"
+                if not self._authors.names_an_author(longer):
+                    break
+                names[number] = longer
+                taken.add(word)
+        words = tuple(word for number, word in enumerate(parsed.words) if number not in taken)
+        names_typed = tuple(parsed.words[number] for number in sorted(taken))
+        return replace(
+            parsed, words=words, authors=tuple(names), author_tails=(), name_words=names_typed
+        )
+
+    def _author_runs(self, typed: list[_Typed]) -> list[frozenset[str]]:
+        """Name words of the authors a query names: each run of neighbouring words that are
+        all parts of author names and either hold a word that can only mean an author, or
+        are two or more words one author's name holds in full (``Wei Chen``, though ``chen``
+        is in some abstract and ``wei`` in the English lexicon)."""
+        runs: list[frozenset[str]] = []
+        run: list[_Typed] = []
+        for word in [*typed, None]:
+            if word is not None and (word.author_only or self._authors.is_name(word.typed)):
+                run.append(word)
+                continue
+            names = frozenset(t for member in run for t in name_tokens(member.typed))
+            if any(member.author_only for member in run) or (
+                len(run) > 1 and len(self._authors.papers_by(names)) > 0
+            ):
+                runs.append(names)
+            run = []
+        return runs
+
+    def _is_author_word(self, word: str, initial: bool) -> bool:
+        """A word (as typed) that can only mean an author: part of an author's name, in no
+        title or abstract, not a stopword (``He`` and ``Do`` are names too, but in every
+        question), and not an English word unless capitalised inside a sentence (``Young``,
+        not ``young`` or a sentence's ``Young``; the lexicon lists many names as well, so
+        ``Finn`` counts only when written as one). A stopword or English word still counts
+        next to such a word, or as part of a full name (``Tianyu He``). Initials alone name
+        nobody: ``I'm`` is the initials I. and M. of many authors."""
+        return (
+            bool(word_tokens(word).tokens)
+            and not self.is_known(word)
+            and self._authors.is_name(word)
+            and any(len(name) > 1 for name in name_tokens(word))
+            and (
+                word.casefold() not in english_words()
+                or (not initial and word[:1].isupper() and not word.isupper())
+            )
+        )
+
+    def is_cited_name(self, word: str) -> bool:
+        """A surname some abstracts cite (``Bengio``, ``Zhang``), typed as a name: capitalised,
+        not an English word, and the name of authors of more than twice as many papers as
+        use it in their title or abstract (and at least three), so it means the people."""
+        if not word[:1].isupper() or word.isupper() or word.casefold() in english_words():
+            return False
+        names = name_tokens(word)
+        if len(names) != 1 or len(names[0]) < 2:
+            return False
+        authored = self._authors.paper_count(names[0])
+        said = max(map(self._bm25.document_frequency, word_tokens(word).tokens), default=0)
+        return authored >= _LEAST_CITED_NAME_PAPERS and authored > 2 * said
+
+    # --- planning ---------------------------------------------------------------------------
+
+    def plan(self, parsed: ParsedQuery, similar_doc: int | None = None) -> Plan:
+        """The plan of a resolved query; ``similar_doc`` is the paper ``like:`` names."""
+        plan = Plan()
+        typed = self._typed_words(parsed, plan.corrections)
+        for word in typed:
+            if not word.author_only:
+                plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
+                if word_tokens(word.text).tokens:
+                    known = self.is_known(word.text)
+                    (plan.searched if known else plan.unmatched).append(
+                        word.text if known else word.typed
+                    )
+        plan.tokens.extend(self._expansions(typed, plan.tokens))
+        runs = plan.author_runs = self._author_runs(typed)
+        plan.author_scores = self._authors.scores(runs)
+        vocabulary = self._bm25.vocabulary
+        free = {token for token in plan.tokens if token in vocabulary}
+        conditions = len(free) + len(parsed.phrases) + (plan.author_scores is not None)
+        # A full name also finds those who share half of it (every He for ``Kaiming He``):
+        # that many papers are no count of the person's.
+        whole_names = all(len(run) == 1 for run in runs)
+        plan.counted = similar_doc is None and conditions <= 1 and whole_names
+        plan.authors.extend(parsed.authors)
+        for phrase in parsed.phrases:
+            if self._authors.is_full_name(phrase):
+                plan.authors.append(phrase)
+                continue
+            for word in written_words(phrase):
+                plan.tokens.extend(self._analyzer.query_word(word).tokens)
+            plan.phrases.append((phrase, self.phrase_variants(phrase)))
+        for phrase in parsed.excluded:
+            plan.excluded.append((phrase, self.phrase_variants(phrase)))
+        if similar_doc is not None:
+            plan.exclude_doc = similar_doc
+            plan.tokens.extend(self.paper_terms(self._papers[similar_doc]))
+        if plan.corrections:
+            text = parsed.text
+            for start, end, fix in sorted(plan.corrections, reverse=True):
+                text = text[:start] + fix + text[end:]
+            plan.corrected_text = text
+        return plan
+
+    def _typed_words(
+        self, parsed: ParsedQuery, corrections: list[tuple[int, int, str]]
+    ) -> list[_Typed]:
+        """The query's free words, each as typed and as searched; the typo fixes made are
+        added to ``corrections``."""
+        typed: list[_Typed] = []
+        initial = True
+        for span in parsed.words:
+            if "$" in span.text or "\\" in span.text:
+                typed.extend(_Typed(unit, unit) for unit in written_words(span.text))
+                initial = span.text.endswith(_SENTENCE_ENDS)
+                continue
+            for unit, start, _ in unit_spans(span, WORD_PATTERN):
+                known = self.is_known(unit)
+                if known and not self.is_cited_name(unit):
+                    typed.append(_Typed(unit, unit))
+                elif known or self._is_author_word(unit, initial):
+                    typed.append(_Typed(unit, unit, author_only=True))
+                else:
+                    fixes = self._corrections(unit)
+                    fixed = unit
+                    for piece_start, piece_end, fix in reversed(fixes):
+                        fixed = fixed[:piece_start] + fix + fixed[piece_end:]
+                        corrections.append((start + piece_start, start + piece_end, fix))
+                    typed.append(_Typed(unit, fixed))
+                initial = False
+            initial = span.text.endswith(_SENTENCE_ENDS)
+        if not any(self.is_known(word.text) for word in typed):
+            # Only names can find anything: ``Manning`` or ``Burns`` alone means the author,
+            # however English the word and wherever it stands.
+            typed = [
+                replace(word, author_only=True)
+                if word_tokens(word.typed).tokens and self._authors.is_name(word.typed)
+                else word
+                for word in typed
+            ]
+        return typed
+
+    def _corrections(self, word: str) -> list[tuple[int, int, str]]:
+        """Typo corrections inside a word the corpus does not know, as (start, end,
+        replacement) within it: the word itself if it is all letters, or each unknown part
+        of a hyphenated word (``text-to-moton``). Nothing is corrected that the corpus, the
+        English lexicon or an author's name vouches for, nor a word typed with two or more
+        capitals (an acronym or a name the corpus lacks, not a slip)."""
+        if sum(c.isupper() for c in word) >= 2:
+            return []
+        if word.isalpha():
+            pieces = [(word, 0, len(word))]
+        elif _HYPHENATED_LETTERS.fullmatch(word):
+            pieces = [(m.group(), m.start(), m.end()) for m in _LETTERS.finditer(word)]
+        else:
+            return []
+        english = english_words()
+        fixes = []
+        for piece, start, end in pieces:
+            if (
+                not word_tokens(piece).tokens
+                or piece.casefold() in english
+                or self.is_known(piece)
+                or self._authors.is_name(piece)
+            ):
+                continue
+            fix = self.speller.correct(piece)
+            if fix is not None:
+                # "Showing results for" echoes the fix: ``Bengoi`` reads ``Bengio``.
+                shown = fix[:1].upper() + fix[1:] if piece[:1].isupper() else fix
+                fixes.append((start, end, shown))
+        return fixes
+
+    def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
+        """Long forms of the acronyms the user typed as acronyms: two or more capitals
+        (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
+        ``node``), and never the other way round (``language models`` is not ``LM``)."""
+        seen = set(tokens)
+        extra: list[str] = []
+        for word in typed:
+            if word.author_only or sum(c.isupper() for c in word.text) < 2:
+                continue
+            for token in word_tokens(word.text).tokens:
+                acronym = self._acronyms.get(token)
+                if acronym is None or not self._long_form_is_usual(acronym):
+                    continue
+                for long_token in acronym.long_tokens:
+                    if long_token not in seen:
+                        seen.add(long_token)
+                        extra.append(long_token)
+        return extra
+
+    def _long_form_is_usual(self, acronym: Acronym) -> bool:
+        """Whether more papers hold every word of the long form than the acronym. Only then
+        does the long form find papers the acronym would miss; where the acronym is how the
+        papers say it (``LoRA``), they already match, and the long form's common words
+        (``low``, ``rank``) would lift every paper on the topic over the one the rest of
+        the query describes."""
+        usual = self._usual_long_forms.get(acronym.token)
+        if usual is None:
+            postings = [self._bm25.documents(token) for token in set(acronym.long_tokens)]
+            holding = len(reduce(np.intersect1d, postings))
+            usual = holding > self._bm25.document_frequency(acronym.token)
+            self._usual_long_forms[acronym.token] = usual
+        return usual
+
+    def phrase_variants(self, phrase: str) -> Variants:
+        """Token sequences a phrase may appear as: split into its parts (as the index stores
+        every compound some paper hyphenates) or, for a hyphenated word no paper hyphenates,
+        joined (``self-play`` finds ``selfplay``)."""
+        options: list[list[tuple[str, ...]]] = []
+        for tokens in self._analyzer.words(phrase):
+            choices = [tokens.parts] if tokens.parts else []
+            if tokens.joined:
+                choices.append((tokens.joined,))
+            if choices:
+                options.append(choices)
+        if not options:
+            return []
+        combos = islice(product(*options), MAX_PHRASE_VARIANTS)
+        return [tuple(t for part in combo for t in part) for combo in combos]
+
+    # --- papers and texts as queries --------------------------------------------------------
+
+    def _distinctive_terms(self, tokens: list[str], content: set[str]) -> list[str]:
+        """The ``content`` terms with the highest BM25 weight in a text of ``tokens``."""
+        frequencies = Counter(tokens)
+        length = len(tokens)
+        weights = {t: self._bm25.weight(t, frequencies[t], length) for t in content}
+        ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
+        return ranked[:LIKE_TERMS]
+
+    def paper_terms(self, paper: Paper) -> list[str]:
+        """A paper's most distinctive title and abstract terms: its "more like this" query."""
+        fields = field_tokens(self._analyzer, paper)
+        return self._distinctive_terms(bm25_tokens(fields), {*fields[0], *fields[1]})
+
+    def for_text(self, text: str, *, every_word: bool) -> Plan:
+        """The plan of a free text (a Slack message), not read as a query: quotes, hyphens
+        and minus signs are just writing, and no word is "corrected". ``every_word`` takes
+        every word the corpus has (for a re-ranker to sort out); otherwise only the text's
+        most distinctive words, as the rest drown them. Every paper sharing one of a
+        message's many words is no count worth giving."""
+        tokens = [t for word in self._analyzer.words(text) for t in word.tokens]
+        if every_word:
+            chosen = [t for t in tokens if t in self._bm25.vocabulary]
+        else:
+            chosen = self._distinctive_terms(tokens, set(tokens))
+        return Plan(tokens=chosen, counted=False)

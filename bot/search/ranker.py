@@ -1,0 +1,235 @@
+"""The ranker: a plan's matching papers scored, filtered and cut to a page, by BM25 alone or
+by the semantic mix when the query has a vector.
+
+A plain query over a large corpus is ranked by the pruned ranking (``bot.search.pruned``),
+which scores only the papers that can make the page; anything with a filter scores every
+match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import reduce
+
+import numpy as np
+
+from bot.papers.paper import Paper
+from bot.search.analyzer import CorpusAnalyzer
+from bot.search.authors import AuthorIndex
+from bot.search.bm25 import BM25Index, top_k
+from bot.search.built_once import built_once
+from bot.search.indexing import field_texts
+from bot.search.plan import Plan, Variants
+from bot.search.pruned import PrunedRanking
+from bot.search.results import Hit
+from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, SemanticRanker
+
+PRUNING_MIN_PAPERS = 200_000
+"""Corpora this large rank a plain query by the pruned ranking (``bot.search.pruned``); smaller
+ones score every matching paper, which is as fast there and far simpler (measured by
+``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
+
+
+class Ranker:
+    """Ranks plans over one corpus; immutable but for the pruned ranking built on demand."""
+
+    def __init__(
+        self,
+        papers: Sequence[Paper],
+        bm25: BM25Index,
+        analyzer: CorpusAnalyzer,
+        authors: AuthorIndex,
+        semantic: SemanticRanker | None,
+    ) -> None:
+        self._papers = papers
+        self._bm25 = bm25
+        self._analyzer = analyzer
+        self._authors = authors
+        self._semantic = semantic
+        order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
+        self._tiebreak = np.empty(len(papers), dtype=np.int64)
+        self._tiebreak[order] = np.arange(len(papers))
+
+    @built_once
+    def pruned(self) -> PrunedRanking:
+        """The pruned ranking's tables (a large corpus only)."""
+        return PrunedRanking(self._bm25)
+
+    @property
+    def prunes(self) -> bool:
+        """Whether the corpus is large enough for the pruned ranking."""
+        return len(self._papers) >= PRUNING_MIN_PAPERS
+
+    def page(
+        self, plan: Plan, limit: int, offset: int, vector: np.ndarray | None = None
+    ) -> tuple[tuple[Hit, ...], int]:
+        """The hits ``offset..offset+limit`` of the papers a plan matches, best first, and
+        how many matched: BM25's order, or with a ``vector``, the semantic mix's (see
+        ``_mixed_page``)."""
+        if vector is None or self._semantic is None:
+            page, page_scores, total = self._bm25_page(plan, offset + limit)
+            bm25_scores, cosines = page_scores, np.full(len(page), np.nan)
+        else:
+            page, page_scores, bm25_scores, cosines, total = self._mixed_page(
+                plan, offset + limit, vector, self._semantic
+            )
+        highlighter = self._analyzer.highlighter(plan.tokens)
+        hits = tuple(
+            Hit(
+                self._papers[doc],
+                score,
+                # Words of the paper, as written, whose tokens the query asked for (bolded).
+                highlighter.words(field_texts(self._papers[doc])),
+                bm25,
+                None if np.isnan(cosine) else cosine,
+                self._authors.named_authors(plan.authors, plan.author_runs, doc),
+            )
+            for doc, score, bm25, cosine in zip(
+                page[offset : offset + limit].tolist(),
+                page_scores[offset : offset + limit].tolist(),
+                bm25_scores[offset : offset + limit].tolist(),
+                cosines[offset : offset + limit].tolist(),
+                strict=True,
+            )
+        )
+        return hits, total
+
+    def matching(self, plan: Plan) -> list[tuple[Paper, float]]:
+        """Every paper scoring above zero, best first (ties by id)."""
+        scores, matched = self.score(plan)
+        candidates = np.flatnonzero(matched & (scores > 0))
+        ranked = top_k(scores, len(candidates), candidates=candidates, tiebreak=self._tiebreak)
+        return [(self._papers[doc], float(scores[doc])) for doc in ranked]
+
+    def score(self, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+        """Every paper's score, and which papers match the plan."""
+        scores = self._bm25.scores(plan.tokens)
+        if plan.tokens and self._bm25.idf_positive:  # then a query token means a score > 0
+            matched = scores > 0
+        elif plan.tokens:
+            matched = self._bm25.matches(plan.tokens)
+        else:  # everything, for a filter to narrow down; nothing, for named authors to add to
+            matched = np.full(len(scores), plan.author_scores is None)
+        if plan.author_scores is not None:
+            scores += plan.author_scores
+            matched |= plan.author_scores > 0
+        for _, variants in plan.phrases:
+            matched &= self.phrase_mask(variants)
+        for _, variants in plan.excluded:
+            matched &= ~self.phrase_mask(variants)
+        if plan.authors:
+            matched &= self._authors.mask(plan.authors)
+        if plan.exclude_doc is not None:
+            matched[plan.exclude_doc] = False
+        return scores, matched
+
+    def phrase_mask(self, variants: Iterable[tuple[str, ...]]) -> np.ndarray:
+        """Papers containing one of the token sequences: the papers holding all its tokens
+        are re-read, so no positions need to be kept for the rare quoted query."""
+        mask = np.zeros(len(self._papers), dtype=bool)
+        reader = self._analyzer.phrase_reader()
+        for variant in variants:
+            postings = [self._bm25.documents(token) for token in set(variant)]
+            candidates = reduce(np.intersect1d, postings)
+            if len(variant) == 1:
+                mask[candidates] = True
+                continue
+            wanted = " " + " ".join(variant) + " "
+            for doc in candidates.tolist():
+                if not mask[doc] and any(
+                    wanted in reader.tokens(text) for text in field_texts(self._papers[doc])
+                ):
+                    mask[doc] = True
+        return mask
+
+    def has_phrase(self, variants: Variants) -> bool:
+        """Whether any paper contains the phrase."""
+        return bool(self.phrase_mask(variants).any())
+
+    def _bm25_page(self, plan: Plan, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """The ``k`` best matches, best first, their scores, and how many papers matched.
+
+        A plain ranked query lets the index score only the papers that can make the page;
+        filters (phrases, exclusions, authors, the paper of "more like this") need every
+        match's score, and so does a query the index finds not worth pruning."""
+        plain = not (plan.phrases or plan.excluded or plan.authors)
+        if self.prunes and plain and plan.exclude_doc is None and plan.author_scores is None:
+            ranking = self.pruned.best(plan.tokens, k, self._tiebreak)
+            if ranking is not None:
+                return ranking.docs, ranking.scores, ranking.total
+        scores, matched = self.score(plan)
+        candidates = self._contenders(scores, matched, plan.tokens, k)
+        page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
+        return page, scores[page], int(np.count_nonzero(matched))
+
+    def _mixed_page(
+        self, plan: Plan, k: int, vector: np.ndarray, semantic: SemanticRanker
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """The ``k`` best matches by the semantic mix: BM25's ``RERANK_DEPTH`` best and the
+        matching papers nearest to ``vector`` (``_nearest``) re-ranked, the papers of authors
+        the query names first (as BM25 alone puts them), then BM25's order for any deeper
+        page. Also returns the BM25 scores and the cosines the mix was made of
+        (cosines are NaN past the re-ranked head), and how many papers matched.
+
+        Every match is scored in full: the re-ranker needs the BM25 score of papers BM25
+        itself ranks low, and at a depth of 100 the pruned ranking saves nothing
+        (``bench/results/pruning.md``)."""
+        scores, matched = self.score(plan)
+        total = int(np.count_nonzero(matched))
+        if not total:
+            nothing = np.zeros(0)
+            return nothing.astype(np.intp), nothing, nothing, nothing, 0
+        depth = max(k, RERANK_DEPTH)
+        candidates = self._contenders(scores, matched, plan.tokens, depth)
+        page = top_k(scores, depth, candidates=candidates, tiebreak=self._tiebreak)
+        outside = matched.copy()
+        outside[page[:RERANK_DEPTH]] = False
+        nearest = self._nearest(plan, vector, semantic, outside)
+        head = np.concatenate([page[:RERANK_DEPTH], nearest])
+        named = None
+        if plan.author_runs:
+            # Those carrying the whole name typed, not everyone sharing half of it (every
+            # He for ``Kaiming He``), as BM25 alone ranks them.
+            by_them = reduce(np.union1d, map(self._authors.papers_by, plan.author_runs))
+            named = np.isin(head, by_them)
+        reranked = semantic.rerank(head, scores[head], vector, self._tiebreak, named)
+        rest = page[RERANK_DEPTH:][~np.isin(page[RERANK_DEPTH:], nearest)]
+        return (
+            np.concatenate([reranked.docs, rest])[:k],
+            np.concatenate([reranked.scores, scores[rest]])[:k],
+            np.concatenate([reranked.bm25, scores[rest]])[:k],
+            np.concatenate([reranked.cosine, np.full(len(rest), np.nan)])[:k],
+            total,
+        )
+
+    def _nearest(
+        self, plan: Plan, vector: np.ndarray, semantic: SemanticRanker, among: np.ndarray
+    ) -> np.ndarray:
+        """The papers of the mask ``among`` that join BM25's best for being near the query's
+        vector; none for a query that names authors: the model knows topics, not names, so
+        near "papers by Mirzaei" is any paper about papers, while the author's own are
+        already among BM25's best."""
+        if plan.names_authors:
+            return np.zeros(0, dtype=np.intp)
+        return semantic.nearest(vector, among, NEAREST_CANDIDATES, self._tiebreak)
+
+    def _contenders(
+        self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int
+    ) -> np.ndarray:
+        """The matching papers that can be among the ``k`` best, without sorting them all.
+
+        The k-th best score among the matching papers of the query's rarest term (a small
+        sample, and the likeliest to score high) is a floor for the k-th best overall: only
+        papers scoring at least that are kept, ties included, so the page is exactly the
+        one a full sort gives."""
+        sample = min(
+            (docs for docs in map(self._bm25.documents, set(tokens)) if len(docs) >= k),
+            key=len,
+            default=None,
+        )
+        if k > 0 and sample is not None and 4 * len(sample) < len(scores):
+            values = scores[sample[matched[sample]]]
+            if len(values) >= k:
+                floor = np.partition(values, len(values) - k)[len(values) - k]
+                return np.flatnonzero(matched & (scores >= floor))
+        return np.flatnonzero(matched)

@@ -1,0 +1,229 @@
+"""What a search returns, and the one table of query operators: the only part of search that
+renderers read.
+
+A result says *why* as reasons with data (which words matched nothing, which name was used,
+which paper id was unknown), never as sentences: wording is the renderer's, so a reason
+carries exactly what was typed, for the renderer to quote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+
+from bot.papers.paper import Paper
+from bot.search.analyzer import marked_words
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A piece of query syntax: what it starts with and what a person writes after it."""
+
+    prefix: str
+    placeholder: str
+    examples: tuple[str, ...] = ()
+    """Values written after ``prefix`` in a usage text (``Bengio``, ``"Le Song"``)."""
+
+    @property
+    def syntax(self) -> str:
+        return f"{self.prefix}{self.placeholder}"
+
+
+AUTHOR = Operator("author:", "NAME", ("Bengio", '"Le Song"'))
+LIKE = Operator("like:", "ID")
+PHRASE = Operator('"', 'a phrase"')
+EXCLUSION = Operator("-", "word")
+FIELDS = (AUTHOR, LIKE)
+"""The operators written ``name:value``; the parser reads a field by its name."""
+OPERATORS = (*FIELDS, PHRASE, EXCLUSION)
+
+
+def field_name(operator: Operator) -> str:
+    """``author`` for ``author:``: how a parsed query names the field."""
+    return operator.prefix.removesuffix(":")
+
+
+@dataclass(frozen=True)
+class Hit:
+    paper: Paper
+    score: float | None  # the ranking score; None for a lookup by id
+    matched_terms: tuple[str, ...]  # words of the paper's text that matched, as written there
+    bm25_score: float | None = None
+    # Cosine of the paper's and the query's vectors, when the semantic ranking placed it
+    # (BM25's best RERANK_DEPTH and the matching papers nearest to the query's vector, once
+    # the paper has a vector); score is then the mix.
+    semantic_score: float | None = None
+    # Its authors the query named (``author:`` or a name typed as words), as the paper
+    # writes their names.
+    named_authors: tuple[str, ...] = ()
+
+    @cached_property
+    def tldr_pieces(self) -> tuple[tuple[str, bool], ...]:
+        """The paper's TL;DR in pieces, flagged where a word matched (a renderer bolds those).
+
+        Worked out only for the cards a renderer shows, not for every hit of a page.
+        """
+        return marked_words(self.paper.tldr, self.matched_terms)
+
+
+# --- reasons ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Truncated:
+    """The query was cut: only its first ``chars`` characters were searched."""
+
+    chars: int
+
+
+@dataclass(frozen=True)
+class UnknownId:
+    """A link or id alone, naming no paper of the corpus."""
+
+    reference: str
+
+
+@dataclass(frozen=True)
+class OnlyExclusions:
+    """Nothing to search for but ``-exclusions``."""
+
+
+@dataclass(frozen=True)
+class EmptyQuery:
+    """Nothing typed to search for."""
+
+
+@dataclass(frozen=True)
+class UnknownLike:
+    """``like:`` an id naming no paper."""
+
+    reference: str
+
+
+@dataclass(frozen=True)
+class OnlyCommonWords:
+    """Every word typed is a stopword or punctuation."""
+
+
+class Source(Enum):
+    """What a search for related papers started from."""
+
+    PAPER = "paper"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class NoSharedWords:
+    """A paper or a message with no word the corpus uses."""
+
+    source: Source
+
+
+@dataclass(frozen=True)
+class AuthorsNamed:
+    """The papers are those of the authors an ``author:`` filter named."""
+
+    names: tuple[str, ...]
+
+
+class Advice(Enum):
+    """What to try instead, when words matched nothing."""
+
+    SPELLING = "spelling"
+    ENGLISH = "english"  # every letter typed is of another script
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """Free words no paper uses (as typed, each once, in order), and the words that were
+    searched instead (joined, or None when none were)."""
+
+    words: tuple[str, ...]
+    searched: str | None
+    advice: Advice | None = None
+
+
+@dataclass(frozen=True)
+class NoKnownWords:
+    """No word of the query is in the corpus, and none is worth naming as unmatched."""
+
+
+@dataclass(frozen=True)
+class NoSuchAuthor:
+    """No paper has an author of these ``author:`` names; ``full`` is the longer name the
+    capitalised words after ``author:NAME`` may have meant (to be quoted), if any."""
+
+    names: tuple[str, ...]
+    full: str | None = None
+
+
+@dataclass(frozen=True)
+class NoSuchFullName:
+    """Authors of the first name exist, but nobody has this full name (``author:Tri Dao``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class NoPhrase:
+    """No paper contains the quoted phrase."""
+
+    phrase: str
+
+
+@dataclass(frozen=True)
+class AllExcluded:
+    """Papers matched, but the ``-exclusions`` removed every one."""
+
+    exclusions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TooManyConditions:
+    """Each condition matches papers, but no paper matches all of them."""
+
+
+Reason = (
+    Truncated
+    | UnknownId
+    | OnlyExclusions
+    | EmptyQuery
+    | UnknownLike
+    | OnlyCommonWords
+    | NoSharedWords
+    | AuthorsNamed
+    | Unmatched
+    | NoKnownWords
+    | NoSuchAuthor
+    | NoSuchFullName
+    | NoPhrase
+    | AllExcluded
+    | TooManyConditions
+)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """A field typed with nothing after it: how to write it; ``example`` is a value from this
+    corpus (a paper id for ``like:``), when the field needs one."""
+
+    operator: Operator
+    example: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str  # what the user typed
+    hits: tuple[Hit, ...]  # the requested page (offset..offset+limit)
+    total: int  # how many papers matched in all
+    offset: int
+    corrected_query: str | None  # query after typo correction, None if nothing was corrected
+    reasons: tuple[Reason, ...] = ()  # what needs saying about the search, in order
+    similar_to: Paper | None = None  # set for like:ID results
+    # Whether ``total`` counts what a reader would call matches: papers holding the query's
+    # one word, phrase or filter. A query of several words ranks every paper holding any of
+    # them ("MLLMs" reaches 70 of 76 papers through "language" and "models"), and that
+    # count is only good for paging.
+    counted: bool = True
+    usage: Usage | None = None  # how to write the query, when it was not a search at all
