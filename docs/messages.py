@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bot.answers import Answers, Viewer
-from bot.commands import parse_command, parse_mention
+from bot.answers.typed import parse_command, parse_mention
+from bot.buttons import PageCursor, PaperButton
 from bot.digest.service import DigestService
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.render import papers as render
@@ -105,7 +106,7 @@ def _unfurl(bot: Bot) -> Message:
 
 def _saved_list(bot: Bot) -> Message:
     for paper_id in OTHER_PAPERS:
-        bot.answers.set_saved(paper_id, VIEWER, saved=True)
+        bot.answers.set_saved(PaperButton(paper_id), VIEWER, saved=True)
     return bot.answers.saved_list(VIEWER)
 
 
@@ -155,7 +156,7 @@ MESSAGES: list[Shown] = [
         "abstract",
         "**Abstract** on a result: the whole abstract, every author, **Back to results**",
         "ephemeral",
-        lambda bot: bot.answers.abstract(_first_page_cursor(bot), VIEWER),
+        lambda bot: bot.answers.abstract(PaperButton.decode(_first_page_cursor(bot)), VIEWER),
     ),
     Shown(
         "paper_by_id",
@@ -238,7 +239,7 @@ MESSAGES: list[Shown] = [
         "saved_notice",
         "**Save** on a card everyone sees: a private note with **Undo**",
         "ephemeral",
-        lambda bot: bot.answers.set_saved(MOG, VIEWER, saved=True),
+        lambda bot: bot.answers.set_saved(PaperButton(MOG), VIEWER, saved=True),
     ),
     Shown("saved_list", "`/paper saved`: your reading list", "ephemeral", _saved_list),
     Shown(
@@ -264,13 +265,13 @@ MESSAGES: list[Shown] = [
         "error_unknown_paper",
         "A paper id the bot does not know",
         "ephemeral",
-        lambda bot: bot.answers.abstract("zzNoSuchId", VIEWER),
+        lambda bot: bot.answers.abstract(PaperButton("zzNoSuchId"), VIEWER),
     ),
     Shown(
         "error_expired",
         "A button on a list the bot has forgotten",
         "ephemeral",
-        lambda bot: bot.answers.page("q:5:0000000000000000", VIEWER),
+        lambda bot: bot.answers.page(PageCursor.decode("q:5:0000000000000000"), VIEWER),
     ),
     Shown(
         "error_nothing_to_continue",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.answers.reading_list import ReadingList
@@ -15,32 +16,32 @@ if TYPE_CHECKING:
     from bot.papers.paper import Paper
 
 
+@dataclass(frozen=True)
 class PaperCards:
     """Cards for any paper the catalogue knows, with the reader's Save state where the card
     is theirs alone."""
 
-    def __init__(self, papers: PaperLookup, reading_list: ReadingList) -> None:
-        self._papers = papers
-        self._reading_list = reading_list
+    papers: PaperLookup
+    reading_list: ReadingList
 
     def paper_page(self, paper: Paper, viewer: Viewer, *, intro: str | None = None) -> Message:
         this_page = PageCursor(PageKind.PAPER, paper.id).encode()
-        saved = self._reading_list.is_saved(viewer, paper.id)
+        saved = self.reading_list.is_saved(viewer, paper.id)
         return render.paper_message(paper, intro=intro, this_page=this_page, saved=saved)
 
     def card_page(self, cursor: PageCursor, viewer: Viewer) -> Message:
         """A single paper's page, or the private "Saved ✓ · Undo" notice about it."""
-        paper = self._papers.get(cursor.key)
+        paper = self.papers.get(cursor.key)
         if paper is None:
             return render.not_found_message(cursor.key)
         if cursor.kind == PageKind.PAPER:
             return self.paper_page(paper, viewer)
-        saved = self._reading_list.is_saved(viewer, paper.id)
+        saved = self.reading_list.is_saved(viewer, paper.id)
         return render.saved_notice_message(paper, saved=saved, this_page=cursor.encode())
 
     def abstract(self, button: PaperButton, viewer: Viewer, *, public: bool = False) -> Message:
         """The abstract for an **Abstract** click; a private one leads back to its list."""
-        paper = self._papers.get(button.paper_id)
+        paper = self.papers.get(button.paper_id)
         if paper is None:
             return render.not_found_message(button.paper_id)
         if public:
@@ -50,10 +51,10 @@ class PaperCards:
             buttons=render.RESULT_BUTTONS,
             back=button.page.encode() if button.page else None,
             this_page=PageCursor(PageKind.ABSTRACT, button.encode()).encode(),
-            saved=self._reading_list.is_saved(viewer, paper.id),
+            saved=self.reading_list.is_saved(viewer, paper.id),
         )
 
     def share(self, paper_id: str, user_id: str) -> Message | None:
         """The public message for a shared paper, or ``None`` when the id is unknown."""
-        paper = self._papers.get(paper_id)
+        paper = self.papers.get(paper_id)
         return render.shared_message(paper, user_id) if paper is not None else None

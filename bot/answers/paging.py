@@ -4,6 +4,7 @@ and what to say when a page comes back empty."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.answers.reading_list import ReadingList
@@ -21,21 +22,19 @@ def has_more(result: SearchResult) -> bool:
     return result.offset + len(result.hits) < result.total
 
 
+@dataclass(frozen=True)
 class ResultPages:
     """Pages of results for every private list (``/paper``, **More like this**, related
     papers) and the ends of every list, threads' included."""
 
-    def __init__(
-        self, index: SearchIndex, reading_list: ReadingList, wider_corpus: str | None
-    ) -> None:
-        self._index = index
-        self._reading_list = reading_list
-        self._wider_corpus = wider_corpus
+    index: SearchIndex
+    reading_list: ReadingList
+    wider_corpus: str | None
 
     def hint(self, result: SearchResult, page_size: int) -> str | None:
         """The wider corpus, when a search found nothing or less than a page."""
         found_little = result.offset == 0 and len(result.hits) < page_size
-        return self._wider_corpus if found_little and result.usage is None else None
+        return self.wider_corpus if found_little and result.usage is None else None
 
     def nothing_more(
         self, result: SearchResult, first: Callable[[], SearchResult] | None = None
@@ -46,9 +45,9 @@ class ResultPages:
         if not result.offset:
             return render.results_message(result, footer=self.hint(result, 1))
         if first is None and result.similar_to is not None:
-            best = self._index.like_paper(result.similar_to, limit=1)
+            best = self.index.like_paper(result.similar_to, limit=1)
         elif first is None:
-            best = self._index.search(result.query, limit=1)
+            best = self.index.search(result.query, limit=1)
         else:
             best = first()
         return render.end_of_results_message(result, best.hits[0].paper if best.hits else None)
@@ -69,7 +68,7 @@ class ResultPages:
             next_page = PageCursor(kind, key, offset + len(result.hits)).encode()
         if offset > 0:
             previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0)).encode()
-        saved = self._reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
+        saved = self.reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
         return render.results_message(
             result,
             next_page=next_page,

@@ -37,30 +37,30 @@ def last_page_start(offset: int, total: int, page_size: int) -> int:
     return min(offset, max(total - 1, 0)) // page_size * page_size
 
 
+@dataclass(frozen=True)
 class ReadingList:
     """A person's saved papers, as the store keeps them and the catalogue still knows them."""
 
-    def __init__(self, store: Store, papers: PaperLookup) -> None:
-        self._store = store
-        self._papers = papers
+    store: Store
+    papers: PaperLookup
 
     def save(self, viewer: Viewer, paper_id: str) -> None:
         """Idempotent, so a double click or a click seen by two processes counts once."""
-        self._store.save_paper(viewer.team_id, viewer.user_id, paper_id)
+        self.store.save_paper(viewer.team_id, viewer.user_id, paper_id)
 
     def remove(self, viewer: Viewer, paper_id: str) -> None:
-        self._store.remove_paper(viewer.team_id, viewer.user_id, paper_id)
+        self.store.remove_paper(viewer.team_id, viewer.user_id, paper_id)
 
     def count(self, viewer: Viewer) -> int:
-        return self._store.saved_count(viewer.team_id, viewer.user_id)
+        return self.store.saved_count(viewer.team_id, viewer.user_id)
 
     def papers(self, viewer: Viewer, *, limit: int | None = None, offset: int = 0) -> list[Paper]:
         """Saved papers the bot still knows (a paper can leave a custom corpus)."""
-        ids = self._store.saved_papers(viewer.team_id, viewer.user_id, limit=limit, offset=offset)
-        return [paper for paper in map(self._papers.get, ids) if paper is not None]
+        ids = self.store.saved_papers(viewer.team_id, viewer.user_id, limit=limit, offset=offset)
+        return [paper for paper in map(self.papers.get, ids) if paper is not None]
 
     def saved_among(self, viewer: Viewer, paper_ids: Sequence[str]) -> frozenset[str]:
-        return self._store.saved_among(viewer.team_id, viewer.user_id, paper_ids)
+        return self.store.saved_among(viewer.team_id, viewer.user_id, paper_ids)
 
     def is_saved(self, viewer: Viewer, paper_id: str) -> bool:
         return paper_id in self.saved_among(viewer, [paper_id])

@@ -3,6 +3,7 @@ thread**, which posts the same papers where the bot may post."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.answers.paging import ResultPages
@@ -18,17 +19,15 @@ if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
 
 
+@dataclass(frozen=True)
 class RelatedToMessage:
     """Related papers, remembered by the message's text so their pages and **Post in
     thread** work after the shortcut's request is long gone."""
 
-    def __init__(
-        self, index: SearchIndex, store: Store, pages: ResultPages, threads: ThreadReplies
-    ) -> None:
-        self._index = index
-        self._store = store
-        self._pages = pages
-        self._threads = threads
+    index: SearchIndex
+    store: Store
+    pages: ResultPages
+    threads: ThreadReplies
 
     def first_page(self, text: str, viewer: Viewer, *, post_to: tuple[str, str] | None) -> Message:
         """Private related papers for a message shortcut; ``post_to`` is the (channel,
@@ -37,7 +36,7 @@ class RelatedToMessage:
             return notice_message(
                 "That message has no words to search for. Try `/paper` with some."
             )
-        key = self._store.remember_query(text[:THREAD_QUERY_CHARS], RELATED)
+        key = self.store.remember_query(text[:THREAD_QUERY_CHARS], RELATED)
         return self._page(RelatedTarget(key, post_to), viewer, 0)
 
     def page(self, cursor: PageCursor, viewer: Viewer) -> Message:
@@ -51,12 +50,12 @@ class RelatedToMessage:
         remembered = self._recall(target)
         if remembered is None:
             return render.expired_message()
-        result = self._index.related(remembered.query, limit=render.PAGE_SIZE, offset=offset)
+        result = self.index.related(remembered.query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return render.results_message(result)
         key = target.encode()
         post_button = render.PostButton(key) if target.post_to is not None else None
-        return self._pages.page(
+        return self.pages.page(
             result,
             PageKind.RELATED,
             key,
@@ -71,9 +70,9 @@ class RelatedToMessage:
         if remembered is None or target.post_to is None:
             return None
         channel, thread_ts = target.post_to
-        page = self._threads.page(remembered, channel, thread_ts, 0, about="this message")
+        page = self.threads.page(remembered, channel, thread_ts, 0, about="this message")
         return channel, thread_ts, page
 
     def _recall(self, target: RelatedTarget) -> Remembered | None:
-        remembered = self._store.recall_query(target.text_key)
+        remembered = self.store.recall_query(target.text_key)
         return remembered if remembered is not None and remembered.kind == RELATED else None

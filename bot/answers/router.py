@@ -87,6 +87,10 @@ class Answers:
     def help(self) -> Message:
         return render.help_message(description=self._description, hint=self.wider_corpus)
 
+    def search(self, query: str, viewer: Viewer) -> Message:
+        """The first page of ``/paper`` results for ``query``."""
+        return self._searches.search(query, viewer)
+
     # buttons
 
     def page(self, cursor: PageCursor | None, viewer: Viewer) -> Message:

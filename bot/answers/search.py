@@ -3,6 +3,7 @@ asked before searching, whether the query names a single paper."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.answers.paging import ResultPages
@@ -18,23 +19,21 @@ if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
 
 
+@dataclass(frozen=True)
 class Searches:
     """Private result lists, remembered by key so **Next 5** and **Back to results** work."""
 
-    def __init__(
-        self, index: SearchIndex, store: Store, papers: PaperLookup, pages: ResultPages
-    ) -> None:
-        self._index = index
-        self._store = store
-        self._papers = papers
-        self._pages = pages
+    index: SearchIndex
+    store: Store
+    papers: PaperLookup
+    pages: ResultPages
 
     def named_paper(self, query: str) -> Paper | None:
         """The paper a query names (search decides whether it names one, see
         ``SearchIndex.paper_reference``). A catalogue paper outside the corpus searched is
         still one to show, not a word to search for."""
-        reference = self._index.paper_reference(query)
-        return self._papers.get(reference) if reference else None
+        reference = self.index.paper_reference(query)
+        return self.papers.get(reference) if reference else None
 
     def search(self, query: str, viewer: Viewer, offset: int = 0) -> Message:
         """A page of ``/paper`` results, with **Previous 5**/**Next 5** where there are more.
@@ -42,15 +41,15 @@ class Searches:
         The query is remembered under a short key even on a single page, so an abstract
         opened from the list can lead back to it.
         """
-        result = self._index.search(query, limit=render.PAGE_SIZE, offset=offset)
+        result = self.index.search(query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
-            return self._pages.nothing_more(result)
-        key = self._store.remember_query(query)
-        return self._pages.page(result, PageKind.QUERY, key, viewer)
+            return self.pages.nothing_more(result)
+        key = self.store.remember_query(query)
+        return self.pages.page(result, PageKind.QUERY, key, viewer)
 
     def remembered_page(self, cursor: PageCursor, viewer: Viewer) -> Message:
         """A page of a search remembered under the cursor's key, unless it has expired."""
-        remembered = self._store.recall_query(cursor.key)
+        remembered = self.store.recall_query(cursor.key)
         if remembered is None or remembered.kind != SEARCH:
             return render.expired_message()
         return self.search(remembered.query, viewer, cursor.offset)
@@ -58,10 +57,10 @@ class Searches:
     def more_like_this(self, paper_id: str, viewer: Viewer, offset: int = 0) -> Message:
         """**More like this**, also on a catalogue paper outside the corpus searched (from a
         link preview or a reading list): its neighbours in the corpus."""
-        paper = self._papers.get(paper_id)
+        paper = self.papers.get(paper_id)
         if paper is None:
             return render.not_found_message(paper_id)
-        result = self._index.like_paper(paper, limit=render.PAGE_SIZE, offset=offset)
+        result = self.index.like_paper(paper, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
-            return self._pages.nothing_more(result)
-        return self._pages.page(result, PageKind.SIMILAR, paper_id, viewer)
+            return self.pages.nothing_more(result)
+        return self.pages.page(result, PageKind.SIMILAR, paper_id, viewer)

@@ -3,6 +3,7 @@ related to a thread's first message; and the claim that answers each message onc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -23,13 +24,13 @@ DM_THREAD = "im"
 """The thread key of a direct-message conversation's top level, for ``more``."""
 
 
+@dataclass(frozen=True)
 class ThreadReplies:
     """Short public pages of results; each thread remembers its last search for ``more``."""
 
-    def __init__(self, index: SearchIndex, store: Store, pages: ResultPages) -> None:
-        self._index = index
-        self._store = store
-        self._pages = pages
+    index: SearchIndex
+    store: Store
+    pages: ResultPages
 
     def first_delivery(self, channel_id: str, message_ts: str) -> bool:
         """Whether this message is new to the bot.
@@ -39,14 +40,14 @@ class ThreadReplies:
         (a mention in a direct message is both ``app_mention`` and ``message.im``); either
         way the person gets one reply.
         """
-        return self._store.claim_event(f"{channel_id}:{message_ts}")
+        return self.store.claim_event(f"{channel_id}:{message_ts}")
 
     def search(self, query: str, channel_id: str, thread_ts: str) -> Message:
         return self.page(Remembered(query, SEARCH), channel_id, thread_ts, 0)
 
     def more(self, channel_id: str, thread_ts: str) -> Message:
         """``@paperbot more``: the next page of the thread's last search."""
-        remembered = self._store.thread_search(channel_id, thread_ts)
+        remembered = self.store.thread_search(channel_id, thread_ts)
         if remembered is None:
             return notice_message(
                 "There is no earlier search here to continue: mention me with some words "
@@ -78,17 +79,17 @@ class ThreadReplies:
     ) -> Message:
         """A page of a thread's search; ``about`` names the message a related search was
         for (``@paperbot more`` pages on from an earlier one: "the same message")."""
-        find = self._index.related if search.kind == RELATED else self._index.search
+        find = self.index.related if search.kind == RELATED else self.index.search
         if search.kind == RELATED and about is None:
             about = "the same message"
         run = partial(find, search.query, limit=THREAD_PAGE_SIZE)
         result = run(offset=offset)
         shown = offset + len(result.hits)
-        self._store.remember_thread_search(channel_id, thread_ts, search.query, shown, search.kind)
+        self.store.remember_thread_search(channel_id, thread_ts, search.query, shown, search.kind)
         if not result.hits:
-            return self._pages.nothing_more(result, partial(run, limit=1))
+            return self.pages.nothing_more(result, partial(run, limit=1))
         more = "Say `@paperbot more` for the next results." if has_more(result) else None
-        footer = "\n".join(filter(None, (more, self._pages.hint(result, THREAD_PAGE_SIZE))))
+        footer = "\n".join(filter(None, (more, self.pages.hint(result, THREAD_PAGE_SIZE))))
         return render.results_message(
             result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer or None
         )

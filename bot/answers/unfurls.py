@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bot.papers.catalogue import PaperLookup
@@ -12,12 +13,12 @@ from bot.render import papers as render
 from bot.store import Store
 
 
+@dataclass(frozen=True)
 class LinkPreviews:
     """Previews rendered once a day per link: the store keeps them for every process."""
 
-    def __init__(self, papers: PaperLookup, store: Store) -> None:
-        self._papers = papers
-        self._store = store
+    papers: PaperLookup
+    store: Store
 
     def unfurls(self, links: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Previews for the pasted links that name catalogue papers, keyed by link as Slack
@@ -28,13 +29,13 @@ class LinkPreviews:
         found: dict[str, dict[str, Any]] = {}
         for link in dict.fromkeys(links):
             paper_id = openreview_link_id(link)
-            paper = self._papers.get(paper_id) if paper_id else None
+            paper = self.papers.get(paper_id) if paper_id else None
             if paper is None:
                 continue
-            cached = self._store.cached_unfurl(link)
+            cached = self.store.cached_unfurl(link)
             if cached is None:
                 unfurl = {"blocks": list(render.unfurl_message(paper).blocks)}
-                self._store.cache_unfurl(link, paper.id, json.dumps(unfurl))
+                self.store.cache_unfurl(link, paper.id, json.dumps(unfurl))
             else:
                 unfurl = json.loads(cached)
             found[link] = unfurl
