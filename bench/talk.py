@@ -25,8 +25,8 @@ from bot.answers import Viewer  # noqa: E402
 from bot.buttons import PaperButton  # noqa: E402
 from bot.papers.corpus import catalogue_by_openreview_id, load_corpus  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from bot.slack.app import build_services  # noqa: E402
 from bot.slack.client import make_web_client  # noqa: E402
+from bot.wiring.root import build_services  # noqa: E402
 
 VIEWER = Viewer("T0BENCH", "U0BENCH")
 SAVED = 250

@@ -1,8 +1,8 @@
 """Command-line entry point: ``python -m bot`` and the ``paperbot`` script.
 
 The one place that chooses what runs: a subcommand goes to the module that owns it; otherwise
-the mode follows the flags or the environment (``bot.slack.app.choose_mode``), and the shell
-or ``bot.slack.app.run`` serves it. It is also the one place where a start-up failure becomes
+the mode follows the flags or the environment (``bot.slack.modes.choose_mode``), and the shell
+or ``bot.wiring.root.run`` serves it. It is also the one place where a start-up failure becomes
 one line and exit code 2.
 """
 
@@ -87,7 +87,8 @@ def _start(settings: Settings, forced: str | None, *, if_configured: bool) -> in
     ``if_configured`` is for a platform that starts every process type of the Procfile: a
     process whose mode the environment does not select says so and exits 0.
     """
-    from bot.slack.app import MODE_NAMES, SHELL, choose_mode, mode_configured, run
+    from bot.slack.modes import MODE_NAMES, SHELL, choose_mode, mode_configured
+    from bot.wiring.root import run
 
     if if_configured and forced is not None and not mode_configured(settings, forced):
         print(f"paperbot: {MODE_NAMES[forced]} is not configured here; exiting", flush=True)

@@ -25,8 +25,8 @@ from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.settings import Settings
-from bot.slack.app import Services, build_services
 from bot.slack.client import make_web_client
+from bot.wiring.root import Services, build_services
 
 FIXED_NOW = datetime(2025, 4, 24, 8, 0, tzinfo=UTC)
 """Thursday of ICLR 2025 week, 08:00 UTC: before a 9 am Berlin paper of the day is due."""

@@ -1,12 +1,14 @@
 """Slack listeners: thin adapters from Bolt requests to the core in ``bot``.
 
-One module per kind of request (``commands``, ``events``, ``actions``). Each listener is a
-module-level function whose first parameter is the ``Answers`` it asks; each module's
-``register`` binds it with ``functools.partial``, so a test can call a listener directly with
-its own ``answers``. The binding is positional: Bolt injects arguments by the names of a
-listener's positional parameters, and a keyword-bound partial would make them keyword-only.
-Services never travel in Bolt's ``context``: Bolt copies the context for lazy listeners, and
-``Answers`` cannot be copied.
+One module per kind of request (``commands``, ``events``, ``actions``, ``shortcuts``). The
+composition root (``bot.wiring.root``) calls ``register_all`` on the app ``bot.slack`` built;
+nothing below it imports this package. Each listener is a module-level function whose first
+parameter is the ``Answers`` it asks; each module's ``register`` binds it with
+``functools.partial``, so a test can call a listener directly with its own ``answers``. The
+binding is positional: Bolt injects arguments by the names of a listener's positional
+parameters, and a keyword-bound partial would make them keyword-only. Services never travel
+in Bolt's ``context``: Bolt copies the context for lazy listeners, and ``Answers`` cannot be
+copied.
 
 Every listener is registered as an ack and a lazy listener: the ack runs on the request's own
 thread and returns at once (Slack allows 3 seconds, and the app processes before responding,

@@ -19,6 +19,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.answers import DM_THREAD, Answers
 from bot.answers.typed import Intent, message_text, parse_mention
+from bot.delivery.landed import Unreadable, find_post, posted_by
+from bot.delivery.retry import error_failure
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
 from handlers.errors import acknowledge, answering_failures, logging_failures
@@ -43,32 +45,22 @@ def _not_from_a_person(event: dict[str, Any], bot_user_id: str | None) -> bool:
     )
 
 
-def _timed_out(error: OSError) -> bool:
-    return isinstance(error, TimeoutError) or isinstance(
-        getattr(error, "reason", None), TimeoutError
-    )
-
-
 def _answered(
     client: WebClient, channel: str, thread_ts: str | None, asked_ts: str, bot_user_id: str | None
 ) -> bool:
     """Whether the bot has said something here since ``asked_ts``.
 
-    A post that timed out may still arrive (Slack had it, the answer was slow): the thread's
+    A post that failed after Slack had it may still arrive (a timeout, a 5xx): the thread's
     replies tell, so the bot never apologises next to its own answer. When even that cannot
     be read, the bot keeps quiet rather than risk the apology.
     """
     try:
-        if thread_ts is None:
-            found = client.conversations_history(channel=channel, oldest=asked_ts, limit=50)
-        else:
-            found = client.conversations_replies(channel=channel, ts=thread_ts, oldest=asked_ts)
-    except (SlackApiError, OSError):
+        found = find_post(
+            client, channel, posted_by(bot_user_id, asked_ts), oldest=asked_ts, thread_ts=thread_ts
+        )
+    except Unreadable:
         return True
-    return any(
-        message.get("user") == bot_user_id and float(message["ts"]) > float(asked_ts)
-        for message in found.get("messages", [])
-    )
+    return found is not None
 
 
 def _reply(
@@ -94,11 +86,14 @@ def _reply(
     def tell(message: Message) -> None:
         try:
             client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
-        except OSError as error:
-            if not _timed_out(error):
+        except (SlackApiError, OSError) as error:
+            failure = error_failure(error)
+            if failure is None or not failure.maybe_delivered:
                 raise
             if _answered(client, channel, reply_ts, event["ts"], context.bot_user_id):
-                logger.info("a slow chat.postMessage in %s did post the reply", channel)
+                logger.info(
+                    "chat.postMessage in %s failed (%s) but did post", channel, failure.reason
+                )
                 return
             raise
 

@@ -1,5 +1,6 @@
 """The fake Slack Web API with scripted faults: rate limits, server errors, Slack errors and
-slow answers, so tests can show what a user sees when Slack misbehaves.
+slow answers, so tests can show what a user sees when Slack misbehaves; and the questions
+only tests ask of it (the calls of a method, a channel's messages, private channels).
 
 Only tests and the hardening bench break Slack on purpose, so this lives beside them and
 the product's ``SlackRecorder`` (which the local shell also runs) always answers healthily.
@@ -13,7 +14,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.shell.fake_slack import SlackRecorder
+from bot.shell.fake_slack import ChannelInfo, RecordedCall, SlackRecorder
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,33 @@ class FaultySlackRecorder(SlackRecorder):
         self._script_lock = threading.Lock()
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self._latency: dict[str, float] = {}
+
+    def calls_to(self, *methods: str) -> list[RecordedCall]:
+        with self._condition:
+            return [call for call in self._calls if call.method in methods]
+
+    def messages(self, channel: str) -> list[dict[str, Any]]:
+        """The channel's stored messages, oldest first."""
+        with self._condition:
+            return [dict(message) for message in self._messages[channel]]
+
+    def clear(self) -> None:
+        """Forget recorded calls (stored messages stay)."""
+        with self._condition:
+            self._calls.clear()
+
+    def add_channel(
+        self,
+        channel: str,
+        *,
+        is_private: bool = False,
+        bot_is_member: bool = True,
+        members: tuple[str, ...] = (),
+    ) -> None:
+        """Describe a channel for ``conversations.info``/``members`` (others are public and
+        have the bot in them)."""
+        with self._condition:
+            self._channels[channel] = ChannelInfo(channel, is_private, bot_is_member, members)
 
     def fail_next(self, method: str, *faults: Fault) -> None:
         """Answer the next calls of ``method`` with ``faults``, in order, then normally."""

@@ -24,8 +24,9 @@ from waitress import wasyncore
 from bot.papers.corpus import LoadedCorpus
 from bot.settings import Settings
 from bot.slack import payloads as payloads
-from bot.slack.app import Services, build_app, build_services, create_http_server
+from bot.slack.app import create_http_server
 from bot.slack.client import make_web_client
+from bot.wiring.root import Services, build_app, build_services
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-paperbot"

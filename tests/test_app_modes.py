@@ -14,7 +14,7 @@ from project import PROJECT_ROOT
 from bot.cli import main
 from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder
-from bot.slack.app import HTTP, SHELL, SOCKET, ModeError, choose_mode
+from bot.slack.modes import HTTP, SHELL, SOCKET, ModeError, choose_mode
 
 BOT = "xoxb-1-abc"
 APP = "xapp-1-abc"

@@ -14,16 +14,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
-from faulty_slack import rate_limited, server_error, slack_error
+from digest_probes import ProbedDigestService
+from faulty_slack import FaultySlackRecorder, rate_limited, server_error, slack_error
 from slack_sdk import WebClient
 
 from bot.digest.posting import EVENT_TYPE, LEASE
-from bot.digest.service import DigestService
 from bot.render import blocks as bk
 from bot.render.message import Message
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.shell.fake_slack import SlackRecorder
 from bot.slack.client import make_web_client
 from bot.store import Store
 
@@ -64,13 +63,13 @@ class Bot:
         self,
         database_url: str,
         index: SearchIndex,
-        recorder: SlackRecorder,
+        recorder: FaultySlackRecorder,
         settings: Settings | None = None,
         client: WebClient | None = None,
     ) -> None:
         self.store = Store(database_url)
         self.sleeps: list[float] = []
-        self.service = DigestService(
+        self.service = ProbedDigestService(
             self.store,
             index,
             client or make_web_client("xoxb-test", recorder.base_url),
@@ -93,7 +92,7 @@ def make_bot(database_url, index, recorder, traveller) -> Iterator:
         bot.store.close()
 
 
-def posts(recorder: SlackRecorder, channel: str) -> list:
+def posts(recorder: FaultySlackRecorder, channel: str) -> list:
     return [
         call
         for call in recorder.calls_to("chat.postMessage")
@@ -534,7 +533,7 @@ def _posting_claim(bot: Bot, channel: str, day: date, owner: str) -> str:
     return pick.paper.id
 
 
-def _post_in_channel(recorder: SlackRecorder, channel: str, day: date, paper_id: str) -> str:
+def _post_in_channel(recorder: FaultySlackRecorder, channel: str, day: date, paper_id: str) -> str:
     """The message a process posted before it died, as Slack keeps it."""
     ts = f"{time.time():.6f}"
     recorder.add_message(

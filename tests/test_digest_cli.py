@@ -8,14 +8,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
-from faulty_slack import slack_error
+from faulty_slack import FaultySlackRecorder, slack_error
 
 from bot.digest.cli import main
 from bot.digest.service import DigestService
 from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.shell.fake_slack import SlackRecorder
 from bot.slack.client import digest_client, make_web_client
 from bot.store import Store
 
@@ -24,7 +23,7 @@ FRIDAY_EIGHT = datetime(2025, 3, 28, 8, 0, tzinfo=BERLIN)
 
 
 @pytest.fixture
-def settings(tmp_path, recorder: SlackRecorder) -> Settings:
+def settings(tmp_path, recorder: FaultySlackRecorder) -> Settings:
     recorder.clear()
     return Settings(
         slack_bot_token="xoxb-test",
@@ -40,7 +39,7 @@ def frozen() -> Iterator[time_machine.Coordinates]:
         yield coordinates
 
 
-def subscribe(settings: Settings, recorder: SlackRecorder, channel: str, args: str) -> None:
+def subscribe(settings: Settings, recorder: FaultySlackRecorder, channel: str, args: str) -> None:
     store = Store(settings.database_url)
     index = SearchIndex.build(load_corpus("seeds").papers)
     DigestService(store, index, make_web_client("x", recorder.base_url), settings).subscribe(
@@ -49,7 +48,7 @@ def subscribe(settings: Settings, recorder: SlackRecorder, channel: str, args: s
     store.close()
 
 
-def posted_channels(recorder: SlackRecorder) -> list[str]:
+def posted_channels(recorder: FaultySlackRecorder) -> list[str]:
     return [call.args["channel"] for call in recorder.calls_to("chat.postMessage")]
 
 

@@ -21,10 +21,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from faulty_slack import FaultySlackRecorder
 from project import PROJECT_ROOT
 from test_store import throwaway_postgres_database
 
-from bot.shell.fake_slack import SlackRecorder
 from bot.store import Store, SubscriptionRecord
 
 CHANNELS = [f"CPROC{number:02d}" for number in range(8)]
@@ -33,13 +33,13 @@ SLACK_DELAY = 0.15
 
 
 @pytest.fixture
-def recorder() -> Iterator[SlackRecorder]:
-    with SlackRecorder() as running:
+def recorder() -> Iterator[FaultySlackRecorder]:
+    with FaultySlackRecorder() as running:
         yield running
 
 
 @pytest.fixture
-def slow_slack(recorder: SlackRecorder) -> Iterator[str]:
+def slow_slack(recorder: FaultySlackRecorder) -> Iterator[str]:
     """A Web API base URL that answers like the recorder, ``SLACK_DELAY`` seconds later."""
 
     class Delaying(BaseHTTPRequestHandler):
@@ -107,7 +107,7 @@ def bot_environment(database_url: str, slack_url: str) -> dict[str, str]:
 
 
 def test_two_processes_post_once_per_channel(
-    database_url: str, recorder: SlackRecorder, slow_slack: str, tmp_path: Path
+    database_url: str, recorder: FaultySlackRecorder, slow_slack: str, tmp_path: Path
 ) -> None:
     subscribe_everywhere(database_url)
     environment = bot_environment(database_url, slow_slack)

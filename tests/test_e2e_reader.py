@@ -9,8 +9,8 @@ from test_e2e_ux import MOG_ID, MOG_TITLE, nth_response
 
 from bot.render import papers as render
 from bot.settings import Settings
-from bot.slack.app import build_services
 from bot.slack.client import make_web_client
+from bot.wiring.root import build_services
 
 MOG_AUTHORS = (
     "Guibin Zhang, Xiangguo Sun, Yanwei Yue, Chonghe Jiang, Kun Wang, Tianlong Chen, Shirui Pan"

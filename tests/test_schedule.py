@@ -12,13 +12,14 @@ import pytest
 import time_machine
 from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.triggers.date import DateTrigger
+from digest_probes import ProbedScheduler
+from faulty_slack import FaultySlackRecorder
 
 from bot.digest.posting import LEASE
 from bot.digest.schedule import DigestScheduler, DigestTrigger, StoppableScheduler
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
 from bot.settings import Settings
-from bot.shell.fake_slack import SlackRecorder
 from bot.slack.client import make_web_client
 from bot.store import Store
 
@@ -87,12 +88,12 @@ def service(store, index, recorder) -> DigestService:
 def scheduler(service) -> Iterator[DigestScheduler]:
     """A test stops it before its frozen clock ends: stopping wakes the scheduler's thread,
     which runs whatever is due first, and on the real clock every job is long due."""
-    built = DigestScheduler(service)
+    built = ProbedScheduler(service)
     yield built
     built.stop()
 
 
-def posts(recorder: SlackRecorder, channel: str) -> list:
+def posts(recorder: FaultySlackRecorder, channel: str) -> list:
     return [
         call for call in recorder.calls_to("chat.postMessage") if call.args["channel"] == channel
     ]

@@ -18,9 +18,9 @@ from slack_harness import fixed_clock
 from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder
 from bot.shell.repl import SHELL_TOKEN, Shell, main
-from bot.slack.app import build_services
 from bot.slack.client import make_web_client
 from bot.store import Store
+from bot.wiring.root import build_services
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 

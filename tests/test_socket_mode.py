@@ -12,15 +12,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from faulty_slack import FaultySlackRecorder
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_harness import ACK_LIMIT_SECONDS, BOT_TOKEN, all_text, find_button, fixed_clock
 from websockets.sync.server import ServerConnection, serve
 
 from bot.settings import Settings
-from bot.shell.fake_slack import RESPONSE_URL, SlackRecorder
+from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
-from bot.slack.app import build_app, build_services
 from bot.slack.client import make_web_client
+from bot.wiring.root import build_app, build_services
 
 APP_TOKEN = "xapp-1-A0PAPERBOT-1-test"
 
@@ -83,9 +84,9 @@ class FakeSocketModeServer:
 
 
 @pytest.fixture
-def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, SlackRecorder]]:
+def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, FaultySlackRecorder]]:
     server = FakeSocketModeServer()
-    recorder = SlackRecorder().start()
+    recorder = FaultySlackRecorder().start()
     recorder.socket_mode_url = server.url
     settings = Settings(
         slack_bot_token=BOT_TOKEN,

@@ -4,22 +4,26 @@ Exactly once, across restarts and replicas, rests on the store's claim row, neve
 scheduler: whoever inserts the (channel, date) row posts; the row is marked ``posting`` just
 before ``chat.postMessage`` and ``posted`` with the ``ts`` after. A process that inherits a
 ``posting`` claim without a ``ts`` (its owner died between the post and the write) first
-looks for the post's message metadata in ``conversations.history``.
+looks for the post's message metadata in ``conversations.history``. What may be sent again,
+and how the post is looked for, are the bot's one retry policy and one "did my post land?"
+check (``bot.delivery``), used here on the client the digest is handed.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
-from urllib.error import URLError
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
+from bot.delivery.landed import Unreadable, find_post
+from bot.delivery.retry import Backoff, error_failure
 from bot.render.message import Message
 from bot.store import POSTING, DigestClaim, Store
 
@@ -34,9 +38,9 @@ PAUSING_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"
 LEASE = timedelta(minutes=2)
 """How long a claim's owner may go silent before another process may take the claim over."""
 
-BACKOFF = (5.0, 15.0, 45.0)
-"""Waits between attempts once the client's own retries gave up; each wait renews the lease."""
-MAX_WAIT = 60.0
+BACKOFF = Backoff((5.0, 15.0, 45.0), longest=60.0)
+"""Waits between attempts once the client's own retries gave up (longer when Slack's
+``Retry-After`` says so); each wait renews the lease."""
 RETRY_LATER = timedelta(minutes=10)
 HISTORY_PAGES = 5
 HISTORY_MARGIN = timedelta(minutes=1)
@@ -69,19 +73,6 @@ class DigestOutcome:
     message: Message | None = None
 
 
-class _HistoryUnread(Exception):
-    """The channel's history could not be read far enough to tell whether a post is there."""
-
-
-class _Transient(Exception):
-    """A failure worth retrying; ``maybe_sent`` if the message might have been posted."""
-
-    def __init__(self, reason: str, *, maybe_sent: bool, retry_after: float = 0.0) -> None:
-        super().__init__(reason)
-        self.maybe_sent = maybe_sent
-        self.retry_after = retry_after
-
-
 class Poster:
     """Posts claimed days for one process (``owner`` names it in the claims it holds)."""
 
@@ -111,7 +102,7 @@ class Poster:
                 found = self._post_in_history(
                     channel, claim.local_date, since=claim.claimed_at - HISTORY_MARGIN
                 )
-            except _HistoryUnread as error:
+            except Unreadable as error:
                 log.warning(
                     "could not settle the %s post in %s: %s", claim.local_date, channel, error
                 )
@@ -134,8 +125,7 @@ class Poster:
         Slack will not let the bot post in the channel at all."""
         channel, day = claim.channel, claim.local_date
         maybe_sent = claim.state == POSTING
-        waits = [*BACKOFF, None]
-        for wait in waits:
+        for attempt in itertools.count():
             if maybe_sent:
                 found = self._find_post(channel, day)
                 if found is not None:
@@ -146,18 +136,21 @@ class Poster:
                 return self._lost(channel, day)
             try:
                 ts = self._send(channel, day, claim.paper_id, message)
-            except _Transient as failure:
-                maybe_sent = maybe_sent or failure.maybe_sent
-                if wait is None:
+            except (SlackApiError, OSError) as error:
+                failure = error_failure(error)
+                if failure is None:
+                    return self._give_up(claim, _slack_error(error), pause)
+                maybe_sent = maybe_sent or failure.maybe_delivered
+                delay = BACKOFF.wait(failure, attempt)
+                if delay is None:
                     break
-                delay = min(MAX_WAIT, max(wait, failure.retry_after))
-                log.warning("posting in %s failed (%s); retrying in %.0fs", channel, failure, delay)
+                log.warning(
+                    "posting in %s failed (%s); retrying in %.0fs", channel, failure.reason, delay
+                )
                 self._sleep(delay)
                 if not self._store.touch_claim(channel, day, self.owner):
                     return self._lost(channel, day)
                 continue
-            except SlackApiError as error:
-                return self._give_up(claim, str(error.response.get("error")), pause)
             self._store.record_post(channel, day, ts, self.owner)
             log.info("posted the paper of the day in %s for %s (ts %s)", channel, day, ts)
             return DigestOutcome(channel, day, "posted", f"posted {claim.paper_id}", ts)
@@ -183,28 +176,14 @@ class Poster:
         return DigestOutcome(channel, day, "paused", paused_detail(error))
 
     def _send(self, channel: str, day: date, paper_id: str, message: Message) -> str:
-        client = self._require_client()
-        try:
-            response = client.chat_postMessage(
-                channel=channel,
-                **message.as_kwargs(),
-                metadata={
-                    "event_type": EVENT_TYPE,
-                    "event_payload": {"date": day.isoformat(), "paper_id": paper_id},
-                },
-            )
-        except SlackApiError as error:
-            status = error.response.status_code
-            if status == 429:
-                retry_after = float(error.response.headers.get("Retry-After", 0) or 0)
-                raise _Transient(
-                    "rate limited", maybe_sent=False, retry_after=retry_after
-                ) from None
-            if status >= 500:
-                raise _Transient(f"HTTP {status}", maybe_sent=True) from None
-            raise
-        except (URLError, OSError) as error:
-            raise _Transient(f"network error: {error}", maybe_sent=True) from None
+        response = self._require_client().chat_postMessage(
+            channel=channel,
+            **message.as_kwargs(),
+            metadata={
+                "event_type": EVENT_TYPE,
+                "event_payload": {"date": day.isoformat(), "paper_id": paper_id},
+            },
+        )
         return str(response["ts"])
 
     def _find_post(self, channel: str, day: date) -> str | None:
@@ -214,7 +193,7 @@ class Poster:
         """
         try:
             return self._post_in_history(channel, day)
-        except _HistoryUnread as error:
+        except Unreadable as error:
             log.warning("could not read %s's history to find its post: %s", channel, error)
             return None
 
@@ -222,30 +201,15 @@ class Poster:
         self, channel: str, day: date, *, since: datetime | None = None
     ) -> str | None:
         """Like ``_find_post``; with ``since``, every message after it is read, and if there
-        are too many to read, ``_HistoryUnread`` says so rather than "not posted"."""
-        client = self._require_client()
-        oldest = f"{since.timestamp():.6f}" if since is not None else None
-        cursor = None
-        for _page in range(HISTORY_PAGES):
-            try:
-                response = client.conversations_history(
-                    channel=channel,
-                    include_all_metadata=True,
-                    limit=200,
-                    cursor=cursor,
-                    oldest=oldest,
-                )
-            except (SlackApiError, URLError, OSError) as error:
-                raise _HistoryUnread(str(error)) from None
-            for found in response.get("messages", []):
-                if _is_digest_post(found, day):
-                    return str(found["ts"])
-            cursor = (response.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return None
-        if since is not None:
-            raise _HistoryUnread(f"more than {HISTORY_PAGES} pages since {since.isoformat()}")
-        return None
+        are too many to read, ``Unreadable`` says so rather than "not posted"."""
+        return find_post(
+            self._require_client(),
+            channel,
+            lambda found: _is_digest_post(found, day),
+            oldest=f"{since.timestamp():.6f}" if since is not None else None,
+            pages=HISTORY_PAGES,
+            complete=since is not None,
+        )
 
     def _require_client(self) -> WebClient:
         if self._client is None:
@@ -265,3 +229,10 @@ def _is_digest_post(message: dict[str, Any], day: date) -> bool:
     metadata = message.get("metadata") or {}
     payload = metadata.get("event_payload") or {}
     return metadata.get("event_type") == EVENT_TYPE and payload.get("date") == day.isoformat()
+
+
+def _slack_error(error: SlackApiError | OSError) -> str:
+    """Slack's error code for a refusal (``not_in_channel``)."""
+    if isinstance(error, SlackApiError):
+        return str(error.response.get("error"))
+    return str(error)

@@ -12,10 +12,9 @@ import logging
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
 
-from apscheduler.job import Job
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.schedulers.base import STATE_STOPPED, BaseScheduler
+from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.date import DateTrigger
 
@@ -55,7 +54,7 @@ def job_id(channel: str) -> str:
     return f"digest:{channel}"
 
 
-def _retry_job_id(channel: str) -> str:
+def retry_job_id(channel: str) -> str:
     return f"digest-retry:{channel}"
 
 
@@ -82,8 +81,7 @@ class DigestScheduler:
 
     ``DigestScheduler(service)`` builds a ``StoppableScheduler``; ``start()`` adds the jobs
     and runs a catch-up for posts that fell due while the bot was down; ``stop()`` shuts it
-    down. The service notifies it when a subscription changes. ``scheduler`` and ``clock``
-    are for tests.
+    down. The service notifies it when a subscription changes.
     """
 
     def __init__(
@@ -92,17 +90,16 @@ class DigestScheduler:
         *,
         channels: Collection[str] | None = None,
         on_outcome: Callable[[DigestOutcome], None] | None = None,
-        scheduler: BaseScheduler | None = None,
         clock: Clock = system_clock,
     ) -> None:
         """``channels`` limits the jobs to those channels (the shell schedules only its own,
         never a real channel whose post it would claim and then lose); ``on_outcome`` hears
-        every attempt (the shell prints what was posted)."""
+        every attempt (the shell prints what was posted); ``clock`` dates the catch-up."""
         self._service = service
         self._channels = None if channels is None else frozenset(channels)
         self._on_outcome = on_outcome
         self._clock = clock
-        self._scheduler = scheduler or StoppableScheduler(
+        self._scheduler = StoppableScheduler(
             timezone=UTC,
             job_defaults={
                 "coalesce": True,
@@ -111,10 +108,6 @@ class DigestScheduler:
             },
         )
         service.add_listener(self.refresh)
-
-    @property
-    def running(self) -> bool:
-        return self._scheduler.running
 
     def start(self) -> None:
         self._scheduler.start()
@@ -137,14 +130,6 @@ class DigestScheduler:
         """Each subscribed channel's next scheduled post."""
         return self._pending(job_id(""))
 
-    def job(self, channel: str) -> Job | None:
-        """The channel's APScheduler job, for inspecting its options."""
-        return self._scheduler.get_job(job_id(channel))
-
-    def retries(self) -> dict[str, datetime]:
-        """Channels with an extra attempt pending (busy claim, failed post), and when."""
-        return self._pending(_retry_job_id(""))
-
     def _pending(self, prefix: str) -> dict[str, datetime]:
         return {
             job.id.removeprefix(prefix): job.next_run_time
@@ -161,7 +146,7 @@ class DigestScheduler:
         if not self._serves(channel):
             return
         self._remove(job_id(channel))
-        self._remove(_retry_job_id(channel))
+        self._remove(retry_job_id(channel))
         sub = self._service.subscription(channel)
         if sub is None or sub.paused_reason is not None:
             log.info("no digest job for %s any more", channel)
@@ -189,7 +174,7 @@ class DigestScheduler:
             self._run,
             DateTrigger(run_date=when),
             args=[channel],
-            id=_retry_job_id(channel),
+            id=retry_job_id(channel),
             replace_existing=True,
         )
 

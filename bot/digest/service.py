@@ -21,7 +21,7 @@ from bot.digest.channels import ChannelSubscription, Subscriptions
 from bot.digest.owner import new_owner, owner_gone
 from bot.digest.posting import LEASE, DigestOutcome, Poster, paused_detail
 from bot.digest.replies import DigestReplies
-from bot.digest.rotation import Pick, Rotation
+from bot.digest.rotation import Rotation
 from bot.render import digest as render
 from bot.render.message import Message
 from bot.settings import Settings
@@ -65,10 +65,6 @@ class DigestService:
         )
         self._replies = DigestReplies(self._subscriptions, self._rotation, store, clock)
 
-    @property
-    def owner(self) -> str:
-        return self._poster.owner
-
     def add_listener(self, listener: Callable[[str], None]) -> None:
         self._subscriptions.add_listener(listener)
 
@@ -79,10 +75,6 @@ class DigestService:
     def active_subscriptions(self) -> list[ChannelSubscription]:
         """Every subscription that should be posting (paused ones excluded)."""
         return self._subscriptions.active()
-
-    def pick(self, channel: str, topic: str | None) -> Pick | None:
-        """The channel's next paper: the first of its round's order not yet posted."""
-        return self._rotation.next(channel, topic)
 
     def subscribe(self, channel_id: str, args: str) -> Message:
         return self._replies.subscribe(channel_id, args)

@@ -10,11 +10,12 @@ Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
 ``views.publish``, ``views.open``, the two-step file upload ``files_upload_v2`` makes
 (``files.getUploadURLExternal``, a ``POST`` of the bytes to the URL it hands out, then
 ``files.completeUploadExternal``) and ``apps.connections.open`` (for Socket Mode); any other
-method answers ``unknown_method``. Channels are public with the bot in them unless
-``add_channel`` says otherwise. Slash-command and action replies are posted to
+method answers ``unknown_method``. Channels are public with the bot in them unless a test
+describes them otherwise. Slash-command and action replies are posted to
 ``response_url(...)`` addresses (``POST /response/<id>``), recorded under the method name
 ``RESPONSE_URL``. Every call is answered the way a healthy Slack answers it; the tests'
-rate limits, server errors and slow answers live in ``tests/faulty_slack.py``.
+rate limits, server errors and slow answers, and the questions only tests ask of it, live in
+``tests/faulty_slack.py``.
 """
 
 from __future__ import annotations
@@ -113,7 +114,6 @@ class SlackRecorder:
         self._channels: dict[str, ChannelInfo] = {}
         self._uploads: dict[str, dict[str, Any]] = {}
         self._files: list[SharedFile] = []
-        self._home_views: dict[str, dict[str, Any]] = {}
         self.socket_mode_url: str | None = None
         """What ``apps.connections.open`` hands out: a local WebSocket server's URL."""
         self._server: ThreadingHTTPServer | None = None
@@ -188,19 +188,6 @@ class SlackRecorder:
             self._messages[channel].append(message)
             return dict(message)
 
-    def add_channel(
-        self,
-        channel: str,
-        *,
-        is_private: bool = False,
-        bot_is_member: bool = True,
-        members: tuple[str, ...] = (),
-    ) -> None:
-        """Describe a channel for ``conversations.info``/``members`` (others are public and
-        have the bot in them)."""
-        with self._condition:
-            self._channels[channel] = ChannelInfo(channel, is_private, bot_is_member, members)
-
     # inspection
 
     @property
@@ -209,24 +196,10 @@ class SlackRecorder:
         with self._condition:
             return list(self._files)
 
-    def home_view(self, user: str) -> dict[str, Any] | None:
-        """The App Home view last published for ``user``."""
-        with self._condition:
-            return self._home_views.get(user)
-
     @property
     def calls(self) -> list[RecordedCall]:
         with self._condition:
             return list(self._calls)
-
-    def calls_to(self, *methods: str) -> list[RecordedCall]:
-        with self._condition:
-            return [call for call in self._calls if call.method in methods]
-
-    def messages(self, channel: str) -> list[dict[str, Any]]:
-        """The channel's stored messages, oldest first."""
-        with self._condition:
-            return [dict(message) for message in self._messages[channel]]
 
     def wait_for(
         self,
@@ -252,11 +225,6 @@ class SlackRecorder:
                     f"waited {timeout}s for {count} {method} call(s); recorded: {seen}"
                 )
             return matching()
-
-    def clear(self) -> None:
-        """Forget recorded calls (stored messages stay)."""
-        with self._condition:
-            self._calls.clear()
 
     # request handling (called from server threads)
 
@@ -455,7 +423,6 @@ class SlackRecorder:
         user, view = args.get("user_id"), _decoded(args.get("view") or "null")
         if not user or not isinstance(view, dict) or view.get("type") != "home":
             return {"ok": False, "error": "invalid_arguments"}
-        self._home_views[str(user)] = view
         return {"ok": True, "view": {"id": f"V{user}", **view}}
 
     def _views_open(self, args: dict[str, Any]) -> dict[str, Any]:

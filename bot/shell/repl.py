@@ -31,9 +31,9 @@ from bot.render.terminal import render
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
 from bot.slack import payloads as payloads
-from bot.slack.app import Services, build_app, build_services
 from bot.slack.client import make_web_client
 from bot.slack.work import InlineExecutor
+from bot.wiring.root import Services, build_app, build_services
 
 SHELL_TOKEN = "xoxb-local-shell"
 BOT_NAME = "@paperbot"

@@ -1,4 +1,5 @@
-"""Slack plumbing: app assembly and serving it over Socket Mode or HTTP (``app``), the Web API
-client, Slack's payload shapes, and the helpers listeners use to reach Slack. ``app`` is the
-only module that imports ``handlers``; ``bot.cli`` chooses the mode.
+"""The Slack adapter: the Bolt app and serving it over Socket Mode or HTTP (``app``), the
+rules that pick a mode (``modes``), the Web API client (``client``), Slack's payload shapes,
+the request gate, and the helpers listeners use to reach Slack. It never imports
+``handlers``: the composition root (``bot.wiring``) registers them on the app built here.
 """

@@ -1,44 +1,33 @@
 """The Web API client every part of the bot posts through.
 
-One constructor so that retries behave the same everywhere: Slack answers bursts with HTTP
-429 and ``Retry-After``, and has the odd 5xx or dropped connection; ``slack_sdk``'s retry
-handlers wait and retry those instead of surfacing them to users. ``base_url`` lets the shell
-and the tests point the client at ``bot.shell.fake_slack`` (``SLACK_API_URL``).
+One constructor so that retries follow the one policy everywhere (``bot.delivery.retry``):
+Slack answers bursts with HTTP 429 and ``Retry-After``, and has the odd 5xx or dropped
+connection; the client waits and retries those instead of surfacing them to users.
+``base_url`` lets the shell and the tests point the client at ``bot.shell.fake_slack``
+(``SLACK_API_URL``).
 """
 
 from __future__ import annotations
 
 from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
 
+from bot.delivery.retry import PolicyRetryHandler
 from bot.settings import Settings
-
-RATE_LIMIT_RETRIES = 3
-SERVER_ERROR_RETRIES = 2
-CONNECTION_RETRIES = 2
 
 
 def make_web_client(
     token: str | None, base_url: str | None = None, *, retry_maybe_delivered: bool = True
 ) -> WebClient:
-    """A ``WebClient`` that retries rate limits, and also server errors and connection resets
-    unless ``retry_maybe_delivered`` is off.
+    """A ``WebClient`` that retries what never reached Slack (rate limits, a connection not
+    made), and also server errors and dropped connections unless ``retry_maybe_delivered``
+    is off.
 
-    A 429 means Slack did nothing, so retrying is always safe. A 5xx or a dropped connection
-    may come after Slack already posted the message: the daily paper turns those retries off
-    and checks the channel's history itself before posting again, so it never posts twice.
+    A 5xx or a dropped connection may come after Slack already posted the message: the daily
+    paper turns those retries off and checks the channel's history itself before posting
+    again, so it never posts twice.
     """
     client = WebClient(token=token, base_url=base_url or WebClient.BASE_URL)
-    client.retry_handlers = [RateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES)]
-    if retry_maybe_delivered:
-        client.retry_handlers += [
-            ConnectionErrorRetryHandler(max_retry_count=CONNECTION_RETRIES),
-            ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
-        ]
+    client.retry_handlers = [PolicyRetryHandler(duplicates_tolerated=retry_maybe_delivered)]
     return client
 
 

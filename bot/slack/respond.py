@@ -2,11 +2,12 @@
 
 Bolt's ``respond`` posts once to the ``response_url`` and returns whatever came back: a 429,
 a 5xx or a 404 (the URL expired, or was used up) is dropped without a word, and the person
-who typed ``/paper`` waits for an answer that never comes. This one retries what Slack asks
-to have retried (429, honouring ``Retry-After``, and 5xx, with backoff), and when the
-``response_url`` still fails, logs a warning and sends the reply with ``chat.postEphemeral``
-instead, which works wherever the bot is a member. ``install`` puts it in every request's
-context, so listeners keep asking for ``respond`` as Bolt documents it.
+who typed ``/paper`` waits for an answer that never comes. This one sends again what the one
+retry policy (``bot.delivery.retry``) lets an ordinary reply send again (a 429, honouring
+``Retry-After``, a connection not made, a 5xx, with backoff), and when the ``response_url``
+still fails, logs a warning and sends the reply with ``chat.postEphemeral`` instead, which
+works wherever the bot is a member. ``install`` puts it in every request's context, so
+listeners keep asking for ``respond`` as Bolt documents it.
 """
 
 from __future__ import annotations
@@ -22,40 +23,27 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
+from bot.delivery.retry import (
+    Backoff,
+    Failure,
+    answer_failure,
+    error_failure,
+    send_again_blindly,
+)
+
 log = logging.getLogger(__name__)
 
 BACKOFF = (1.0, 2.0, 4.0)
-"""Waits before the 2nd, 3rd and 4th attempt after a 5xx (or a 429 without ``Retry-After``)."""
+"""Waits before the 2nd, 3rd and 4th attempt (longer when Slack's ``Retry-After`` says so)."""
 MAX_WAIT = 30.0
 """The longest ``Retry-After`` honoured: a response_url lives 30 minutes, a person less."""
+_PATIENCE = Backoff(BACKOFF, longest=MAX_WAIT)
 TIMEOUT_SECONDS = 10
 
 _sleep: Callable[[float], None] = time.sleep
 """Module-level so tests can record the waits instead of sleeping them."""
 
 _EPHEMERAL_FIELDS = ("text", "blocks", "attachments", "thread_ts")
-
-
-def _wait(status: int, headers: dict[str, Any], attempt: int) -> float | None:
-    """How long to wait before trying again, or None when this answer is final."""
-    if status != 429 and status < 500:
-        return None
-    if attempt >= len(BACKOFF):
-        return None
-    retry_after = _header(headers, "retry-after")
-    if status == 429 and retry_after is not None:
-        try:
-            return min(MAX_WAIT, max(0.0, float(retry_after)))
-        except ValueError:
-            pass
-    return BACKOFF[attempt]
-
-
-def _header(headers: dict[str, Any], name: str) -> str | None:
-    for key, value in (headers or {}).items():
-        if key.lower() == name:
-            return value[0] if isinstance(value, list) else str(value)
-    return None
 
 
 class ReliableRespond(Respond):
@@ -86,12 +74,15 @@ class ReliableRespond(Respond):
             try:
                 response = webhook.send_dict(message)
             except OSError as error:
+                failure = error_failure(error)
                 problem = f"could not be reached ({error})"
-                break
-            if response.status_code == 200:
-                return response
-            wait = _wait(response.status_code, response.headers, attempt)
-            problem = f"answered HTTP {response.status_code} ({response.body[:200] or 'no body'})"
+            else:
+                if response.status_code == 200:
+                    return response
+                failure = answer_failure(response.status_code, response.headers)
+                body = response.body[:200] or "no body"
+                problem = f"answered HTTP {response.status_code} ({body})"
+            wait = self._wait(failure, attempt)
             if wait is None:
                 break
             log.info("response_url %s; retrying in %.1fs", problem, wait)
@@ -99,6 +90,12 @@ class ReliableRespond(Respond):
             attempt += 1
         log.warning("a reply was not delivered: the response_url %s", problem)
         return self._post_ephemeral(message)
+
+    @staticmethod
+    def _wait(failure: Failure | None, attempt: int) -> float | None:
+        if failure is None or not send_again_blindly(failure, duplicates_tolerated=True):
+            return None
+        return _PATIENCE.wait(failure, attempt)
 
     def _post_ephemeral(self, message: dict[str, Any]) -> Any:
         if not (self._channel_id and self._user_id):

@@ -14,6 +14,12 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
+LISTENER_THREADS = 32
+"""Workers for what follows an ack: they mostly wait on Slack (``response_url``,
+``chat.postMessage``, rate-limit sleeps), so the pool is sized for waiting, not for CPU."""
+LISTENER_BACKLOG = 96
+"""Requests that may queue for a worker before ``/paper`` is turned away with a message."""
+
 
 class WorkPool(ThreadPoolExecutor):
     """A thread pool that knows how much work is queued or running."""
@@ -54,5 +60,15 @@ class InlineExecutor(Executor):
         return future
 
 
-def never_busy() -> bool:
+def listener_pool() -> WorkPool:
+    """The pool a served app runs its listeners on."""
+    return WorkPool(LISTENER_THREADS, LISTENER_BACKLOG)
+
+
+def busy_check(executor: Executor) -> Callable[[], bool]:
+    """Whether ``executor`` is full: only a ``WorkPool`` counts its work; any other never is."""
+    return executor.busy if isinstance(executor, WorkPool) else _never_busy
+
+
+def _never_busy() -> bool:
     return False

@@ -1,0 +1,121 @@
+"""Building the bot once at start-up, and running it in a served mode.
+
+Everything (the listeners, the answers, the renderer) is the same object in all three modes,
+built once: loading the corpus and building the index is the slow part, so it is never per
+request. ``bot.cli`` chooses the mode (``bot.slack.modes``) and calls ``run``; the shell
+builds the same app with ``build_services`` and ``build_app``.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from slack_bolt import App
+from slack_sdk import WebClient
+
+from bot.answers import Answers
+from bot.clock import Clock, system_clock
+from bot.digest.schedule import DigestScheduler
+from bot.digest.service import DigestService
+from bot.papers.corpus import (
+    CATALOGUE_ACCEPTED_PAPERS,
+    SEED_SPECS,
+    LoadedCorpus,
+    load_corpus,
+)
+from bot.render import papers as render
+from bot.search.engine import SearchIndex
+from bot.search.semantic import ranker_for
+from bot.settings import Settings
+from bot.slack.app import bolt_app, serve
+from bot.slack.client import digest_client, make_web_client
+from bot.slack.modes import MODE_NAMES, check_slack
+from bot.slack.work import busy_check, listener_pool
+from bot.store import Store
+from handlers import register_all
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the listeners and the scheduler need, built once and shared by every request."""
+
+    corpus: LoadedCorpus
+    index: SearchIndex
+    store: Store
+    digest: DigestService
+    answers: Answers
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def build_services(
+    settings: Settings,
+    client: WebClient | None,
+    *,
+    clock: Clock = system_clock,
+    corpus: LoadedCorpus | None = None,
+) -> Services:
+    """Load the corpus (unless given), build the index, open the store.
+
+    ``client`` is what the daily paper is posted with (``slack.client.digest_client``).
+    """
+    corpus = corpus or load_corpus(settings.corpus)
+    index = SearchIndex.build(
+        corpus.papers, ranker_for(settings.corpus) if settings.semantic else None
+    )
+    store = Store(settings.database_url, clock)
+    digest = DigestService(store, index, client, settings, clock=clock)
+    seeds_only = settings.corpus.strip() in SEED_SPECS
+    wider = None
+    if seeds_only:
+        wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
+    # The help card says what is searched in a reader's words; the corpus's own description
+    # (with its paths) is for the operator's log.
+    searched = f"Searching {corpus.label}."
+    answers = Answers(index, store, digest, description=searched, wider_corpus=wider, clock=clock)
+    return Services(corpus, index, store, digest, answers)
+
+
+def build_app(
+    settings: Settings,
+    answers: Answers,
+    client: WebClient,
+    *,
+    listener_executor: Executor | None = None,
+) -> App:
+    """The Bolt app with every listener registered; ``client`` carries the bot token.
+
+    Listener work runs on ``listener_executor``, the served modes' counted pool by default
+    (a full one turns ``/paper`` away in the ack).
+    """
+    executor = listener_executor or listener_pool()
+    app = bolt_app(settings, client, executor)
+    register_all(app, answers, busy_check(executor))
+    return app
+
+
+def run(settings: Settings, mode: str) -> int:
+    """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``, as ``choose_mode`` gave it) until
+    interrupted; the process exit code."""
+    check_slack(settings, mode)
+    client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
+    services = build_services(settings, digest_client(settings))
+    print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
+    threading.Thread(target=services.index.prepare, name="prepare-index", daemon=True).start()
+    threading.Thread(
+        target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
+    ).start()
+    app = build_app(settings, services.answers, client)
+    scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
+    if scheduler is not None:
+        scheduler.start()
+    try:
+        serve(app, settings, client, mode)
+    finally:
+        if scheduler is not None:
+            scheduler.stop()
+        services.close()
+    return 0
