@@ -8,6 +8,7 @@ from bot.search.query import (
     edit_distance,
     parse_query,
 )
+from bot.search.results import AUTHOR, EXCLUSION, FIELDS, LIKE, PHRASE, field_name
 
 
 def test_plain_words_keep_their_positions_for_rewriting() -> None:
@@ -103,3 +104,29 @@ def test_a_field_with_nothing_after_it_is_bare_not_a_word() -> None:
         assert parsed.bare_fields == (text.split(":")[0],)
         assert "like:" not in [word.text for word in parsed.words]
     assert parse_query("like:abc").bare_fields == ()
+
+
+LINK = "https://openreview.net/forum?id=7ANDviElAo"
+
+
+def test_a_query_names_one_paper_by_its_id_or_link_alone_or_one_link_among_words() -> None:
+    assert parse_query(LINK).named_reference == LINK
+    assert parse_query("7ANDviElAo").named_reference == "7ANDviElAo"
+    assert parse_query("graph sparsification").named_reference is None
+    assert parse_query(f"has anyone read <{LINK}>?").linked_reference == "7ANDviElAo"
+    for search in (f"author:Chen {LINK}", f'"a phrase" {LINK}', f"-graph {LINK}"):
+        assert parse_query(search).linked_reference is None  # a search to run
+    two = "https://openreview.net/forum?id=78Nn4QJTEN"
+    assert parse_query(f"{LINK} or {two}").linked_reference is None
+
+
+def test_the_parser_reads_the_operators_of_the_table() -> None:
+    """Each operator of ``OPERATORS`` is what the parser reads, written as its syntax."""
+    parsed = parse_query(f'{AUTHOR.prefix}x {LIKE.prefix}y {PHRASE.prefix}z" {EXCLUSION.prefix}w')
+    assert (parsed.authors, parsed.like, parsed.phrases, parsed.excluded) == (
+        ("x",),
+        "y",
+        ("z",),
+        ("w",),
+    )
+    assert {field_name(field) for field in FIELDS} == {"author", "like"}
