@@ -47,7 +47,7 @@ class AppHome:
         to use the bot."""
         total = self._reading_list.count(viewer)
         offset = last_page_start(offset, total, render_home.PAGE_SIZE)
-        papers = self._reading_list.papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
+        papers = self._reading_list.saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
         subscriptions = self._digest.active_subscriptions() if self._digest else ()
         visible = [
             render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)

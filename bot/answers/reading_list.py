@@ -54,7 +54,9 @@ class ReadingList:
     def count(self, viewer: Viewer) -> int:
         return self.store.saved_count(viewer.team_id, viewer.user_id)
 
-    def papers(self, viewer: Viewer, *, limit: int | None = None, offset: int = 0) -> list[Paper]:
+    def saved_papers(
+        self, viewer: Viewer, *, limit: int | None = None, offset: int = 0
+    ) -> list[Paper]:
         """Saved papers the bot still knows (a paper can leave a custom corpus)."""
         ids = self.store.saved_papers(viewer.team_id, viewer.user_id, limit=limit, offset=offset)
         return [paper for paper in map(self.papers.get, ids) if paper is not None]
@@ -69,7 +71,7 @@ class ReadingList:
         """``/paper saved``: a private page of the reading list, newest first."""
         total = self.count(viewer)
         offset = last_page_start(offset, total, render.PAGE_SIZE)
-        papers = self.papers(viewer, limit=render.PAGE_SIZE, offset=offset)
+        papers = self.saved_papers(viewer, limit=render.PAGE_SIZE, offset=offset)
 
         def cursor(at: int) -> str:
             return PageCursor(PageKind.SAVED, _LIST_KEY, at).encode()
@@ -86,7 +88,7 @@ class ReadingList:
 
     def export(self, viewer: Viewer) -> Export | None:
         """The reading list as BibTeX, or None when it is empty."""
-        papers = self.papers(viewer)
+        papers = self.saved_papers(viewer)
         if not papers:
             return None
         return Export(
