@@ -19,10 +19,10 @@ from slack_sdk.errors import SlackApiError
 
 from bot.answers import DM_THREAD, Answers
 from bot.answers.typed import Intent, message_text, parse_mention
-from bot.delivery.landed import Unreadable, find_post, posted_by
-from bot.delivery.retry import error_failure
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
+from bot.slack.delivery.landed import Unreadable, find_post, posted_by
+from bot.slack.delivery.retry import error_failure
 from handlers.errors import acknowledge, answering_failures, logging_failures
 from handlers.viewer import viewer_of
 

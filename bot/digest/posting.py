@@ -6,7 +6,7 @@ before ``chat.postMessage`` and ``posted`` with the ``ts`` after. A process that
 ``posting`` claim without a ``ts`` (its owner died between the post and the write) first
 looks for the post's message metadata in ``conversations.history``. What may be sent again,
 and how the post is looked for, are the bot's one retry policy and one "did my post land?"
-check (``bot.delivery``), used here on the client the digest is handed.
+check (``bot.slack.delivery``), used here on the client the digest is handed.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.clock import Clock
-from bot.delivery.landed import Unreadable, find_post
-from bot.delivery.retry import Backoff, error_failure
 from bot.render.message import Message
+from bot.slack.delivery.landed import Unreadable, find_post
+from bot.slack.delivery.retry import Backoff, error_failure
 from bot.store import POSTING, DigestClaim, Store
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """The Web API client every part of the bot posts through.
 
-One constructor so that retries follow the one policy everywhere (``bot.delivery.retry``):
+One constructor so that retries follow the one policy everywhere (``bot.slack.delivery.retry``):
 Slack answers bursts with HTTP 429 and ``Retry-After``, and has the odd 5xx or dropped
 connection; the client waits and retries those instead of surfacing them to users.
 ``base_url`` lets the shell and the tests point the client at ``bot.shell.fake_slack``
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from slack_sdk import WebClient
 
-from bot.delivery.retry import PolicyRetryHandler
 from bot.settings import Settings
+from bot.slack.delivery.retry import PolicyRetryHandler
 
 
 def make_web_client(

@@ -3,7 +3,7 @@
 Bolt's ``respond`` posts once to the ``response_url`` and returns whatever came back: a 429,
 a 5xx or a 404 (the URL expired, or was used up) is dropped without a word, and the person
 who typed ``/paper`` waits for an answer that never comes. This one sends again what the one
-retry policy (``bot.delivery.retry``) lets an ordinary reply send again (a 429, honouring
+retry policy (``bot.slack.delivery.retry``) lets an ordinary reply send again (a 429, honouring
 ``Retry-After``, a connection not made, a 5xx, with backoff), and when the ``response_url``
 still fails, logs a warning and sends the reply with ``chat.postEphemeral`` instead, which
 works wherever the bot is a member. ``install`` puts it in every request's context, so
@@ -23,7 +23,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
-from bot.delivery.retry import (
+from bot.slack.delivery.retry import (
     Backoff,
     Failure,
     answer_failure,

@@ -1,6 +1,6 @@
 """The one "did my post land?" check: look for the message in the conversation.
 
-After a failure that ``bot.delivery.retry`` says may have delivered the message (a timeout,
+After a failure that ``bot.slack.delivery.retry`` says may have delivered the message (a timeout,
 a 5xx, a dropped connection), the only way to know is to read the conversation back. A
 mention's reply looks in its thread before apologising; the daily post looks in the
 channel's history before posting again, and when it settles a post a dead process left.

@@ -5,7 +5,7 @@ did nothing and says when to come back with ``Retry-After``; a connection that c
 made), or it failed after Slack had the request, and the message may already be posted (a
 5xx, a connection dropped before the answer, a timeout). Any other answer (a Slack error
 code, a 4xx) is final. What a caller does with "may already be posted" depends on what it
-can do: the daily post looks in the channel first (``bot.delivery.landed``); an ordinary
+can do: the daily post looks in the channel first (``bot.slack.delivery.landed``); an ordinary
 reply sends again after a 5xx or a dropped connection, where a rare duplicate is better than
 no answer, but never after a timeout (Slack is slow, not failing: the post usually lands, and
 a mention's reply looks in its thread instead).
