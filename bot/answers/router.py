@@ -16,7 +16,7 @@ from bot.answers.home import AppHome
 from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
-from bot.answers.search import Searches
+from bot.answers.search import PrivateSearches
 from bot.answers.threads import ThreadReplies
 from bot.answers.typed import Intent, Request
 from bot.answers.unfurls import LinkPreviews
@@ -59,7 +59,7 @@ class Answers:
         self._rng = rng or random.Random()
         self._reading_list = ReadingList(store, self.papers)
         pages = ResultPages(index, self._reading_list, wider_corpus)
-        self._searches = Searches(index, store, self.papers, pages)
+        self._searches = PrivateSearches(index, store, self.papers, pages)
         self._cards = PaperCards(self.papers, self._reading_list)
         self._threads = ThreadReplies(index, store, pages)
         self._related = RelatedToMessage(index, store, pages, self._threads)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Searches:
+class PrivateSearches:
     """Private result lists, remembered by key so **Next 5** and **Back to results** work."""
 
     index: SearchIndex
