@@ -122,7 +122,9 @@ def test_a_query_names_one_paper_by_its_id_or_link_alone_or_one_link_among_words
 
 def test_the_parser_reads_the_operators_of_the_table() -> None:
     """Each operator of ``OPERATORS`` is what the parser reads, written as its syntax."""
-    parsed = parse_query(f'{AUTHOR.prefix}x {LIKE.prefix}y {PHRASE.prefix}z" {EXCLUSION.prefix}w')
+    parsed = parse_query(
+        f"{AUTHOR.prefix}x {LIKE.prefix}y {PHRASE.prefix}z{PHRASE.closing} {EXCLUSION.prefix}w"
+    )
     assert (parsed.authors, parsed.like, parsed.phrases, parsed.excluded) == (
         ("x",),
         "y",

@@ -48,7 +48,7 @@ _FIXED = {
     OnlyExclusions: "Add a word to search for: a query of only -exclusions has no hits.",
     EmptyQuery: (
         "Type a few words to search for (e.g. graph sparsification), "
-        f"{PHRASE.prefix}a quoted phrase{PHRASE.prefix}, {AUTHOR.prefix}name, a paper id, "
+        f"{PHRASE.prefix}a quoted phrase{PHRASE.closing}, {AUTHOR.prefix}name, a paper id, "
         f"or {LIKE.syntax}."
     ),
     OnlyCommonWords: "The query has only common words or punctuation; add a more specific word.",
@@ -89,7 +89,7 @@ def _no_such_author(reason: NoSuchAuthor) -> tuple[str, tuple[str, ...]]:
     names = ", ".join("{}" for _ in reason.names)
     if reason.full is None:
         return f"No paper has an author named {names} (check the spelling).", reason.names
-    quoted_full = f"{AUTHOR.prefix}{PHRASE.prefix}{reason.full}{PHRASE.prefix}"
+    quoted_full = f"{AUTHOR.prefix}{PHRASE.prefix}{reason.full}{PHRASE.closing}"
     text = f"No paper has an author named {names} (for a full name, quote it: {{}})."
     return text, (*reason.names, quoted_full)
 

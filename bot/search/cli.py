@@ -17,7 +17,7 @@ from typing import TextIO
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.search.engine import SearchIndex
-from bot.search.results import Hit, SearchResult
+from bot.search.results import OPERATORS, Hit, SearchResult
 from bot.search.semantic import ranker_for
 from bot.settings import Settings
 
@@ -33,8 +33,8 @@ def _parser() -> ArgumentParser:
         description="Search the papers. The query is everything after the options "
         '(use -- before a query that starts with "-"); "-" reads one query per line '
         "from standard input.",
-        epilog='Query language: words, "quoted phrases", -word, author:name, a paper id or '
-        "OpenReview URL, like:ID.",
+        epilog=f"Query language: words, {', '.join(op.syntax for op in OPERATORS)}, "
+        "a paper id or OpenReview URL.",
     )
     parser.add_argument("-k", "--limit", type=int, default=5, help="hits to show (default 5)")
     parser.add_argument("--offset", type=int, default=0, help="skip this many hits first")

@@ -2,7 +2,7 @@
 
 Parsing knows nothing about the index; ``bot.search.planner`` decides what each part means for
 a given corpus. The operators it reads are those of ``bot.search.results.OPERATORS``, the
-table renderers write the usage text from. Typo correction lives here too
+table renderers and the command line write the usage text from. Typo correction lives here too
 (``SpellCorrector``) because it rewrites the query text the user sees ("showing results for
 …").
 """
@@ -18,17 +18,19 @@ from functools import cached_property
 import numpy as np
 
 from bot.papers.openreview import openreview_link_id
-from bot.search.results import EXCLUSION, FIELDS, PHRASE, field_name
+from bot.search.results import AUTHOR, EXCLUSION, FIELDS, PHRASE, field_name
 
 MAX_QUERY_CHARS = 1000
 
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"'})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
+_FIELDS_BY_NAME = {field_name(field): field for field in FIELDS}
+_OPEN, _CLOSE = re.escape(PHRASE.prefix), re.escape(PHRASE.closing)
 _CHUNK = re.compile(
     rf"""(?P<neg>{re.escape(EXCLUSION.prefix)})?(?:
-        (?P<field>{"|".join(re.escape(field_name(field)) for field in FIELDS)}):
-            (?:{PHRASE.prefix}(?P<fquoted>[^"]*)"?|(?P<fvalue>\S+))?
-      | {PHRASE.prefix}(?P<quoted>[^"]*)"?
+        (?P<field>{"|".join(map(re.escape, _FIELDS_BY_NAME))}):
+            (?:{_OPEN}(?P<fquoted>[^{_CLOSE}]*){_CLOSE}?|(?P<fvalue>\S+))?
+      | {_OPEN}(?P<quoted>[^{_CLOSE}]*){_CLOSE}?
       | (?P<word>\S+)
     )""",
     re.VERBOSE | re.IGNORECASE,
@@ -128,7 +130,7 @@ def parse_query(raw: str) -> ParsedQuery:
                 if match.group("fquoted") is None and field not in bare:
                     bare.append(field)
                 continue
-            if field == "author":
+            if _FIELDS_BY_NAME[field] is AUTHOR:
                 authors.append(value)
                 tail = [] if match.group("fvalue") else None
                 tails.append(tail if tail is not None else [])

@@ -24,19 +24,22 @@ class Operator:
     placeholder: str
     examples: tuple[str, ...] = ()
     """Values written after ``prefix`` in a usage text (``Bengio``, ``"Le Song"``)."""
+    closing: str = ""
+    """What ends the value (a phrase's closing quote); the parser reads up to it."""
 
     @property
     def syntax(self) -> str:
-        return f"{self.prefix}{self.placeholder}"
+        return f"{self.prefix}{self.placeholder}{self.closing}"
 
 
 AUTHOR = Operator("author:", "NAME", ("Bengio", '"Le Song"'))
 LIKE = Operator("like:", "ID")
-PHRASE = Operator('"', 'a phrase"')
+PHRASE = Operator('"', "a phrase", closing='"')
 EXCLUSION = Operator("-", "word")
 FIELDS = (AUTHOR, LIKE)
 """The operators written ``name:value``; the parser reads a field by its name."""
-OPERATORS = (*FIELDS, PHRASE, EXCLUSION)
+OPERATORS = (PHRASE, EXCLUSION, *FIELDS)
+"""Every operator, in the order a usage text lists them."""
 
 
 def field_name(operator: Operator) -> str:
