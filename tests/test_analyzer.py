@@ -115,7 +115,7 @@ def test_indexing_chunk_by_chunk_gives_the_same_tokens_as_analyze(
 
 
 def test_a_compound_hyphenated_anywhere_is_split_in_every_spelling() -> None:
-    analyzer = CorpusAnalyzer.for_texts(["an auto-regressive model", "an autoregressive model"])
+    analyzer = CorpusAnalyzer.for_chunks(["an", "auto-regressive", "model", "autoregressive"])
     assert analyzer.splits == {"autoregress": ("auto", "regress")}
     hyphenated = analyzer.tokens("auto-regressive")
     joined = analyzer.tokens("autoregressive")
@@ -139,7 +139,9 @@ def test_marked_words_flag_other_forms_of_a_matched_word_and_keep_the_text() -> 
 def test_memory_stays_flat_under_a_long_stream_of_unique_query_words(seed_corpus) -> None:
     """Anyone can type words the bot never saw: once every cache is full, thousands more
     unique words leave nothing behind (before, each one stayed for the life of the process)."""
-    analyzer = CorpusAnalyzer.for_texts(paper.plain_abstract for paper in seed_corpus.papers)
+    analyzer = CorpusAnalyzer.for_chunks(
+        {chunk for paper in seed_corpus.papers for chunk in paper.plain_abstract.split()}
+    )
     analyzer.forget_chunks()  # as the index does once it is built
     rng = random.Random(11)
 

@@ -311,13 +311,6 @@ class CorpusAnalyzer:
         self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
 
     @classmethod
-    def for_texts(cls, texts: Iterable[str]) -> CorpusAnalyzer:
-        chunks: set[str] = set()
-        for text in texts:
-            chunks.update(text.split())
-        return cls.for_chunks(chunks)
-
-    @classmethod
     def for_chunks(cls, chunks: Iterable[str]) -> CorpusAnalyzer:
         """The analyzer for a corpus whose texts have these distinct whitespace-delimited
         chunks (an indexer that has already split every text need not split them again)."""
@@ -445,27 +438,46 @@ class Highlighter:
         return not self._wanted.isdisjoint(tokens)
 
 
-def marked_words(text: str, matched_words: Iterable[str]) -> tuple[tuple[str, bool], ...]:
+def marked_words(text: str, wanted: Iterable[str]) -> tuple[tuple[str, bool], ...]:
     """``text`` in pieces that join back to it, a piece flagged when it is a word written with
-    a token of one of ``matched_words`` (so "graphs" is flagged when "graph" matched).
+    one of the ``wanted`` tokens (so "graphs" is flagged when "graph" was searched).
+
+    Only what carries a searched token is flagged: of a hyphenated word, the parts that do
+    (``Mixture-of-*Graphs*`` for "graph"), and the whole word only when its joined form was
+    searched (``auto-regressive`` for "autoregressive"). Flagging the whole word would bold
+    its other parts as if they had been typed too.
 
     Renderers bold the flagged pieces without knowing the analyzer. Words are found in
     ``text`` as written and normalised one at a time, so the text keeps its own characters.
     """
-    wanted = frozenset(token for word in matched_words for token in word_tokens(word).tokens)
+    wanted = frozenset(wanted)
     pieces: list[tuple[str, bool]] = []
     position = 0
-    for match in WORD_PATTERN.finditer(text) if wanted else ():
-        tokens = word_tokens(unicodedata.normalize("NFKC", match.group())).tokens
-        if wanted.isdisjoint(tokens):
-            continue
-        if match.start() > position:
-            pieces.append((text[position : match.start()], False))
-        pieces.append((match.group(), True))
-        position = match.end()
+    for start, end in _marked_spans(text, wanted) if wanted else ():
+        if start > position:
+            pieces.append((text[position:start], False))
+        pieces.append((text[start:end], True))
+        position = end
     if position < len(text):
         pieces.append((text[position:], False))
     return tuple(pieces)
+
+
+def _marked_spans(text: str, wanted: frozenset[str]) -> Iterator[tuple[int, int]]:
+    """Where ``text`` writes a ``wanted`` token: whole words, or parts of hyphenated ones."""
+    for match in WORD_PATTERN.finditer(text):
+        tokens = word_tokens(unicodedata.normalize("NFKC", match.group()))
+        if wanted.isdisjoint(tokens.tokens):
+            continue
+        chunks = _HYPHENS.split(match.group())
+        if len(chunks) == 1 or tokens.joined in wanted:
+            yield match.span()
+            continue
+        start = match.start()
+        for chunk in chunks:
+            if not wanted.isdisjoint(word_tokens(unicodedata.normalize("NFKC", chunk)).tokens):
+                yield start, start + len(chunk)
+            start += len(chunk) + 1
 
 
 class PhraseReader(dict[str, str]):
