@@ -4,7 +4,8 @@ Render writes values with the encoders here and handlers read them back with the
 which hand answers typed values; nothing else knows a value's separators. A value holds at
 most 2,000 characters, so a long query travels as a remembered key. Anyone can forge a
 value, so decoding never raises: a value the bot did not write decodes to ``None`` (or, for
-the App Home's numbers, to the first page).
+the App Home's numbers, to the first page; for **Abstract** and the Save family, to the paper
+alone when only the page part is unreadable).
 
 Values already posted in Slack (private lists, thread replies, the daily post) must keep
 decoding, so these formats never change; ``tests/test_buttons.py`` holds one of each:
@@ -96,6 +97,16 @@ class PaperButton:
 
     paper_id: str
     page: PageCursor | None = None
+    page_unreadable: bool = False
+    """The value named a private page that does not decode (forged or mangled). The click
+    still acts on its paper, as it always has: a Save saves, an Abstract shows the abstract;
+    only the way back to the page is lost."""
+
+    @property
+    def on_private_page(self) -> bool:
+        """Whether the button sat on a private page, readable or not (its answer replaces
+        that page rather than arriving as a new private message)."""
+        return self.page is not None or self.page_unreadable
 
     def encode(self) -> str:
         return paper_button_value(self.paper_id, self.page.encode() if self.page else None)
@@ -103,10 +114,10 @@ class PaperButton:
     @classmethod
     def decode(cls, value: str) -> PaperButton | None:
         paper_id, _, page = value.partition(_FIELD_SEPARATOR)
-        cursor = PageCursor.decode(page) if page else None
-        if not paper_id or (page and cursor is None):
+        if not paper_id:
             return None
-        return cls(paper_id, cursor)
+        cursor = PageCursor.decode(page) if page else None
+        return cls(paper_id, cursor, page_unreadable=bool(page) and cursor is None)
 
 
 @dataclass(frozen=True)

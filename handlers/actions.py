@@ -150,7 +150,7 @@ def set_saved(
     """**Save**, **Saved ✓**, **Undo**, **Save again**: a button that names its private page
     redraws it in place; one on a card everyone sees answers with a new private notice."""
     button = PaperButton.decode(action["value"])
-    on_its_page = button is not None and button.page is not None
+    on_its_page = button is not None and button.on_private_page
     tell = _in_place_reply(respond, body) if on_its_page else _private_reply(respond)
     viewer = viewer_of(body)
     with answering_failures(tell, logger):

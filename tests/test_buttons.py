@@ -78,9 +78,16 @@ def test_abstract_and_save_values_already_posted_decode(value, button):
     assert button.encode() == value
 
 
-@pytest.mark.parametrize("value", ["", f" q:5:{KEY}", f"{PAPER} garbage", f"{PAPER} q:\u00b2:k"])
+@pytest.mark.parametrize("value", ["", f" q:5:{KEY}"])
 def test_abstract_and_save_values_the_bot_never_wrote_decode_to_nothing(value):
     assert PaperButton.decode(value) is None
+
+
+@pytest.mark.parametrize("value", [f"{PAPER} garbage", f"{PAPER} q:\u00b2:k"])
+def test_an_unreadable_page_still_leaves_the_paper_to_act_on(value):
+    button = PaperButton.decode(value)
+    assert button == PaperButton(PAPER, page_unreadable=True)
+    assert button.on_private_page
 
 
 def test_post_in_thread_values_already_posted_decode():

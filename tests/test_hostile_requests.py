@@ -288,3 +288,27 @@ def test_forged_page_values_with_non_ascii_digits_are_ignored_not_apologised_for
     [answer] = bot.recorder.calls_to(RESPONSE_URL)
     assert "went wrong" not in all_text(answer.blocks)
     assert "expired" in all_text(answer.blocks)
+
+
+PAPER_ID = "7ANDviElAo"
+
+
+def test_a_save_whose_page_does_not_decode_still_saves(bot):
+    reply = bot.signed_post(*_click(bot, render.ACTION_SAVE, f"{PAPER_ID} q:\u00b2:k", True))
+    assert reply.status == 200
+    bot.drain()
+    [answer] = bot.recorder.calls_to(RESPONSE_URL)
+    assert answer.args["replace_original"] is True
+    assert "expired" in all_text(answer.blocks)
+    team, user = bot.workspace.team_id, bot.workspace.user_id
+    assert bot.services.store.saved_papers(team, user) == [PAPER_ID]
+
+
+def test_an_abstract_whose_back_page_does_not_decode_still_shows_the_abstract(bot):
+    reply = bot.signed_post(*_click(bot, render.ACTION_ABSTRACT, f"{PAPER_ID} garbage", True))
+    assert reply.status == 200
+    bot.drain()
+    [answer] = bot.recorder.calls_to(RESPONSE_URL)
+    paper = bot.services.answers.papers.get(PAPER_ID)
+    assert paper is not None and paper.abstract[:40] in all_text(answer.blocks)
+    assert "expired" not in all_text(answer.blocks)

@@ -132,7 +132,8 @@ class Answers:
         click or a click seen by two processes counts once), then the answer.
 
         A button that names its page (a private card) gets that page redrawn with the new
-        state; one on a card everyone sees gets a private notice with **Undo**.
+        state (or, when that page does not decode, the list saves anyway and the answer says
+        it expired); one on a card everyone sees gets a private notice with **Undo**.
         """
         if button is None:
             return render.expired_message()
@@ -142,7 +143,9 @@ class Answers:
             self._reading_list.save(viewer, button.paper_id)
         else:
             self._reading_list.remove(viewer, button.paper_id)
-        return self.page(button.page or PageCursor(PageKind.NOTICE, button.paper_id), viewer)
+        if button.on_private_page:
+            return self.page(button.page, viewer)
+        return self.page(PageCursor(PageKind.NOTICE, button.paper_id), viewer)
 
     def remove_saved(self, viewer: Viewer, paper_id: str) -> None:
         """**Remove** in the App Home (which then redraws itself)."""
