@@ -16,6 +16,11 @@ from bot.papers.openreview import openreview_link_id
         ("https://OpenReview.net/forum?id=7ANDviElAo", "7ANDviElAo"),
         ("https://openreview.net/pdf?id=abc-12", "abc-12"),
         ("https://openreview.net/forum/?id=a_b", "a_b"),
+        (
+            "https://openreview.net/attachment?id=7ANDviElAo&name=supplementary_material",
+            "7ANDviElAo",
+        ),
+        ("https://openreview.net/revisions?id=7ANDviElAo", "7ANDviElAo"),
         ("  https://openreview.net/forum?id=7ANDviElAo\n", "7ANDviElAo"),
         # more parameters, in either order, escaped as Slack sends them or not
         ("https://openreview.net/forum?id=M&noteId=abc&referrer=%5Bthe%5D", "M"),

@@ -1,8 +1,9 @@
 """The one rule for which paper an OpenReview link names.
 
 A link reaches the bot in many forms: typed into ``/paper`` with or without ``www.``, as a
-forum or a PDF link, with more parameters than ``id``, at the end of a sentence (``…?id=X.``),
-or as Slack sends it, wrapped as ``<url>`` or ``<url|label>`` with ``&`` escaped as ``&amp;``.
+forum, PDF, attachment or revisions link, with more parameters than ``id``, at the end of a
+sentence (``…?id=X.``), or as Slack sends it, wrapped as ``<url>`` or ``<url|label>`` with
+``&`` escaped as ``&amp;``.
 The query parser, the search index, the catalogue lookup, link previews and a paper's own
 ``url`` all ask here, so a link names the same paper (or none) wherever it is pasted.
 """
@@ -13,7 +14,7 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 OPENREVIEW_HOSTS = frozenset({"openreview.net", "www.openreview.net"})
-PAPER_PATHS = frozenset({"/forum", "/pdf"})
+PAPER_PATHS = frozenset({"/forum", "/pdf", "/attachment", "/revisions"})
 """The pages whose ``id`` is a paper's; other pages' (``/group?id=ICLR.cc/2025``) are not."""
 _PAPER_ID = re.compile(r"[\w-]+")
 """OpenReview ids are letters, digits, ``_`` and ``-``: what follows is the sentence's."""
@@ -25,8 +26,8 @@ def _unwrapped(link: str) -> str:
 
 
 def openreview_link_id(link: str) -> str | None:
-    """The paper id of an OpenReview forum or PDF link, else None: other pages and other
-    domains name no paper, and neither does text with a space in it.
+    """The paper id of an OpenReview link to one of a paper's pages (``PAPER_PATHS``), else
+    None: other pages and other domains name no paper, nor does text with a space in it.
 
     Slack escapes ``&`` in the links it sends as ``&amp;``, so that is undone first, and only
     that (``<`` and ``>`` never occur in a URL, and ``html.unescape`` would also read
