@@ -93,6 +93,7 @@ def check_slack(settings: Settings, mode: str) -> None:
         token=settings.slack_bot_token,
         base_url=settings.slack_api_url or WebClient.BASE_URL,
         logger=_QUIET,
+        retry_handlers=[],
     )
     checks = [("SLACK_BOT_TOKEN", client.auth_test)]
     if mode == SOCKET:

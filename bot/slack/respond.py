@@ -6,7 +6,8 @@ who typed ``/paper`` waits for an answer that never comes. This one sends again 
 retry policy (``bot.slack.delivery.retry``) lets an ordinary reply send again (a 429, honouring
 ``Retry-After``, a connection not made, a 5xx, with backoff), and when the ``response_url``
 still fails, logs a warning and sends the reply with ``chat.postEphemeral`` instead, which
-works wherever the bot is a member. ``install`` puts it in every request's context, so
+works wherever the bot is a member. The webhook client has no retry handlers of its own, so
+this loop is the only one that sends again. ``install`` puts it in every request's context, so
 listeners keep asking for ``respond`` as Bolt documents it.
 """
 
@@ -67,7 +68,11 @@ class ReliableRespond(Respond):
         message = dict(text) if isinstance(text, dict) else {"text": text, **fields}
         message = {key: value for key, value in message.items() if value is not None}
         webhook = WebhookClient(
-            url=str(self.response_url), timeout=TIMEOUT_SECONDS, proxy=self.proxy, ssl=self.ssl
+            url=str(self.response_url),
+            timeout=TIMEOUT_SECONDS,
+            proxy=self.proxy,
+            ssl=self.ssl,
+            retry_handlers=[],
         )
         attempt = 0
         while True:
