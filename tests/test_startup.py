@@ -201,6 +201,15 @@ def test_dash_dash_shell_equals_shell(environment, capsys):
     assert "Graph Sparsification via Mixture of Graphs" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("text", ["", "   "])
+def test_shell_once_with_nothing_to_send_says_what_it_expects(environment, capsys, text):
+    line = _one_line_failure(capsys, ["shell", "--once", text])
+    assert line == (
+        "paperbot: --once expects the line to send, as typed at the prompt: "
+        "--once '/paper graph sparsification' (see python -m bot shell --help)"
+    )
+
+
 def test_python_dash_m_bot_with_a_bad_log_level_prints_one_line(tmp_path):
     line = _python_dash_m_bot(tmp_path, ["search", "graph"], PAPERBOT_LOG_LEVEL="loud")
     assert line == (

@@ -40,6 +40,7 @@ BOT_NAME = "@paperbot"
 PROMPT = "you> "
 
 COMMAND = "/paper"
+EXAMPLE = f"{COMMAND} graph sparsification"
 _HELP_LINES = (
     (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
     (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
@@ -274,6 +275,8 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
     parser = ArgumentParser(prog="python -m bot shell")
     parser.add_argument("--once", metavar="TEXT", help="send one line, print the answer, exit")
     args = parser.parse_args(list(argv))
+    if args.once is not None and not args.once.strip():
+        parser.error(f"--once expects the line to send, as typed at the prompt: --once '{EXAMPLE}'")
     with SlackRecorder(first_ts=time.time()) as recorder:
         client = make_web_client(SHELL_TOKEN, recorder.base_url)
         try:
