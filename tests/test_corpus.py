@@ -54,7 +54,7 @@ def test_all_76_seed_papers_load_without_problems(seed_corpus: LoadedCorpus) -> 
     assert len(seed_corpus.papers) == 76
     assert seed_corpus.problems == ()
     assert seed_corpus.description == (
-        f"76 papers from 4 seed files in {SEEDS_DIR} (76 matched the ICLR 2025 catalogue)"
+        "76 papers from 4 seed files in seeds/ (76 matched the ICLR 2025 catalogue)"
     )
 
 
@@ -228,7 +228,10 @@ def test_catalogue_corpus_is_every_accepted_paper_once(catalogue_corpus: LoadedC
     assert len({p.id for p in papers}) == 3706
     assert Counter(p.status for p in papers) == {"Poster": 3113, "Spotlight": 380, "Oral": 213}
     assert catalogue_corpus.problems == ()
-    assert catalogue_corpus.description.startswith("3706 accepted papers from the ICLR 2025")
+    assert catalogue_corpus.description == (
+        "3,706 accepted papers from the ICLR 2025 catalogue seeds/iclr2025.jsonl "
+        "(213 Oral, 380 Spotlight, 3,113 Poster; 76 with seed abstracts)"
+    )
 
 
 def test_catalogue_corpus_keeps_the_seed_abstracts(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from project import PROJECT_ROOT
 
 from bot.settings import Settings
@@ -69,3 +70,16 @@ def test_every_setting_is_in_the_readme_table_and_in_env_example() -> None:
     )
     assert table == environment.asked
     assert example == environment.asked
+
+
+def test_the_skipped_postgres_tests_say_to_source_the_script_as_the_readme_does(
+    monkeypatch,
+) -> None:
+    from test_store import postgres_url_or_skip
+
+    monkeypatch.delenv("PAPERBOT_TEST_POSTGRES_URL", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        postgres_url_or_skip()
+    assert "`source .ci/postgres.sh`" in README
+    assert "`source .ci/postgres.sh`" in str(skipped.value)

@@ -67,7 +67,7 @@ def postgres_url_or_skip() -> str:
     url = os.environ.get("PAPERBOT_TEST_POSTGRES_URL")
     reason = None
     if not url:
-        reason = "PAPERBOT_TEST_POSTGRES_URL is not set (run .ci/postgres.sh to start a server)"
+        reason = "PAPERBOT_TEST_POSTGRES_URL is not set (`source .ci/postgres.sh` starts a server)"
     else:
         try:
             engine = create_engine(normalise_database_url(url))

@@ -349,8 +349,8 @@ def _load_seed_folder(folder: Path, label: str) -> LoadedCorpus:
         raise CorpusError(f"no papers could be loaded from {folder}: " + "; ".join(problems))
     file_count = len({seed.source.rsplit("#", 1)[0] for seed in seeds})
     description = (
-        f"{len(papers)} papers from {file_count} {label} files in {folder} "
-        f"({matched} matched the ICLR 2025 catalogue)"
+        f"{len(papers):,} papers from {file_count:,} {label} files in {_display_path(folder)}/ "
+        f"({matched:,} matched the ICLR 2025 catalogue)"
     )
     kind = "seed papers" if label == "seed" else "papers"
     return LoadedCorpus(tuple(papers), tuple(problems), description, f"{len(papers):,} {kind}")
@@ -396,10 +396,10 @@ def _load_catalogue() -> LoadedCorpus:
     if not papers:
         raise CorpusError(f"{CATALOGUE_PATH}: no accepted papers in the catalogue")
     statuses = Counter(paper.status for paper in papers)
-    breakdown = ", ".join(f"{statuses[name]} {name}" for name in ("Oral", "Spotlight", "Poster"))
+    breakdown = ", ".join(f"{statuses[name]:,} {name}" for name in ("Oral", "Spotlight", "Poster"))
     description = (
-        f"{len(papers)} accepted papers from the ICLR 2025 catalogue {CATALOGUE_PATH} "
-        f"({breakdown}; {with_seed} with seed abstracts)"
+        f"{len(papers):,} accepted papers from the ICLR 2025 catalogue "
+        f"{_display_path(CATALOGUE_PATH)} ({breakdown}; {with_seed:,} with seed abstracts)"
     )
     label = f"{len(papers):,} accepted ICLR 2025 papers"
     return LoadedCorpus(tuple(papers), tuple(problems), description, label)
@@ -420,7 +420,7 @@ def _load_jsonl(path: Path) -> LoadedCorpus:
         papers.append(paper)
     if not papers:
         raise CorpusError(f"no papers could be loaded from {path}: " + "; ".join(problems))
-    description = f"{len(papers)} papers from {path}"
+    description = f"{len(papers):,} papers from {name}"
     return LoadedCorpus(tuple(papers), tuple(problems), description, f"{len(papers):,} papers")
 
 
