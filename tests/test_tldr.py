@@ -46,7 +46,7 @@ def test_the_table_covers_every_seed_paper(seed_corpus) -> None:
 @pytest.mark.parametrize(("paper_id", "expected"), SEED_TLDRS, ids=[i for i, _ in SEED_TLDRS])
 def test_seed_tldr(seed_corpus, paper_id: str, expected: str) -> None:
     paper = next(paper for paper in seed_corpus.papers if paper.id == paper_id)
-    summary = tldr(paper.plain_abstract)
+    summary = paper.tldr
     assert summary == expected
     assert not _OPENS_WITH_POINTER.match(summary)
     assert not points_back(summary)

@@ -113,13 +113,17 @@ _SHORTHANDS = {
     "lor": "\u2228",
     "land": "\u2227",
     "lnot": "\u00ac",
+    "ie": "i.e.",
+    "eg": "e.g.",
+    "etal": "et al.",
+    "wrt": "w.r.t.",
 }
 # Sizing, spacing and old-style font switches: they carry no words, so they may vanish.
 _SILENT_MACROS = frozenset(
     (
         *("left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl"),
         *("Bigr", "biggl", "biggr", "Biggl", "Biggr", "displaystyle", "textstyle"),
-        *("scriptstyle", "limits", "nolimits", "quad", "qquad", "nonumber"),
+        *("scriptstyle", "limits", "nolimits", "quad", "qquad", "nonumber", "noindent"),
         *("cal", "bf", "it", "rm", "sf", "tt", "sc", "em"),
     )
 )
@@ -128,6 +132,15 @@ _SILENT_MACROS = frozenset(
 @functools.cache
 def _is_known_macro(name: str) -> bool:
     return name in FORMAT_MACROS or _LATEX_DB.get_macro_spec(name) is not None
+
+
+def becomes_word(name: str) -> bool:
+    """Whether a macro without an argument comes out as its own name (``\\ours`` → "ours").
+
+    Such a macro is the author's own: no package defines it, and only the preamble, which
+    the abstract arrives without, says what it stands for (``\\sys`` for the system's name).
+    """
+    return not (name in _SHORTHANDS or name in _SILENT_MACROS or _is_known_macro(name))
 
 
 def _unknown_macro(match: re.Match[str]) -> str:

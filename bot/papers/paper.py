@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.papers.openreview import openreview_link_id
-from bot.papers.summary import tldr
+from bot.papers.summary import paper_tldr
 
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 """The catalogue's decisions for an accepted paper (others: rejected, withdrawn, …)."""
@@ -24,7 +24,7 @@ class Paper:
     ``abstract`` is the author's original (whitespace collapsed), the source of what render
     shows, and ``plain_abstract`` feeds the index and the TL;DR.
 
-    ``tldr`` may be left out (None): it is then derived from ``plain_abstract`` the first
+    ``tldr`` may be left out (None): it is then derived from the abstract the first
     time it is read. Only the few papers a reader is shown ever need it, and summarising
     every paper was a large part of the time to load 100,000. Reading it always gives text.
 
@@ -72,5 +72,7 @@ class Paper:
 
 
 _DERIVED: dict[str, Callable[[Paper], str]] = {
-    "tldr": lambda paper: tldr(paper.plain_abstract),
+    "tldr": lambda paper: paper_tldr(
+        paper.abstract, paper.plain_abstract, None if paper.title_derived else paper.title
+    ),
 }

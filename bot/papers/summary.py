@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator
 
 from bot.papers.acronyms import introduced_phrase
+from bot.papers.macros import UNNAMED, name_author_macros
+from bot.papers.plain import clean_text
 from bot.papers.text import normalise_whitespace
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "resp.", "approx.")
@@ -275,9 +277,13 @@ def tldr(plain: str) -> str:
     (``stand_alone``), and a short choice gets its following sentence when both fit in 300
     characters. Only a run-on longer than ``LONGEST_SENTENCE`` is ever cut.
     """
-    sentences = [sentence for sentence in split_sentences(plain) if "://" not in sentence]
+    sentences = [
+        sentence
+        for sentence in split_sentences(plain)
+        if "://" not in sentence and UNNAMED not in sentence
+    ]
     if not sentences:
-        return _shorten(normalise_whitespace(plain), TLDR_MAX_CHARS)
+        return _shorten(normalise_whitespace(plain.replace(UNNAMED, "")), TLDR_MAX_CHARS)
     number, with_previous = _pick(sentences)
     summary = stand_alone(sentences[number])
     if with_previous:
@@ -287,6 +293,18 @@ def tldr(plain: str) -> str:
         if len(longer) <= TLDR_MAX_CHARS:
             summary = longer
     return _shorten(summary, LONGEST_SENTENCE)
+
+
+def paper_tldr(abstract: str | None, plain: str, title: str | None) -> str:
+    """``tldr`` of a paper whose abstract may name its method by a macro (``\\sys``): the
+    sentences are read with each macro written as what it stands for, and a sentence with a
+    macro nothing names is passed over (``bot.papers.macros``). ``title`` is None when it was
+    made from the abstract, so it names nothing."""
+    if abstract:
+        named = name_author_macros(abstract, title)
+        if named != abstract:
+            plain = clean_text(named).plain
+    return tldr(plain)
 
 
 _ACRONYM = re.compile(r"\(([A-Za-z][\w+\-]*[A-Z][\w+\-]*)\)")

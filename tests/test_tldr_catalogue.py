@@ -1,0 +1,89 @@
+"""Every TL;DR the catalogue can show, checked for what a reader must never meet in one, and
+the papers where each kind of leftover was met (issue 19).
+
+The catalogue (accepted papers with an abstract, the seed abstracts in place of their copies)
+is loaded and summarised once for the module: a few seconds in all.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.papers.corpus import load_corpus
+from bot.papers.paper import Paper
+from bot.papers.plain import clean_text
+from bot.papers.summary import paper_tldr
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> dict[str, Paper]:
+    """The catalogue's papers that have an abstract, by title."""
+    return {paper.title: paper for paper in load_corpus("catalogue").papers if paper.abstract}
+
+
+def _tldr(catalogue: dict[str, Paper], title_start: str) -> str:
+    (paper,) = [paper for title, paper in catalogue.items() if title.startswith(title_start)]
+    return paper.tldr
+
+
+_LEFTOVER = re.compile(r"\\[A-Za-z]+|\ue000")
+
+
+def test_no_tldr_has_a_macro_left(catalogue: dict[str, Paper]) -> None:
+    """A macro pylatexenc cannot read must not reach a reader as a backslash or a marker."""
+    assert [paper.id for paper in catalogue.values() if _LEFTOVER.search(paper.tldr)] == []
+
+
+@pytest.mark.parametrize(
+    ("title_start", "expected"),
+    [
+        # \sys and \ours{} name the paper, as its title's part before the colon does.
+        ("SqueezeAttention:", "we propose SqueezeAttention to precisely optimize"),
+        ("FlashMask:", "We propose FlashMask, an extension of FlashAttention"),
+        # \textbf{\model} introduced by "called": the title's name, not the word "Model".
+        ("QuaDiM:", "generative model called QuaDiM, designed for"),
+        # \dualformer and \mquake{} are spelled as the title spells them.
+        ("Dualformer:", "We present Dualformer, a single Transformer model"),
+        ("MQuAKE-Remastered:", "up to 33% or 76% of MQuAKE's questions"),
+    ],
+)
+def test_a_macro_is_written_as_the_name_it_stands_for(
+    catalogue: dict[str, Paper], title_start: str, expected: str
+) -> None:
+    assert expected in _tldr(catalogue, title_start)
+
+
+def test_a_sentence_whose_macro_nothing_names_is_passed_over(
+    catalogue: dict[str, Paper],
+) -> None:
+    """\\norm in a title without a name (Fine-tuning with Reserved Majority …) and \\OOO are
+    not words a reader could look up: another sentence is chosen."""
+    for title_start in ("Fine-tuning with Reserved Majority", "On Large Language Model Continual"):
+        summary = _tldr(catalogue, title_start)
+        assert "norm)" not in summary and "OOO" not in summary
+
+
+@pytest.mark.parametrize(
+    ("abstract", "title", "expected"),
+    [
+        (r"We propose \sys, a cache.", "Squeeze: KV", "We propose Squeeze, a cache."),
+        (r"We propose \ours{}~here.", "Flash: masks", "We propose Flash here."),
+        # Defined by the text: brackets after the words the capitals abbreviate.
+        (
+            r"We bound the Kernel Stein Discrepancy ($\KSD$) of particles.",
+            None,
+            "We bound the Kernel Stein Discrepancy (KSD) of particles.",
+        ),
+        # Another system's macro is not the paper's name: that sentence is passed over.
+        (
+            r"We present Dualformer, a model. It beats the \searchformer baseline.",
+            "Dualformer: fast",
+            "We present Dualformer, a model.",
+        ),
+        (r"We write it \ie with a shorthand.", None, "We write it i.e. with a shorthand."),
+    ],
+)
+def test_author_macros_in_an_abstract(abstract: str, title: str | None, expected: str) -> None:
+    assert paper_tldr(abstract, clean_text(abstract).plain, title) == expected
