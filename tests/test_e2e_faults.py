@@ -149,6 +149,14 @@ def test_response_url_429_and_5xx_are_retried_honouring_retry_after(bot, waits):
     assert bot.recorder.calls_to("chat.postEphemeral") == []
 
 
+def test_a_retry_after_shorter_than_the_backoff_is_the_wait(bot, waits):
+    bot.recorder.fail_next(RESPONSE_URL, rate_limited(retry_after=0))
+    bot.slash("graph sparsification")
+    bot.recorder.wait_for(RESPONSE_URL, 2)
+    bot.drain()
+    assert waits == [0.0]
+
+
 def test_a_response_url_that_keeps_failing_falls_back_to_an_ephemeral(bot, waits, caplog):
     bot.recorder.fail_next(RESPONSE_URL, *[server_error(502)] * 4)
     with caplog.at_level(logging.WARNING):

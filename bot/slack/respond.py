@@ -3,10 +3,12 @@
 Bolt's ``respond`` posts once to the ``response_url`` and returns whatever came back: a 429,
 a 5xx or a 404 (the URL expired, or was used up) is dropped without a word, and the person
 who typed ``/paper`` waits for an answer that never comes. This one sends again what the one
-retry policy (``bot.slack.delivery.retry``) lets an ordinary reply send again (a 429, honouring
-``Retry-After``, a connection not made, a 5xx, with backoff), and when the ``response_url``
-still fails, logs a warning and sends the reply with ``chat.postEphemeral`` instead, which
-works wherever the bot is a member. The webhook client has no retry handlers of its own, so
+retry policy (``bot.slack.delivery.retry``) lets a ``response_url`` have again (a 429,
+honouring ``Retry-After``; a connection not made and a 5xx, with backoff), and when the
+``response_url`` still fails, or the connection failed once the request was out (a timeout,
+a dropped connection), logs a warning and sends the reply once with ``chat.postEphemeral``
+instead, which works wherever the bot is a member: a rare duplicate, seen only by the person
+who asked, is better than no answer. The webhook client has no retry handlers of its own, so
 this loop is the only one that sends again. ``install`` puts it in every request's context, so
 listeners keep asking for ``respond`` as Bolt documents it.
 """
@@ -29,16 +31,16 @@ from bot.slack.delivery.retry import (
     Failure,
     answer_failure,
     error_failure,
-    send_again_blindly,
+    resend_to_response_url,
 )
 
 log = logging.getLogger(__name__)
 
 BACKOFF = (1.0, 2.0, 4.0)
-"""Waits before the 2nd, 3rd and 4th attempt (longer when Slack's ``Retry-After`` says so)."""
+"""Waits before the 2nd, 3rd and 4th attempt (Slack's ``Retry-After`` instead, when it says)."""
 MAX_WAIT = 30.0
 """The longest ``Retry-After`` honoured: a response_url lives 30 minutes, a person less."""
-_PATIENCE = Backoff(BACKOFF, longest=MAX_WAIT)
+_PATIENCE = Backoff(BACKOFF, longest=MAX_WAIT, retry_after_replaces=True)
 TIMEOUT_SECONDS = 10
 
 _sleep: Callable[[float], None] = time.sleep
@@ -98,7 +100,7 @@ class ReliableRespond(Respond):
 
     @staticmethod
     def _wait(failure: Failure | None, attempt: int) -> float | None:
-        if failure is None or not send_again_blindly(failure, duplicates_tolerated=True):
+        if failure is None or not resend_to_response_url(failure):
             return None
         return _PATIENCE.wait(failure, attempt)
 

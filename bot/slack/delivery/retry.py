@@ -5,10 +5,12 @@ did nothing and says when to come back with ``Retry-After``; a connection that c
 made), or it failed after Slack had the request, and the message may already be posted (a
 5xx, a connection dropped before the answer, a timeout). Any other answer (a Slack error
 code, a 4xx) is final. What a caller does with "may already be posted" depends on what it
-can do: the daily post looks in the channel first (``bot.slack.delivery.landed``); an ordinary
-reply sends again after a 5xx or a dropped connection, where a rare duplicate is better than
-no answer, but never after a timeout (Slack is slow, not failing: the post usually lands, and
-a mention's reply looks in its thread instead).
+can do: the daily post looks in the channel first (``bot.slack.delivery.landed``); the Web
+API client sends an ordinary reply again after a 5xx or a dropped connection, where a rare
+duplicate is better than no answer, but not after a timeout (Slack is slow, not failing: the
+post usually lands), and a mention's reply then looks in its thread before apologising;
+``respond()`` sends to its ``response_url`` again after a 5xx, and after a connection that
+failed once the request was out it sends the reply once by ``chat.postEphemeral`` instead.
 """
 
 from __future__ import annotations
@@ -35,18 +37,23 @@ class Failure:
     maybe_delivered: bool
     """Slack may have acted on the request (posted the message) before it failed."""
     timed_out: bool = False
-    """No answer in time: Slack is slow, and the message has usually landed."""
-    retry_after: float = 0.0
-    """Seconds Slack asked to wait (``Retry-After``), 0 when it did not say."""
+    """No answer (or no connection) in time: Slack or the network is slow; after the request
+    was out, the message has usually landed."""
+    status: int | None = None
+    """Slack's HTTP status when it answered (a 429, a 5xx); None when the connection failed."""
+    retry_after: float | None = None
+    """Seconds Slack asked to wait (``Retry-After``), None when it did not say."""
 
 
 def answer_failure(status: int, headers: Mapping[str, Any] | None) -> Failure | None:
     """What an HTTP answer means; None when it is a success or final (sending again would
     get the same answer)."""
     if status == RATE_LIMITED:
-        return Failure("rate limited", maybe_delivered=False, retry_after=_retry_after(headers))
+        return Failure(
+            "rate limited", maybe_delivered=False, status=status, retry_after=_retry_after(headers)
+        )
     if status >= 500:
-        return Failure(f"HTTP {status}", maybe_delivered=True)
+        return Failure(f"HTTP {status}", maybe_delivered=True, status=status)
     return None
 
 
@@ -69,10 +76,19 @@ def error_failure(error: BaseException) -> Failure | None:
 def send_again_blindly(failure: Failure, *, duplicates_tolerated: bool) -> bool:
     """Whether to send again without looking whether the first attempt landed: always when
     it never reached Slack; after a 5xx or a dropped connection only where a duplicate is
-    tolerated (an ordinary reply, which cannot look); never after a timeout."""
+    tolerated (an ordinary reply, which cannot look); never after a timeout once the request
+    was out."""
     if not failure.maybe_delivered:
         return True
     return duplicates_tolerated and not failure.timed_out
+
+
+def resend_to_response_url(failure: Failure) -> bool:
+    """Whether ``respond()`` posts to its ``response_url`` again: when it never reached Slack,
+    and after a 5xx, Slack's answer that the URL's handler failed. After a connection that
+    failed once the request was out (a timeout, a dropped connection) the URL's state is
+    unknown, and the reply goes once by ``chat.postEphemeral`` instead."""
+    return not failure.maybe_delivered or failure.status is not None
 
 
 @dataclass(frozen=True)
@@ -82,14 +98,23 @@ class Backoff:
 
     waits: tuple[float, ...]
     longest: float
+    retry_after_replaces: bool = False
+    """Slack's ``Retry-After`` is the wait itself, also when shorter than the backoff (a person
+    waits for ``respond()``); otherwise it is the least Slack asks for, under the backoff."""
 
     def wait(self, failure: Failure, attempt: int) -> float | None:
         """Seconds to wait after ``failure`` of attempt number ``attempt`` (from 0) before
-        the next, or None when the attempts are used up. Slack's ``Retry-After`` is the
-        least it asks for, so the wait is never shorter."""
+        the next, or None when the attempts are used up."""
         if attempt >= len(self.waits):
             return None
-        return min(self.longest, max(self.waits[attempt], failure.retry_after))
+        asked = failure.retry_after
+        if asked is None:
+            wait = self.waits[attempt]
+        elif self.retry_after_replaces:
+            wait = asked
+        else:
+            wait = max(self.waits[attempt], asked)
+        return min(self.longest, wait)
 
 
 CLIENT_BACKOFF = Backoff((0.5, 1.0, 2.0), longest=300.0)
@@ -147,9 +172,9 @@ def _header(headers: Mapping[str, Any] | None, name: str) -> str | None:
     return None
 
 
-def _retry_after(headers: Mapping[str, Any] | None) -> float:
+def _retry_after(headers: Mapping[str, Any] | None) -> float | None:
     value = _header(headers, "retry-after")
     try:
-        return max(0.0, float(value)) if value is not None else 0.0
+        return max(0.0, float(value)) if value is not None else None
     except ValueError:
-        return 0.0
+        return None
