@@ -136,6 +136,14 @@ def test_marked_words_flag_other_forms_of_a_matched_word_and_keep_the_text() -> 
     assert marked_words("nothing matched", []) == (("nothing matched", False),)
 
 
+def test_marked_words_flag_only_the_parts_of_a_hyphenated_word_that_were_searched() -> None:
+    text = "We introduce Mixture-of-Graphs, from Mixture-of-Experts, via graph-feature-selection."
+    flagged = [piece for piece, bold in marked_words(text, analyze("graph sparsification")) if bold]
+    assert flagged == ["Graphs", "graph"]
+    joined = marked_words("an auto-regressive model", analyze("autoregressive"))
+    assert [piece for piece, bold in joined if bold] == ["auto-regressive"]
+
+
 def test_memory_stays_flat_under_a_long_stream_of_unique_query_words(seed_corpus) -> None:
     """Anyone can type words the bot never saw: once every cache is full, thousands more
     unique words leave nothing behind (before, each one stayed for the life of the process)."""

@@ -124,6 +124,18 @@ def test_matched_terms_are_bold_in_the_tldr(index):
     assert "*Mixture-of-Experts*" in tldr or "*experts*" in tldr.lower()
 
 
+def test_only_words_that_were_typed_are_bold_in_the_tldr(index):
+    """Before, a matched hyphenated word spread the bold to its other parts, and from there to
+    every word sharing one of them (Mixture-of-Experts, Feature, features)."""
+    cards = {
+        hit.paper.id: render.paper_blocks(hit.paper, tldr=hit.tldr_pieces)[0]["text"]["text"]
+        for hit in index.search("graph sparsification", limit=5).hits
+    }
+    tldr = cards["7ANDviElAo"].split("*TL;DR:*")[1]
+    assert re.findall(r"\*([^*]+)\*", tldr) == ["Graphs"]
+    assert "*" not in cards["I9omfcWfMp"].split("*TL;DR:*")[1]
+
+
 def test_highlight_bolds_the_flagged_pieces():
     pieces = (("Sparse ", False), ("graphs", True), (" & more", False))
     assert render.highlight(pieces) == "Sparse *graphs* &amp; more"

@@ -74,6 +74,7 @@ class Ranker:
                 plan, offset + limit, vector, self._semantic
             )
         highlighter = self._analyzer.highlighter(plan.tokens)
+        searched = frozenset(plan.tokens)
         hits = tuple(
             Hit(
                 self._papers[doc],
@@ -83,6 +84,7 @@ class Ranker:
                 bm25,
                 None if np.isnan(cosine) else cosine,
                 self._authors.named_authors(plan.authors, plan.author_runs, doc),
+                searched,
             )
             for doc, score, bm25, cosine in zip(
                 page[offset : offset + limit].tolist(),

@@ -60,14 +60,18 @@ class Hit:
     # Its authors the query named (``author:`` or a name typed as words), as the paper
     # writes their names.
     named_authors: tuple[str, ...] = ()
+    # The index tokens the query searched for: the TL;DR bolds what carries one of them, not
+    # every part of a matched word (``matched_terms`` holds ``Mixture-of-Graphs`` whole).
+    searched_tokens: frozenset[str] = frozenset()
 
     @cached_property
     def tldr_pieces(self) -> tuple[tuple[str, bool], ...]:
-        """The paper's TL;DR in pieces, flagged where a word matched (a renderer bolds those).
+        """The paper's TL;DR in pieces, flagged where a searched word is written (a renderer
+        bolds those).
 
         Worked out only for the cards a renderer shows, not for every hit of a page.
         """
-        return marked_words(self.paper.tldr, self.matched_terms)
+        return marked_words(self.paper.tldr, self.searched_tokens)
 
 
 # --- reasons ------------------------------------------------------------------------------
