@@ -79,6 +79,17 @@ def test_mentions_answer_in_a_thread_and_more_continues_it(shell):
 
 def test_typed_markup_is_shown_back_harmlessly(shell):
     assert "“<!channel> zzz9”" in shell.handle("/paper <!channel> zzz9")
+    assert "“*bold* zzz9”" in shell.handle("/paper *bold* zzz9")
+
+
+def test_emoji_show_as_characters_and_channels_by_name(shell):
+    refused = shell.handle("/paper subscribe 25:00")
+    assert "\u26a0\ufe0f `25:00` is not a time of day" in refused
+    assert ":warning:" not in refused
+    shell.handle("/paper subscribe 09:00")
+    home = shell.handle("home")
+    assert "#research · 09:00 UTC" in home
+    assert "C0RESEARCH" not in home
 
 
 def test_help_and_unknown_input(shell):

@@ -44,6 +44,13 @@ def mrkdwn_literal(text: str) -> str:
     return escape_mrkdwn(text)
 
 
+_AS_TYPED = str.maketrans(
+    {look_alike: mark for mark, look_alike in _LOOK_ALIKES.items()} | {_ASTERISK_OPERATOR: "*"}
+)
+"""``mrkdwn_literal`` undone, where no mrkdwn is read (a terminal): there the look-alike stars
+of a typed ``*bold*`` would only look odd: show the characters typed."""
+
+
 ECHO_CHARS = 120
 """How much of a query, topic or id is quoted back: enough to recognise it, never so much that
 a 10,000-character paste pushes the advice after it out of the message."""
@@ -99,7 +106,7 @@ def terminal_text(mrkdwn: str) -> str:
     text = _LINK.sub(_spelled_out_link, mrkdwn)
     text = _BARE.sub(_spelled_out_bare, text)
     text = _EMPHASIS.sub(r"\1", text)
-    return unescape_mrkdwn(text.replace("*", ""))
+    return unescape_mrkdwn(text.replace("*", "")).translate(_AS_TYPED)
 
 
 def notice_message(mrkdwn: str) -> Message:

@@ -225,7 +225,12 @@ class Shell:
             heading, message_ts, ephemeral, channel = shown
             in_view = call.args.get("view") if call.method.startswith("views.") else None
             blocks = in_view["blocks"] if in_view else call.blocks
-            view = render(blocks, call.text, first_number=len(self._buttons) + 1)
+            view = render(
+                blocks,
+                call.text,
+                first_number=len(self._buttons) + 1,
+                channel_names={self.workspace.channel_id: self.workspace.channel_name},
+            )
             for choice in view.choices:
                 self._buttons[choice.number] = _Shown(
                     choice.button, choice.block_id, message_ts, ephemeral, channel, in_view
@@ -249,7 +254,8 @@ class Shell:
         """Heading, message ts, ephemeral or not, and channel of a message the app sent."""
         channel = self.workspace.channel_id
         if call.method == "chat.postMessage":
-            where = "in the thread" if call.args.get("thread_ts") else "in #research"
+            in_channel = f"in #{self.workspace.channel_name}"
+            where = "in the thread" if call.args.get("thread_ts") else in_channel
             return f"paperbot, {where}", call.response["ts"], False, channel
         if call.method in {RESPONSE_URL, "chat.postEphemeral"}:
             self._ephemeral_count += 1
