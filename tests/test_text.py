@@ -117,6 +117,7 @@ CLEANED = [
     ),
     ("a _Fidelity_ criterion", "a Fidelity criterion", "a _Fidelity_ criterion"),
     ("plain_snake_case stays", "plain_snake_case stays", "plain_snake_case stays"),
+    ("we propose __Dreamweaver__, a", "we propose Dreamweaver, a", "we propose *Dreamweaver*, a"),
     (r"by `\emph{Pairwise Rank-Breaking}', which", "by ‘Pairwise Rank-Breaking’, which", None),
     (r"as shown by~\citet{arvind2024hierarchy}. Next", "as shown by. Next", None),
     (r"\title{The Logical Reasoning Dilemma}", "The Logical Reasoning Dilemma", None),

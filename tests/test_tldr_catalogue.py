@@ -15,6 +15,7 @@ from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
 from bot.papers.plain import clean_text
 from bot.papers.summary import paper_tldr
+from bot.render import papers as render
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +29,12 @@ def _tldr(catalogue: dict[str, Paper], title_start: str) -> str:
     return paper.tldr
 
 
-_LEFTOVER = re.compile(r"\\[A-Za-z]+|\ue000")
+_LEFTOVER = re.compile(r"\\[A-Za-z]+|\ue000|__|\u02cd|\*\*|\$")
+"""A macro (a backslash word, or the marker of one nothing names) and Markdown or LaTeX
+markup (``__bold__``, its Slack look-alike ``ˍ``, ``**``, a math ``$``)."""
 
 
-def test_no_tldr_has_a_macro_left(catalogue: dict[str, Paper]) -> None:
-    """A macro pylatexenc cannot read must not reach a reader as a backslash or a marker."""
+def test_no_tldr_has_a_macro_or_markup_left(catalogue: dict[str, Paper]) -> None:
     assert [paper.id for paper in catalogue.values() if _LEFTOVER.search(paper.tldr)] == []
 
 
@@ -87,3 +89,19 @@ def test_a_sentence_whose_macro_nothing_names_is_passed_over(
 )
 def test_author_macros_in_an_abstract(abstract: str, title: str | None, expected: str) -> None:
     assert paper_tldr(abstract, clean_text(abstract).plain, title) == expected
+
+
+@pytest.mark.parametrize(
+    ("title_start", "expected"),
+    [
+        ("Dreamweaver:", "We propose Dreamweaver, a neural architecture"),
+        ("Proxy Denoising for Source-Free", "We introduce a novel Proxy Denoising (ProDe)"),
+    ],
+)
+def test_markdown_bold_with_underscores_is_read_as_bold(
+    catalogue: dict[str, Paper], title_start: str, expected: str
+) -> None:
+    assert _tldr(catalogue, title_start).startswith(expected)
+    (paper,) = [paper for title, paper in catalogue.items() if title.startswith(title_start)]
+    card = render.paper_blocks(paper)[0]["text"]["text"]
+    assert "\u02cd" not in card and "__" not in card

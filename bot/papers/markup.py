@@ -69,6 +69,7 @@ _TEXT_TOKEN = re.compile(
     r"|\$\$(?P<display_math>[^$]+?)\$\$"
     r"|\$(?P<math>[^$]+?)\$"
     r"|\*\*(?P<bold>[^*\s](?:[^*]*?[^*\s])?)\*\*"
+    r"|(?<![\w_])__(?P<bold_underscored>[^_\s](?:[^_]*?[^_\s])?)__(?![\w_])"
     r"|(?<![*\w])\*(?P<italic>[^*\s](?:[^*]*?[^*\s])?)\*(?![*\w])"
     r"|(?<![\w_])_(?P<underscored>[^_\s](?:[^_]*?[^_\s])?)_(?![\w_])"
     r"|`(?P<single_quoted>[^`'\n]+)'(?!\w)"
@@ -217,8 +218,8 @@ def _parse(text: str, math: bool = False) -> list[Node]:
             nodes.extend([Text("\u2018"), *_parse(match.group(kind)), Text("\u2019")])
         elif kind in ("math", "display_math"):
             nodes.append(Styled("", tuple(_parse_math(match.group(kind)))))
-        elif kind == "bold":
-            nodes.append(Styled("b", tuple(_parse(match.group("bold")))))
+        elif kind in ("bold", "bold_underscored"):
+            nodes.append(Styled("b", tuple(_parse(match.group(kind)))))
         elif kind in ("italic", "underscored"):
             nodes.append(Styled("i", tuple(_parse(match.group(kind)))))
         elif kind == "code":
