@@ -50,7 +50,7 @@ class PageKind(StrEnum):
     PAPER = "p"
     """A single paper's card; the key is the paper id."""
     ABSTRACT = "a"
-    """A private abstract; the key is its **Abstract** button's value (``PaperButton``)."""
+    """A private abstract; the key is its **Abstract** button (a ``PaperButton``)."""
     NOTICE = "n"
     """The private "Saved ✓ · Undo" notice about one paper; the key is the paper id."""
     SAVED = "r"
@@ -65,14 +65,18 @@ _PAGE_KINDS = frozenset(kind.value for kind in PageKind)
 @dataclass(frozen=True)
 class PageCursor:
     """A private page a button leads to (**Next**, **Previous**, **Back to results**), or the
-    page a card's button was clicked on: what the page shows, and an offset."""
+    page a card's button was clicked on: what the page shows, and an offset.
+
+    The key is decoded with the cursor: an abstract's page is keyed by its ``PaperButton``,
+    a related-papers page by its ``RelatedTarget``, every other page by a plain string."""
 
     kind: PageKind
-    key: str
+    key: PageKey
     offset: int = 0
 
     def encode(self) -> str:
-        return f"{self.kind}{_CURSOR_SEPARATOR}{self.offset}{_CURSOR_SEPARATOR}{self.key}"
+        key = self.key if isinstance(self.key, str) else self.key.encode()
+        return f"{self.kind}{_CURSOR_SEPARATOR}{self.offset}{_CURSOR_SEPARATOR}{key}"
 
     @classmethod
     def decode(cls, value: str) -> PageCursor | None:
@@ -81,13 +85,9 @@ class PageCursor:
         count = ascii_count(offset)
         if kind not in _PAGE_KINDS or count is None or not key:
             return None
-        return cls(PageKind(kind), key, count)
-
-
-def paper_button_value(paper_id: str, page: str | None) -> str:
-    """The value of **Abstract** and the Save family: the paper, and the encoded private page
-    it was clicked on (the list to return to, or the page to redraw with the new button)."""
-    return f"{paper_id}{_FIELD_SEPARATOR}{page}" if page else paper_id
+        page_kind = PageKind(kind)
+        typed_key = _decode_key(page_kind, key)
+        return cls(page_kind, typed_key, count) if typed_key is not None else None
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,11 @@ class PaperButton:
         return self.page is not None or self.page_unreadable
 
     def encode(self) -> str:
-        return paper_button_value(self.paper_id, self.page.encode() if self.page else None)
+        """The paper, then the private page it was clicked on (the list to return to, or the
+        page to redraw with the new button)."""
+        if self.page is None:
+            return self.paper_id
+        return f"{self.paper_id}{_FIELD_SEPARATOR}{self.page.encode()}"
 
     @classmethod
     def decode(cls, value: str) -> PaperButton | None:
@@ -137,6 +141,18 @@ class RelatedTarget:
         if not text_key or len(post_to) not in {0, 2}:
             return None
         return cls(text_key, (post_to[0], post_to[1]) if post_to else None)
+
+
+PageKey = str | PaperButton | RelatedTarget
+"""What a ``PageCursor`` names: see ``PageKind`` for which kind of page has which key."""
+
+
+def _decode_key(kind: PageKind, key: str) -> PageKey | None:
+    if kind is PageKind.ABSTRACT:
+        return PaperButton.decode(key)
+    if kind is PageKind.RELATED:
+        return RelatedTarget.decode(key)
+    return key
 
 
 def home_remove_value(paper_id: str, offset: int) -> str:

@@ -21,7 +21,6 @@ from bot.buttons import (
     decode_home_remove,
     home_page_value,
     home_remove_value,
-    paper_button_value,
 )
 from bot.render import digest as render_digest
 from bot.render import home as render_home
@@ -37,14 +36,17 @@ KEY = "0123456789abcdef"
         (f"q:5:{KEY}", PageCursor(PageKind.QUERY, KEY, 5)),
         (f"s:10:{PAPER}", PageCursor(PageKind.SIMILAR, PAPER, 10)),
         (f"p:0:{PAPER}", PageCursor(PageKind.PAPER, PAPER, 0)),
-        (f"a:0:{PAPER} q:5:{KEY}", PageCursor(PageKind.ABSTRACT, f"{PAPER} q:5:{KEY}", 0)),
-        (f"a:0:{PAPER}", PageCursor(PageKind.ABSTRACT, PAPER, 0)),
+        (
+            f"a:0:{PAPER} q:5:{KEY}",
+            PageCursor(PageKind.ABSTRACT, PaperButton(PAPER, PageCursor(PageKind.QUERY, KEY, 5))),
+        ),
+        (f"a:0:{PAPER}", PageCursor(PageKind.ABSTRACT, PaperButton(PAPER), 0)),
         (f"n:0:{PAPER}", PageCursor(PageKind.NOTICE, PAPER, 0)),
         ("r:5:me", PageCursor(PageKind.SAVED, "me", 5)),
-        (f"t:0:{KEY}", PageCursor(PageKind.RELATED, KEY, 0)),
+        (f"t:0:{KEY}", PageCursor(PageKind.RELATED, RelatedTarget(KEY), 0)),
         (
             f"t:5:{KEY} C0CHANNEL 1700000000.000100",
-            PageCursor(PageKind.RELATED, f"{KEY} C0CHANNEL 1700000000.000100", 5),
+            PageCursor(PageKind.RELATED, RelatedTarget(KEY, ("C0CHANNEL", "1700000000.000100")), 5),
         ),
     ],
 )
@@ -55,7 +57,19 @@ def test_page_values_already_posted_decode_and_encode_back_unchanged(value, curs
 
 @pytest.mark.parametrize(
     "value",
-    ["", "q", "q:5", "q:5:", "x:0:key", "Q:0:key", "q:\u00b2:key", "q:\u0663:key", "q:-1:key"],
+    [
+        "",
+        "q",
+        "q:5",
+        "q:5:",
+        "x:0:key",
+        "Q:0:key",
+        "q:\u00b2:key",
+        "q:\u0663:key",
+        "q:-1:key",
+        f"a:0: q:5:{KEY}",
+        f"t:0:{KEY} C0CHANNEL",
+    ],
 )
 def test_page_values_the_bot_never_wrote_decode_to_nothing(value):
     assert PageCursor.decode(value) is None
@@ -69,7 +83,12 @@ def test_page_values_the_bot_never_wrote_decode_to_nothing(value):
         (f"{PAPER} n:0:{PAPER}", PaperButton(PAPER, PageCursor(PageKind.NOTICE, PAPER))),
         (
             f"{PAPER} a:0:{PAPER} q:5:{KEY}",
-            PaperButton(PAPER, PageCursor(PageKind.ABSTRACT, f"{PAPER} q:5:{KEY}")),
+            PaperButton(
+                PAPER,
+                PageCursor(
+                    PageKind.ABSTRACT, PaperButton(PAPER, PageCursor(PageKind.QUERY, KEY, 5))
+                ),
+            ),
         ),
     ],
 )
@@ -139,14 +158,14 @@ def test_render_writes_todays_formats(seed_corpus):
         render.ACTION_SAVE: paper.id,
         render.ACTION_MORE_LIKE_THIS: paper.id,
     }
-    card = render.paper_message(paper, this_page=f"p:0:{paper.id}", saved=True)
+    card = render.paper_message(paper, this_page=PageCursor(PageKind.PAPER, paper.id), saved=True)
     assert _values(list(card.blocks)) == {
         render.ACTION_ABSTRACT: f"{paper.id} p:0:{paper.id}",
         render.ACTION_UNSAVE: f"{paper.id} p:0:{paper.id}",
         render.ACTION_SHARE: paper.id,
         render.ACTION_MORE_LIKE_THIS: paper.id,
     }
-    assert paper_button_value(paper.id, None) == paper.id
+    assert PaperButton(paper.id).encode() == paper.id
     home = render_home.home_view([paper], total=45, offset=20, subscriptions=[])
     assert _values(home["blocks"]) == {
         render_home.ACTION_ABSTRACT: paper.id,

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_harness import all_text
 
+from bot.buttons import PageCursor, PageKind
 from bot.render import blocks as bk
 from bot.render import home as render_home
 from bot.render import papers as render
@@ -44,14 +45,14 @@ def test_every_seed_paper_renders_valid_messages(seed_corpus):
 def test_every_seed_title_search_renders_a_valid_results_page(seed_corpus, index):
     for paper in seed_corpus.papers:
         result = index.search(paper.title, limit=5)
-        message = render.results_message(result, next_page="q:5:abc")
+        message = render.results_message(result, next_page=PageCursor(PageKind.QUERY, "abc", 5))
         bk.validate(message)
         assert len(message.blocks) <= bk.MAX_BLOCKS
 
 
 def test_result_card_shows_title_link_status_authors_tldr_and_code(index):
     result = index.search("graph sparsification", limit=5)
-    message = render.results_message(result, next_page="q:5:key")
+    message = render.results_message(result, next_page=PageCursor(PageKind.QUERY, "key", 5))
     text = repr(message.blocks)
     mog = result.hits[0].paper
     assert f"<{mog.url}|{mrkdwn_literal(mog.title)}>" in text
@@ -144,7 +145,7 @@ def test_highlight_bolds_the_flagged_pieces():
 
 def test_hostile_query_is_escaped_everywhere(index, seed_corpus):
     result = index.search(HOSTILE, limit=5)
-    _no_pings(render.results_message(result, next_page="q:5:k"))
+    _no_pings(render.results_message(result, next_page=PageCursor(PageKind.QUERY, "k", 5)))
     empty = SearchResult(HOSTILE, (), 0, 0, None, (UnknownId(HOSTILE),))
     _no_pings(render.results_message(empty))
     corrected = replace(result, corrected_query=HOSTILE, reasons=(NoSuchFullName(HOSTILE),))
@@ -174,7 +175,8 @@ def test_empty_and_exhausted_results_say_so():
 def test_results_page_of_fifty_hits_still_fits(seed_corpus):
     hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:50])
     message = render.results_message(
-        SearchResult("q", hits, 76, 0, None, (NoKnownWords(),)), next_page="x"
+        SearchResult("q", hits, 76, 0, None, (NoKnownWords(),)),
+        next_page=PageCursor(PageKind.QUERY, "x", 5),
     )
     bk.validate(message)
     assert len(message.blocks) <= bk.MAX_BLOCKS
@@ -284,9 +286,13 @@ def test_an_empty_result_gives_advice_once_and_only_what_fits(index):
 
 def test_a_reading_list_counts_like_search_results(seed_corpus):
     papers = seed_corpus.papers
-    one = render.saved_list_message(papers[:1], total=1, offset=0, this_page="r:0:me")
+    one = render.saved_list_message(
+        papers[:1], total=1, offset=0, this_page=PageCursor(PageKind.SAVED, "me")
+    )
     assert one.blocks[0]["text"]["text"] == "*Your reading list (1 paper)*"
-    page = render.saved_list_message(papers[:1], total=6, offset=5, this_page="r:5:me")
+    page = render.saved_list_message(
+        papers[:1], total=6, offset=5, this_page=PageCursor(PageKind.SAVED, "me", 5)
+    )
     assert page.blocks[0]["text"]["text"] == "*Your reading list (6 of 6)*"
     home = render_home.home_view(papers[:6], total=6, offset=0, subscriptions=[])
     assert "Newest first · 6 papers" in all_text(home["blocks"])

@@ -25,19 +25,21 @@ class PaperCards:
     reading_list: ReadingList
 
     def paper_page(self, paper: Paper, viewer: Viewer, *, intro: str | None = None) -> Message:
-        this_page = PageCursor(PageKind.PAPER, paper.id).encode()
+        this_page = PageCursor(PageKind.PAPER, paper.id)
         saved = self.reading_list.is_saved(viewer, paper.id)
         return render.paper_message(paper, intro=intro, this_page=this_page, saved=saved)
 
-    def card_page(self, cursor: PageCursor, viewer: Viewer) -> Message:
-        """A single paper's page, or the private "Saved ✓ · Undo" notice about it."""
-        paper = self.papers.get(cursor.key)
+    def card_page(self, kind: PageKind, paper_id: str, viewer: Viewer) -> Message:
+        """A single paper's page (``PageKind.PAPER``), or the private "Saved ✓ · Undo" notice
+        about it (``PageKind.NOTICE``)."""
+        paper = self.papers.get(paper_id)
         if paper is None:
-            return render.not_found_message(cursor.key)
-        if cursor.kind == PageKind.PAPER:
+            return render.not_found_message(paper_id)
+        if kind == PageKind.PAPER:
             return self.paper_page(paper, viewer)
         saved = self.reading_list.is_saved(viewer, paper.id)
-        return render.saved_notice_message(paper, saved=saved, this_page=cursor.encode())
+        this_page = PageCursor(PageKind.NOTICE, paper.id)
+        return render.saved_notice_message(paper, saved=saved, this_page=this_page)
 
     def abstract(self, button: PaperButton, viewer: Viewer, *, public: bool = False) -> Message:
         """The abstract for an **Abstract** click; a private one leads back to its list."""
@@ -49,8 +51,8 @@ class PaperCards:
         return render.abstract_message(
             paper,
             buttons=render.RESULT_BUTTONS,
-            back=button.page.encode() if button.page else None,
-            this_page=PageCursor(PageKind.ABSTRACT, button.encode()).encode(),
+            back=button.page,
+            this_page=PageCursor(PageKind.ABSTRACT, button),
             saved=self.reading_list.is_saved(viewer, paper.id),
         )
 

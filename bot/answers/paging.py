@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from bot.answers.reading_list import ReadingList
 from bot.answers.viewer import Viewer
-from bot.buttons import PageCursor, PageKind
+from bot.buttons import PageCursor, PageKey, PageKind, RelatedTarget
 from bot.render import papers as render
 from bot.render.message import Message
 
@@ -56,26 +56,26 @@ class ResultPages:
         self,
         result: SearchResult,
         kind: PageKind,
-        key: str,
+        key: PageKey,
         viewer: Viewer,
         *,
         about: str | None = None,
-        post_button: render.PostButton | None = None,
+        post_in_thread: RelatedTarget | None = None,
     ) -> Message:
         offset = result.offset
         next_page = previous_page = None
         if has_more(result):
-            next_page = PageCursor(kind, key, offset + len(result.hits)).encode()
+            next_page = PageCursor(kind, key, offset + len(result.hits))
         if offset > 0:
-            previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0)).encode()
+            previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0))
         saved = self.reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
         return render.results_message(
             result,
             next_page=next_page,
             previous_page=previous_page,
-            this_page=PageCursor(kind, key, offset).encode(),
+            this_page=PageCursor(kind, key, offset),
             saved=saved,
             about=about,
-            post_button=post_button,
+            post_in_thread=post_in_thread,
             footer=self.hint(result, render.PAGE_SIZE),
         )

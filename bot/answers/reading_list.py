@@ -73,8 +73,8 @@ class ReadingList:
         offset = last_page_start(offset, total, render.PAGE_SIZE)
         papers = self.saved_papers(viewer, limit=render.PAGE_SIZE, offset=offset)
 
-        def cursor(at: int) -> str:
-            return PageCursor(PageKind.SAVED, _LIST_KEY, at).encode()
+        def cursor(at: int) -> PageCursor:
+            return PageCursor(PageKind.SAVED, _LIST_KEY, at)
 
         more = offset + render.PAGE_SIZE < total
         return render.saved_list_message(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from bot.answers.paging import ResultPages
 from bot.answers.threads import THREAD_QUERY_CHARS, ThreadReplies
 from bot.answers.viewer import Viewer
-from bot.buttons import PageCursor, PageKind, RelatedTarget
+from bot.buttons import PageKind, RelatedTarget
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.render.mrkdwn import notice_message
@@ -37,31 +37,24 @@ class RelatedToMessage:
                 "That message has no words to search for. Try `/paper` with some."
             )
         key = self.store.remember_query(text[:THREAD_QUERY_CHARS], RELATED)
-        return self._page(RelatedTarget(key, post_to), viewer, 0)
+        return self.page(RelatedTarget(key, post_to), viewer, 0)
 
-    def page(self, cursor: PageCursor, viewer: Viewer) -> Message:
-        """**Next**, **Previous** or **Back to results** on a list of related papers."""
-        target = RelatedTarget.decode(cursor.key)
-        if target is None:
-            return render.expired_message()
-        return self._page(target, viewer, cursor.offset)
-
-    def _page(self, target: RelatedTarget, viewer: Viewer, offset: int) -> Message:
+    def page(self, target: RelatedTarget, viewer: Viewer, offset: int) -> Message:
+        """A page of related papers: the first, or **Next**, **Previous** or **Back to
+        results** on their list."""
         remembered = self._recall(target)
         if remembered is None:
             return render.expired_message()
         result = self.index.related(remembered.query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return render.results_message(result)
-        key = target.encode()
-        post_button = render.PostButton(key) if target.post_to is not None else None
         return self.pages.page(
             result,
             PageKind.RELATED,
-            key,
+            target,
             viewer,
             about="this message",
-            post_button=post_button,
+            post_in_thread=target if target.post_to is not None else None,
         )
 
     def post(self, target: RelatedTarget) -> tuple[str, str, Message] | None:

@@ -98,17 +98,18 @@ class Answers:
         leads to (or redraws)."""
         if cursor is None:
             return render.expired_message()
+        key = cursor.key
+        if isinstance(key, PaperButton):
+            return self.abstract(key, viewer)
+        if isinstance(key, RelatedTarget):
+            return self._related.page(key, viewer, cursor.offset)
         if cursor.kind == PageKind.SIMILAR:
-            return self._searches.more_like_this(cursor.key, viewer, cursor.offset)
-        if cursor.kind == PageKind.ABSTRACT:
-            return self.abstract(PaperButton.decode(cursor.key), viewer)
+            return self._searches.more_like_this(key, viewer, cursor.offset)
         if cursor.kind == PageKind.SAVED:
             return self._reading_list.page(viewer, cursor.offset)
-        if cursor.kind == PageKind.RELATED:
-            return self._related.page(cursor, viewer)
         if cursor.kind in {PageKind.PAPER, PageKind.NOTICE}:
-            return self._cards.card_page(cursor, viewer)
-        return self._searches.remembered_page(cursor, viewer)
+            return self._cards.card_page(cursor.kind, key, viewer)
+        return self._searches.remembered_page(key, viewer, cursor.offset)
 
     def abstract(
         self, button: PaperButton | None, viewer: Viewer, *, public: bool = False

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bot.answers.paging import ResultPages
 from bot.answers.viewer import Viewer
-from bot.buttons import PageCursor, PageKind
+from bot.buttons import PageKind
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
 from bot.render.message import Message
@@ -47,12 +47,12 @@ class PrivateSearches:
         key = self.store.remember_query(query)
         return self.pages.page(result, PageKind.QUERY, key, viewer)
 
-    def remembered_page(self, cursor: PageCursor, viewer: Viewer) -> Message:
-        """A page of a search remembered under the cursor's key, unless it has expired."""
-        remembered = self.store.recall_query(cursor.key)
+    def remembered_page(self, key: str, viewer: Viewer, offset: int) -> Message:
+        """A page of a search remembered under ``key``, unless it has expired."""
+        remembered = self.store.recall_query(key)
         if remembered is None or remembered.kind != SEARCH:
             return render.expired_message()
-        return self.search(remembered.query, viewer, cursor.offset)
+        return self.search(remembered.query, viewer, offset)
 
     def more_like_this(self, paper_id: str, viewer: Viewer, offset: int = 0) -> Message:
         """**More like this**, also on a catalogue paper outside the corpus searched (from a

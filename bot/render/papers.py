@@ -2,18 +2,17 @@
 
 Everything a user typed is escaped here before it is echoed, so ``/paper <!channel>`` pings
 nobody. Button values carry only what the click handler needs to find its way back (a paper
-id, or an opaque page cursor the caller encodes), because a value holds at most 2,000
+id, or a page cursor, written here with ``bot.buttons``), because a value holds at most 2,000
 characters while a query can be far longer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from bot.buttons import paper_button_value
+from bot.buttons import PageCursor, PaperButton, RelatedTarget
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.markup import abstract_mrkdwn
@@ -61,13 +60,6 @@ _BUTTON_LABELS = {
     ACTION_UNSAVE: "Saved ✓",
 }
 _AUTHORS_CITED = 3
-
-
-@dataclass(frozen=True)
-class PostButton:
-    """**Post in thread** under a private list of related papers; ``value`` says where."""
-
-    value: str
 
 
 def _link(url: str, label: str) -> str:
@@ -142,16 +134,18 @@ def title_mrkdwn(paper: Paper) -> str:
     return f"*{mrkdwn_literal(paper.title)}*"
 
 
-def _card_button(paper: Paper, action: str, back: str | None, saved: bool) -> bk.ButtonElement:
+def _card_button(
+    paper: Paper, action: str, back: PageCursor | None, saved: bool
+) -> bk.ButtonElement:
     if action == ACTION_SAVE and saved:
         action = ACTION_UNSAVE
     with_page = action in {ACTION_ABSTRACT, ACTION_SAVE, ACTION_UNSAVE}
-    value = paper_button_value(paper.id, back) if with_page else paper.id
+    value = PaperButton(paper.id, back).encode() if with_page else paper.id
     return bk.button(_BUTTON_LABELS[action], action, value)
 
 
 def paper_buttons(
-    paper: Paper, buttons: Sequence[str], *, back: str | None = None, saved: bool = False
+    paper: Paper, buttons: Sequence[str], *, back: PageCursor | None = None, saved: bool = False
 ) -> dict[str, Any] | None:
     """The card's buttons; ``back`` (the page shown) rides along in **Abstract**'s and
     **Save**'s values. ``saved`` shows **Saved ✓** instead of **Save**: only on a private
@@ -168,7 +162,7 @@ def paper_blocks(
     tldr: Iterable[tuple[str, bool]] | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
     rank: int | None = None,
-    back: str | None = None,
+    back: PageCursor | None = None,
     every_author: bool = False,
     saved: bool = False,
     named_authors: Sequence[str] = (),
@@ -273,17 +267,18 @@ def end_of_results_message(result: SearchResult, best: Paper | None) -> Message:
 def results_message(
     result: SearchResult,
     *,
-    next_page: str | None = None,
-    previous_page: str | None = None,
-    this_page: str | None = None,
+    next_page: PageCursor | None = None,
+    previous_page: PageCursor | None = None,
+    this_page: PageCursor | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
     about: str | None = None,
     footer: str | None = None,
     saved: frozenset[str] = frozenset(),
-    post_button: PostButton | None = None,
+    post_in_thread: RelatedTarget | None = None,
 ) -> Message:
-    """A page of search results; ``next_page``/``previous_page`` are the values of the
-    **Next 5**/**Previous 5** buttons, ``this_page`` the cursor an abstract returns to.
+    """A page of search results; ``next_page``/``previous_page`` are the pages of the
+    **Next 5**/**Previous 5** buttons, ``this_page`` the page an abstract returns to, and
+    ``post_in_thread`` the related papers **Post in thread** posts.
 
     ``about`` (for papers related to a message, see ``results_heading``) and ``footer``
     are trusted mrkdwn from the caller (never user text); ``saved`` are the ids on the
@@ -303,17 +298,28 @@ def results_message(
         blocks.extend(card)
     if footer:
         blocks.append(bk.context(footer))
-    paging = []
-    if previous_page is not None:
-        paging.append(bk.button(f"Previous {PAGE_SIZE}", ACTION_PREVIOUS_PAGE, previous_page))
-    if next_page is not None:
-        paging.append(bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary"))
-    if post_button is not None:
-        paging.append(bk.button("Post in thread", ACTION_POST_RELATED, post_button.value))
+    paging = _paging_buttons(previous_page, next_page)
+    if post_in_thread is not None:
+        paging.append(bk.button("Post in thread", ACTION_POST_RELATED, post_in_thread.encode()))
     if paging:
         blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits[: len(cards)])
     return bk.message(f"{fallback_text(heading)}: {titles}", blocks)
+
+
+def _paging_buttons(
+    previous_page: PageCursor | None, next_page: PageCursor | None
+) -> list[bk.ButtonElement]:
+    paging = []
+    if previous_page is not None:
+        paging.append(
+            bk.button(f"Previous {PAGE_SIZE}", ACTION_PREVIOUS_PAGE, previous_page.encode())
+        )
+    if next_page is not None:
+        paging.append(
+            bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page.encode(), style="primary")
+        )
+    return paging
 
 
 _RESERVED_BLOCKS = 4
@@ -321,7 +327,10 @@ _RESERVED_BLOCKS = 4
 
 
 def _fitting_cards(
-    result: SearchResult, buttons: Sequence[str], back: str | None, saved: frozenset[str]
+    result: SearchResult,
+    buttons: Sequence[str],
+    back: PageCursor | None,
+    saved: frozenset[str],
 ) -> list[list[dict[str, Any]]]:
     """One card per hit, as many as fit in a message (a page is normally far smaller)."""
     cards: list[list[dict[str, Any]]] = []
@@ -363,8 +372,8 @@ def abstract_message(
     paper: Paper,
     *,
     buttons: Sequence[str] = RESULT_BUTTONS,
-    back: str | None = None,
-    this_page: str | None = None,
+    back: PageCursor | None = None,
+    this_page: PageCursor | None = None,
     saved: bool = False,
 ) -> Message:
     """The whole abstract.
@@ -378,8 +387,8 @@ def abstract_message(
         for action in buttons
         if action != ACTION_ABSTRACT
     ]
-    if back:
-        elements.insert(0, bk.button("Back to results", ACTION_BACK, back))
+    if back is not None:
+        elements.insert(0, bk.button("Back to results", ACTION_BACK, back.encode()))
     if elements:
         blocks.append(bk.actions(elements, block_id=f"paper:{paper.id}"))
     return bk.message(f"Abstract of {escape_mrkdwn(paper.title)}", blocks)
@@ -390,7 +399,7 @@ def paper_message(
     *,
     intro: str | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
-    this_page: str | None = None,
+    this_page: PageCursor | None = None,
     saved: bool = False,
 ) -> Message:
     """A single paper (``/paper random``, ``/paper ID``), with all its authors; ``intro`` is
@@ -423,12 +432,12 @@ def shared_message(paper: Paper, user_id: str) -> Message:
     return bk.message(f"{who} shared: {escape_mrkdwn(paper.title)}", blocks)
 
 
-def saved_notice_message(paper: Paper, *, saved: bool, this_page: str) -> Message:
+def saved_notice_message(paper: Paper, *, saved: bool, this_page: PageCursor) -> Message:
     """The private answer to **Save** on a card everyone sees, and to its **Undo**.
 
     ``this_page`` is the notice's own cursor: **Undo** and **Save again** redraw it in place.
     """
-    value = paper_button_value(paper.id, this_page)
+    value = PaperButton(paper.id, this_page).encode()
     if saved:
         text = f"Saved ✓ {title_mrkdwn(paper)} to your reading list."
         action = bk.button("Undo", ACTION_UNSAVE, value)
@@ -451,9 +460,9 @@ def saved_list_message(
     *,
     total: int,
     offset: int,
-    this_page: str,
-    next_page: str | None = None,
-    previous_page: str | None = None,
+    this_page: PageCursor,
+    next_page: PageCursor | None = None,
+    previous_page: PageCursor | None = None,
 ) -> Message:
     """``/paper saved``: a page of the reading list, newest first, each card **Saved ✓**."""
     if not papers:
@@ -468,11 +477,7 @@ def saved_list_message(
     for paper in papers:
         blocks.append(bk.divider())
         blocks.extend(paper_blocks(paper, back=this_page, saved=True))
-    paging = []
-    if previous_page is not None:
-        paging.append(bk.button(f"Previous {PAGE_SIZE}", ACTION_PREVIOUS_PAGE, previous_page))
-    if next_page is not None:
-        paging.append(bk.button(f"Next {PAGE_SIZE}", ACTION_NEXT_PAGE, next_page, style="primary"))
+    paging = _paging_buttons(previous_page, next_page)
     if paging:
         blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(paper.title) for paper in papers)
