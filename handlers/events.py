@@ -15,14 +15,11 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
 from bot.answers import DM_THREAD, Answers
 from bot.answers.typed import Intent, message_text, parse_mention
 from bot.render.message import Message
-from bot.slack.conversations import publish_home
-from bot.slack.delivery.landed import Unreadable, find_post, posted_by
-from bot.slack.delivery.retry import error_failure
+from bot.slack.conversations import post_reply, publish_home
 from handlers.errors import acknowledge, answering_failures, logging_failures
 from handlers.viewer import viewer_of
 
@@ -43,24 +40,6 @@ def _not_from_a_person(event: dict[str, Any], bot_user_id: str | None) -> bool:
         or not event.get("user")
         or (bot_user_id and event.get("user") == bot_user_id)
     )
-
-
-def _answered(
-    client: WebClient, channel: str, thread_ts: str | None, asked_ts: str, bot_user_id: str | None
-) -> bool:
-    """Whether the bot has said something here since ``asked_ts``.
-
-    A post that failed after Slack had it may still arrive (a timeout, a 5xx): the thread's
-    replies tell, so the bot never apologises next to its own answer. When even that cannot
-    be read, the bot keeps quiet rather than risk the apology.
-    """
-    try:
-        found = find_post(
-            client, channel, posted_by(bot_user_id, asked_ts), oldest=asked_ts, thread_ts=thread_ts
-        )
-    except Unreadable:
-        return True
-    return found is not None
 
 
 def _reply(
@@ -84,18 +63,14 @@ def _reply(
     thread_key = reply_ts or DM_THREAD
 
     def tell(message: Message) -> None:
-        try:
-            client.chat_postMessage(channel=channel, thread_ts=reply_ts, **message.as_kwargs())
-        except (SlackApiError, OSError) as error:
-            failure = error_failure(error)
-            if failure is None or not failure.maybe_delivered:
-                raise
-            if _answered(client, channel, reply_ts, event["ts"], context.bot_user_id):
-                logger.info(
-                    "chat.postMessage in %s failed (%s) but did post", channel, failure.reason
-                )
-                return
-            raise
+        post_reply(
+            client,
+            channel,
+            reply_ts,
+            message,
+            asked_ts=event["ts"],
+            bot_user_id=context.bot_user_id,
+        )
 
     with answering_failures(tell, logger):
         request = parse_mention(event.get("text") or "", context.bot_user_id)

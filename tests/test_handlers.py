@@ -9,6 +9,9 @@ from __future__ import annotations
 import logging
 from types import SimpleNamespace
 from typing import Any
+from urllib.error import URLError
+
+import pytest
 
 from bot.answers import Viewer
 from bot.answers.typed import Intent, Request
@@ -89,6 +92,34 @@ def test_a_mention_is_answered_in_its_thread() -> None:
     assert client.chat_postMessage == [
         {"channel": "C1", "thread_ts": "1.0", "text": "an answer", "blocks": [], **NO_PREVIEWS}
     ]
+
+
+class SlowSlack:
+    """A Web API whose ``chat.postMessage`` posts but fails with ``error``; the thread then
+    holds the bot's answer."""
+
+    def __init__(self, error: OSError) -> None:
+        self.error = error
+        self.posts: list[dict[str, Any]] = []
+
+    def chat_postMessage(self, **fields: Any) -> None:
+        self.posts.append(fields)
+        raise self.error
+
+    def conversations_replies(self, **_query: Any) -> dict[str, Any]:
+        return {"messages": [{"user": "UBOT", "ts": "2.0", "text": "an answer"}]}
+
+
+@pytest.mark.parametrize(
+    "error",
+    [TimeoutError("read timed out"), URLError(TimeoutError("connect timed out"))],
+    ids=["answer", "connect"],
+)
+def test_a_mention_whose_post_times_out_but_landed_gets_no_apology(error: OSError) -> None:
+    client = SlowSlack(error)
+    event = {"channel": "C1", "ts": "1.0", "text": "<@UBOT> graphs", "user": "U2"}
+    events.app_mention(Recorded(), event, {}, client, SimpleNamespace(bot_user_id="UBOT"), LOGGER)
+    assert [post["text"] for post in client.posts] == ["an answer"]
 
 
 def test_a_page_click_on_a_private_list_replaces_it() -> None:

@@ -1,8 +1,9 @@
 """Questions only Slack can answer, and deliveries that take more than one call.
 
-Who can see a channel, whether the bot may post in one, the App Home publish and a file sent
-by direct message: each is a few Web API calls with Slack's own error codes to interpret, so
-the listeners stay thin and the answers stay free of Slack.
+Who can see a channel, whether the bot may post in one, a public reply that checks whether it
+landed, the App Home publish and a file sent by direct message: each is a few Web API calls
+with Slack's own error codes to interpret, so the listeners stay thin and the answers stay
+free of Slack.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.answers import Answers, Export, Viewer
+from bot.render.message import Message
+from bot.slack.delivery.landed import Unreadable, find_post, posted_by
+from bot.slack.delivery.retry import error_failure
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,48 @@ def bot_can_post(client: WebClient, channel_id: str) -> bool:
     except SlackApiError:
         return False
     return bool(info.get("is_member") or info.get("is_im"))
+
+
+def post_reply(
+    client: WebClient,
+    channel: str,
+    thread_ts: str | None,
+    message: Message,
+    *,
+    asked_ts: str,
+    bot_user_id: str | None,
+) -> None:
+    """Post ``message`` in the thread ``thread_ts`` (None: in the conversation) in answer to
+    the message at ``asked_ts``; raise when it did not get there.
+
+    A post that failed after Slack had it (a 5xx, a dropped connection) or that timed out,
+    also while connecting (a slow Slack or network, after the client's own attempts), may
+    still arrive: the conversation tells, so a caller that apologises for a raised failure
+    never does so next to the bot's own answer. When even that cannot be read, the post
+    counts as landed rather than risk the apology.
+    """
+    try:
+        client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message.as_kwargs())
+    except (SlackApiError, OSError) as error:
+        failure = error_failure(error)
+        if failure is None or not (failure.maybe_delivered or failure.timed_out):
+            raise
+        if not _answered(client, channel, thread_ts, asked_ts, bot_user_id):
+            raise
+        log.info("chat.postMessage in %s failed (%s) but did post", channel, failure.reason)
+
+
+def _answered(
+    client: WebClient, channel: str, thread_ts: str | None, asked_ts: str, bot_user_id: str | None
+) -> bool:
+    """Whether the bot has said something here since ``asked_ts`` (True when unreadable)."""
+    try:
+        found = find_post(
+            client, channel, posted_by(bot_user_id, asked_ts), oldest=asked_ts, thread_ts=thread_ts
+        )
+    except Unreadable:
+        return True
+    return found is not None
 
 
 def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset: int = 0) -> None:

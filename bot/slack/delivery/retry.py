@@ -65,6 +65,8 @@ def error_failure(error: BaseException) -> Failure | None:
     if isinstance(error, URLError):
         # urllib raises URLError while connecting and sending; a failure while waiting for
         # the answer comes out as the bare OSError below.
+        if isinstance(error.reason, TimeoutError):
+            return Failure("no connection in time", maybe_delivered=False, timed_out=True)
         return Failure(f"could not reach Slack ({error.reason})", maybe_delivered=False)
     if isinstance(error, TimeoutError):
         return Failure("no answer in time", maybe_delivered=True, timed_out=True)
