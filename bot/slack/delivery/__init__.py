@@ -3,6 +3,6 @@
 
 Both are written on ``slack_sdk``'s terms alone, so that every sender may use them: the Web
 API client (``bot.slack.client``), ``respond()`` (``bot.slack.respond``), a mention's reply
-(``handlers.events``) and the daily post (``bot.digest.posting``), which posts through the
-client it is handed and may not import the Slack adapter.
+(``bot.slack.conversations``) and the daily post (``bot.digest.posting``), which posts
+through the client it is handed and may not import the Slack adapter.
 """
