@@ -33,15 +33,15 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import Stemmer
 from rank_bm25 import BM25Okapi
 
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
+from bot.search.planner import DEFAULT_PLANNER_OPTIONS, PlannerOptions
+from bot.search.ranker import DEFAULT_RANKER_OPTIONS, RankerOptions
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_PATH = BENCH_DIR / "results" / "quality.md"
@@ -222,17 +222,24 @@ def bm25okapi_ranker(tokenize: Callable[[str], list[str]]) -> Builder:
     return build
 
 
-def engine_ranker(index_type: type[SearchIndex] = SearchIndex, semantic: bool = False) -> Builder:
+def engine_ranker(
+    semantic: bool = False,
+    planner: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
+    ranker: RankerOptions = DEFAULT_RANKER_OPTIONS,
+) -> Builder:
     """The engine's full query path, as the Slack commands use it, with or without the
-    semantic re-ranker over the corpus's stored vectors."""
+    semantic re-ranker over the corpus's stored vectors; an ablation turns a part off
+    through the planner's or the ranker's options."""
 
     def build(papers: Sequence[Paper], corpus: str) -> Ranker:
+        make_semantic = None
         if semantic:
             from bot.search.semantic import ranker_for
 
-            index = index_type.build(papers, semantic=ranker_for(corpus))
-        else:
-            index = index_type.build(papers)
+            make_semantic = ranker_for(corpus)
+        index = SearchIndex.build(
+            papers, make_semantic, planner_options=planner, ranker_options=ranker
+        )
 
         def rank(query: str) -> list[Paper]:
             return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
@@ -240,18 +247,6 @@ def engine_ranker(index_type: type[SearchIndex] = SearchIndex, semantic: bool = 
         return rank
 
     return build
-
-
-class _WithoutTypoCorrection(SearchIndex):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._planner._corrections = lambda word: []  # type: ignore[method-assign]
-
-
-class _WithoutAcronymExpansion(SearchIndex):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._planner._expansions = lambda typed, tokens: []  # type: ignore[method-assign]
 
 
 def _authors_as_text(papers: Sequence[Paper]) -> list[Paper]:
@@ -263,21 +258,10 @@ def _authors_as_text(papers: Sequence[Paper]) -> list[Paper]:
     ]
 
 
-class _WithoutNearestCandidates(SearchIndex):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._ranker._nearest = lambda *_: np.zeros(0, dtype=np.intp)  # type: ignore[method-assign]
-
-
-class _WithoutAuthorField(SearchIndex):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._planner._author_runs = lambda typed: []  # type: ignore[method-assign]
-
-
 def without_author_field(papers: Sequence[Paper], corpus: str) -> Ranker:
     by_id = {paper.id: paper for paper in papers}
-    rank = engine_ranker(_WithoutAuthorField)(_authors_as_text(papers), corpus)
+    no_names = PlannerOptions(find_author_names=False)
+    rank = engine_ranker(planner=no_names)(_authors_as_text(papers), corpus)
     return lambda query: [by_id[paper.id] for paper in rank(query)]
 
 
@@ -325,7 +309,7 @@ def systems() -> list[System]:
         found.append(
             System(
                 "without nearest candidates",
-                engine_ranker(_WithoutNearestCandidates, semantic=True),
+                engine_ranker(semantic=True, ranker=RankerOptions(nearest_candidates=False)),
                 "engine, semantic on, re-ranking BM25's best alone, without the matching papers"
                 " nearest to the query's vector (as before the held-out round)",
             )
@@ -333,12 +317,12 @@ def systems() -> list[System]:
     found += [
         System(
             "without typo correction",
-            engine_ranker(_WithoutTypoCorrection),
+            engine_ranker(planner=PlannerOptions(correct_typos=False)),
             "engine, semantic off, correcting no word",
         ),
         System(
             "without acronym expansion",
-            engine_ranker(_WithoutAcronymExpansion),
+            engine_ranker(planner=PlannerOptions(expand_acronyms=False)),
             "engine, semantic off, expanding no acronym",
         ),
         System(

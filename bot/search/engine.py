@@ -23,9 +23,9 @@ from bot.search.explanations import Explanations
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
 from bot.search.plan import Plan
-from bot.search.planner import QueryPlanner
+from bot.search.planner import DEFAULT_PLANNER_OPTIONS, PlannerOptions, QueryPlanner
 from bot.search.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
-from bot.search.ranker import Ranker
+from bot.search.ranker import DEFAULT_RANKER_OPTIONS, Ranker, RankerOptions
 from bot.search.results import (
     FIELDS,
     LIKE,
@@ -48,7 +48,10 @@ from bot.search.vectors import embedding_text
 
 
 class SearchIndex:
-    """An immutable index over one corpus; build once per process, query from any thread."""
+    """An immutable index over one corpus; build once per process, query from any thread.
+
+    The planner's and the ranker's options default to everything on, as the bot searches;
+    the quality bench builds variants with one part off through them."""
 
     def __init__(
         self,
@@ -57,14 +60,19 @@ class SearchIndex:
         acronyms: dict[str, Acronym],
         analyzer: CorpusAnalyzer,
         semantic: SemanticRanker | None = None,
+        *,
+        planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
+        ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
     ) -> None:
         self.papers = papers
         self._semantic = semantic
         self._bm25 = bm25
         self._analyzer = analyzer
         self._authors = AuthorIndex(papers)
-        self._planner = QueryPlanner(papers, bm25, analyzer, acronyms, self._authors)
-        self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic)
+        self._planner = QueryPlanner(
+            papers, bm25, analyzer, acronyms, self._authors, planner_options
+        )
+        self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic, ranker_options)
         self._explanations = Explanations(bm25.vocabulary, self._authors, self._ranker.has_phrase)
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
@@ -79,6 +87,9 @@ class SearchIndex:
         cls,
         papers: Sequence[Paper],
         semantic: Callable[[Sequence[Paper]], SemanticRanker | None] | None = None,
+        *,
+        planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
+        ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
     ) -> SearchIndex:
         """The index of ``papers``; ``semantic`` makes the re-ranker over them (None: BM25
         alone)."""
@@ -86,7 +97,15 @@ class SearchIndex:
         analyzer, bm25 = ChunkIndexer().index(papers)
         acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
         ranker = semantic(papers) if semantic is not None else None
-        return cls(papers, bm25, acronyms, analyzer, ranker)
+        return cls(
+            papers,
+            bm25,
+            acronyms,
+            analyzer,
+            ranker,
+            planner_options=planner_options,
+            ranker_options=ranker_options,
+        )
 
     def prepare(self) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English

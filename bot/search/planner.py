@@ -42,6 +42,20 @@ _HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
 
 
 @dataclass(frozen=True)
+class PlannerOptions:
+    """Which of the planner's readings of a query are on: all of them in the bot; the quality
+    bench (``bench/quality.py``) turns one off at a time to measure what it is worth."""
+
+    correct_typos: bool = True
+    expand_acronyms: bool = True
+    find_author_names: bool = True
+    """Whether free words may name authors (``Wei Chen graphs``); ``author:`` always does."""
+
+
+DEFAULT_PLANNER_OPTIONS = PlannerOptions()
+
+
+@dataclass(frozen=True)
 class _Typed:
     """A free word of a query as typed, and as searched (after typo correction);
     ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``)."""
@@ -61,12 +75,14 @@ class QueryPlanner:
         analyzer: CorpusAnalyzer,
         acronyms: dict[str, Acronym],
         authors: AuthorIndex,
+        options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
     ) -> None:
         self._papers = papers
         self._bm25 = bm25
         self._analyzer = analyzer
         self._acronyms = acronyms
         self._authors = authors
+        self._options = options
         self._usual_long_forms: dict[str, bool] = {}  # by acronym token, filled on demand
 
     @built_once
@@ -128,6 +144,8 @@ class QueryPlanner:
         are two or more words one author's name holds in full (``Wei Chen``, though ``chen``
         is in some abstract and ``wei`` in the English lexicon)."""
         runs: list[frozenset[str]] = []
+        if not self._options.find_author_names:
+            return runs
         run: list[_Typed] = []
         for word in [*typed, None]:
             if word is not None and (word.author_only or self._authors.is_name(word.typed)):
@@ -261,7 +279,7 @@ class QueryPlanner:
         of a hyphenated word (``text-to-moton``). Nothing is corrected that the corpus, the
         English lexicon or an author's name vouches for, nor a word typed with two or more
         capitals (an acronym or a name the corpus lacks, not a slip)."""
-        if sum(c.isupper() for c in word) >= 2:
+        if not self._options.correct_typos or sum(c.isupper() for c in word) >= 2:
             return []
         if word.isalpha():
             pieces = [(word, 0, len(word))]
@@ -292,6 +310,8 @@ class QueryPlanner:
         ``node``), and never the other way round (``language models`` is not ``LM``)."""
         seen = set(tokens)
         extra: list[str] = []
+        if not self._options.expand_acronyms:
+            return extra
         for word in typed:
             if word.author_only or sum(c.isupper() for c in word.text) < 2:
                 continue

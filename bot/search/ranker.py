@@ -9,6 +9,7 @@ match.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
@@ -30,6 +31,19 @@ ones score every matching paper, which is as fast there and far simpler (measure
 ``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
 
 
+@dataclass(frozen=True)
+class RankerOptions:
+    """Which parts of the ranking are on: all of them in the bot; the quality bench
+    (``bench/quality.py``) turns one off at a time to measure what it is worth."""
+
+    nearest_candidates: bool = True
+    """Whether the semantic mix re-ranks, besides BM25's best, the matching papers nearest
+    to the query's vector."""
+
+
+DEFAULT_RANKER_OPTIONS = RankerOptions()
+
+
 class Ranker:
     """Ranks plans over one corpus; immutable but for the pruned ranking built on demand."""
 
@@ -40,12 +54,14 @@ class Ranker:
         analyzer: CorpusAnalyzer,
         authors: AuthorIndex,
         semantic: SemanticRanker | None,
+        options: RankerOptions = DEFAULT_RANKER_OPTIONS,
     ) -> None:
         self._papers = papers
         self._bm25 = bm25
         self._analyzer = analyzer
         self._authors = authors
         self._semantic = semantic
+        self._options = options
         order = sorted(range(len(papers)), key=lambda doc: papers[doc].id)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
         self._tiebreak[order] = np.arange(len(papers))
@@ -211,7 +227,7 @@ class Ranker:
         vector; none for a query that names authors: the model knows topics, not names, so
         near "papers by Mirzaei" is any paper about papers, while the author's own are
         already among BM25's best."""
-        if plan.names_authors:
+        if plan.names_authors or not self._options.nearest_candidates:
             return np.zeros(0, dtype=np.intp)
         return semantic.nearest(vector, among, NEAREST_CANDIDATES, self._tiebreak)
 
