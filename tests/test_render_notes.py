@@ -8,7 +8,7 @@ import pytest
 from bot.papers.corpus import load_corpus
 from bot.render.notes import notes_plain, result_text, sentence, usage_mrkdwn, usage_plain
 from bot.search.engine import SearchIndex
-from bot.search.results import SearchResult
+from bot.search.results import NoSharedWords, SearchResult, Source
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +101,12 @@ def test_notes_say_why(index: SearchIndex, query: str, said: str) -> None:
 
 def test_the_command_line_prints_the_notice(index: SearchIndex) -> None:
     assert "common words" in result_text(index.search("the of"))
+
+
+def test_a_paper_or_text_with_no_corpus_word_names_what_it_was() -> None:
+    assert sentence(NoSharedWords(Source.PAPER))[0] == (
+        "The paper has no words that papers in this corpus use."
+    )
+    assert sentence(NoSharedWords(Source.TEXT))[0] == (
+        "The text has no words that papers in this corpus use."
+    )

@@ -29,6 +29,7 @@ from bot.search.results import (
     OnlyExclusions,
     Reason,
     SearchResult,
+    Source,
     TooManyConditions,
     Truncated,
     UnknownId,
@@ -58,6 +59,7 @@ _FIXED = {
 """Reasons that carry no data, and their sentences."""
 _NOT_ADVICE = (Truncated, NoSharedWords, AuthorsNamed, AllExcluded)
 """Reasons whose sentence does not say what to try instead."""
+_SOURCE_NAMES = {Source.PAPER: "paper", Source.TEXT: "text"}
 
 
 def advises(reason: Reason) -> bool:
@@ -108,7 +110,7 @@ def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
                 (reference,),
             )
         case NoSharedWords(source):
-            return f"The {source.value} has no words that papers in this corpus use.", ()
+            return f"The {_SOURCE_NAMES[source]} has no words that papers in this corpus use.", ()
         case AuthorsNamed(names):
             return "Papers with an author named " + " and ".join("{}" for _ in names) + ".", names
         case Unmatched():

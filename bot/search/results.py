@@ -9,7 +9,7 @@ carries exactly what was typed, for the renderer to quote.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, auto
 from functools import cached_property
 
 from bot.papers.paper import Paper
@@ -114,10 +114,10 @@ class OnlyCommonWords:
 
 
 class Source(Enum):
-    """What a search for related papers started from."""
+    """What a search for related papers started from (render names it)."""
 
-    PAPER = "paper"
-    TEXT = "text"
+    PAPER = auto()
+    TEXT = auto()
 
 
 @dataclass(frozen=True)
