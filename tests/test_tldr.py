@@ -79,6 +79,18 @@ def test_seed_tldr(seed_corpus, paper_id: str, expected: str) -> None:
             "We introduce DelTA, an agent designed to overcome these limitations.",
             "We introduce DelTA, an agent.",
         ),
+        ("Thus we proposed to exploit the context.", "We proposed to exploit the context."),
+        ("Also, we introduce a benchmark.", "We introduce a benchmark."),
+        ("We address these challenges by introducing X.", "We introduce X."),
+        ("This paper addresses this gap by proposing X.", "This paper proposes X."),
+        (
+            "We resolve this by introducing A, the ability to act, and then developing B.",
+            "We introduce A, the ability to act, and then develop B.",
+        ),
+        (  # "using" says how, not what: no verb is made of it
+            "We extend this by using random matrix theory.",
+            "We extend this by using random matrix theory.",
+        ),
         (  # a long clause says more than where it points: kept
             "We introduce AFLOW, an automated framework that efficiently explores this space "
             "using Monte Carlo Tree Search, refining workflows.",

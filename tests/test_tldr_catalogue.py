@@ -14,7 +14,7 @@ import pytest
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
 from bot.papers.plain import clean_text
-from bot.papers.summary import paper_tldr
+from bot.papers.summary import paper_tldr, points_back, split_sentences
 from bot.render import papers as render
 
 
@@ -105,3 +105,60 @@ def test_markdown_bold_with_underscores_is_read_as_bold(
     (paper,) = [paper for title, paper in catalogue.items() if title.startswith(title_start)]
     card = render.paper_blocks(paper)[0]["text"]["text"]
     assert "\u02cd" not in card and "__" not in card
+
+
+_OPENS_ON_A_SENTENCE_NOT_SHOWN = re.compile(
+    r"(?:And|But|Or|So|Yet|Also|Moreover|However|Furthermore|Additionally|In addition|Thus"
+    r"|Therefore|Hence|Consequently)\b"
+    r"|(?:This|These|Those|Such)\b(?!\s+(?:paper|work|study|article|manuscript)\b)"
+    r"|It\s+(?!(?:is|was|has been|remains)\s+(?:\w+\s+){0,3}?(?:that|to|whether|how|what)\b)"
+    r"|Both\b(?![^.]*\band\b)"
+)
+"""Openings that lean on the sentence before, which a TL;DR does not show.
+
+A conjunction or connective ("And", "But", "Moreover", "However", "Thus", "Therefore", …)
+continues or answers the sentence before. "This", "These", "Those" and "Such" name what was
+just said, except "This paper / work / study", which names the paper. "It" is a pronoun for
+something said before, except the "It is unclear whether …" that points nowhere. "Both"
+points back unless the sentence names the two ("Both A and B …"). "In this paper, we" or
+"Here we" are not on the list: they frame, and lean on nothing."""
+
+
+def test_no_tldr_opens_on_a_sentence_it_does_not_show(catalogue: dict[str, Paper]) -> None:
+    leaning = [
+        paper.id
+        for paper in catalogue.values()
+        if _OPENS_ON_A_SENTENCE_NOT_SHOWN.match(paper.tldr) or points_back(paper.tldr)
+    ]
+    assert leaning == []
+
+
+def test_a_tldr_does_not_lean_on_a_dropped_sentence(catalogue: dict[str, Paper]) -> None:
+    """LoRA-Pro's "And this low-rank gradient …" leaned on the sentence before it, and
+    Counterfactual Realizability's "… provably dominates both" on a dropped clause."""
+    assert not _tldr(catalogue, "LoRA-Pro:").startswith("And")
+    assert not re.search(r"\bboth\W*$", _tldr(catalogue, "Counterfactual Realizability"))
+
+
+@pytest.mark.parametrize(
+    ("text", "leans"),
+    [
+        ("And this low-rank gradient can be expressed in terms of A.", True),
+        ("It achieves 90% accuracy.", True),
+        ("It is unclear what the optimal trade-off is.", False),
+        ("Both methods fail.", True),
+        ("Both A and B fail.", False),
+        ("We show that a counterfactual strategy provably dominates both.", False),
+    ],
+)
+def test_an_opening_that_leans_on_the_sentence_before(text: str, leans: bool) -> None:
+    assert points_back(text) is leans
+
+
+def test_a_bare_both_points_at_what_the_reader_did_not_see() -> None:
+    plain = (
+        "Agents follow an interventional or an observational strategy. "
+        "While these settings follow either, we show that a counterfactual strategy "
+        "provably dominates both."
+    )
+    assert split_sentences(paper_tldr(None, plain, None))[0].startswith("Agents follow")

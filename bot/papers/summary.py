@@ -107,9 +107,10 @@ prose); only then is a TL;DR cut mid-sentence."""
 
 
 # A word that points back at something the abstract said earlier: "this gap", "these
-# limitations", "such attacks", "the above", "both methods", "the issues" (but not "the
-# problem of X", which says what it is), and "the following contributions." with nothing
-# after it (a colon brings what follows into the sentence). "This paper" and "this work"
+# limitations", "such attacks", "the above", "both methods" or "both" alone ("dominates
+# both."), "the issues" (but not "the problem of X", which says what it is), and "the
+# following contributions." with nothing after it (a colon brings what follows into the
+# sentence). "This paper" and "this work"
 # name the paper itself and "such as" introduces an example, so neither counts.
 _POINTER = re.compile(
     r"\b(?:(?i:this|these|those)"
@@ -121,7 +122,8 @@ _POINTER = re.compile(
     r"|(?i:the)\s+(?:issues?|problems?|challenges?|limitations?|gaps?|shortcomings?"
     r"|drawbacks?|difficult(?:y|ies)|bottlenecks?)\b(?!\s+(?:of|in|with|that|posed)\b)"
     r"|(?i:both)\s+(?:methods|approaches|paradigms|techniques|settings|issues|problems"
-    r"|challenges|worlds|lines|families|directions)\b)"
+    r"|challenges|worlds|lines|families|directions)\b"
+    r"|(?i:both)(?=\s*[.,;:!?]?$|\s*[,;:]|\s+of\s+them\b))"
 )
 # An opening clause before the subject ("To address this gap, we …", "In this paper, we …").
 _LEAD = re.compile(
@@ -133,8 +135,44 @@ _FRAME = re.compile(
     r"|specifically|in particular|namely|concretely|however|moreover|furthermore"
     r"|additionally|in addition|thus|hence|therefore|consequently|accordingly|instead|then"
     r"|finally|next|first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|overall|in summary"
-    r"|in contrast|meanwhile|nonetheless|nevertheless|importantly|notably|crucially)"
+    r"|in contrast|meanwhile|nonetheless|nevertheless|importantly|notably|crucially"
+    r"|also|besides|and|but|so|yet)(?=\W)"
 )
+# A frame may go without its comma before the subject: "Thus we proposed …", "And we show …".
+_SUBJECT_AFTER_FRAME = re.compile(r"\s+(?=(?i:we|our)\b)")
+# A first word that continues the sentence before: a conjunction or connective that no comma
+# lets ``stand_alone`` drop ("And this low-rank gradient …"), "It" as a pronoun (not "It is
+# unclear whether …", which points nowhere) and "Both" without the "and" that names the two.
+_LEANS_ON_PREVIOUS = re.compile(
+    r"(?:And|But|Or|So|Yet|Also|Thus|Hence|Therefore|Moreover|Furthermore|Additionally"
+    r"|In addition|However|Besides|Nevertheless|Nonetheless|Consequently|Accordingly)\b"
+    r"|It\s+(?!(?:is|was|has been|remains|seems|appears)\s+(?:\w+\s+){0,3}?"
+    r"(?:that|to|whether|how|what|why|when|which|if)\b)"
+    r"|Both\b(?![^.]*\band\b)"
+)
+# "We address these challenges by introducing X": the opening verb acts on what the pointer
+# points at, and the gerund says what the paper does ("We introduce X").
+_ADDRESSED_BY = re.compile(
+    r"^(?P<subject>We|This (?:paper|work|study|article)|Our (?:paper|work|study))\s+"
+    r"(?:\w+ly\s+)?\w+\s+(?i:this|these|those|such)(?:\s+[\w-]+){0,3}?\s+by\s+"
+    r"(?P<gerund>[a-z]+ing)\b"
+)
+# "by introducing X, and then developing Y": the second gerund becomes a verb too.
+_PARALLEL_GERUND = re.compile(r"\b(?P<and>(?:and|or)\s+(?:then\s+)?)(?P<gerund>[a-z]+ing)\b")
+_BASE_FORMS = {
+    "introducing": "introduce",
+    "proposing": "propose",
+    "presenting": "present",
+    "developing": "develop",
+    "designing": "design",
+    "providing": "provide",
+    "creating": "create",
+    "building": "build",
+    "formulating": "formulate",
+    "deriving": "derive",
+    "establishing": "establish",
+}
+
 # "We then propose", "we further show": a step in a sequence the reader did not see.
 _SEQUENCE_WORD = re.compile(
     r"^(?P<we>[Ww]e)\s+(?:then|further|also|first|now|thus|therefore|hence|instead|next"
@@ -160,7 +198,10 @@ _SENTENCE_MARK = re.compile(r"[.!?]?$")
 
 def points_back(text: str) -> bool:
     """Whether ``text`` opens by pointing at context it does not state ("This gap …",
-    "To address these limitations, …", "Such methods …")."""
+    "To address these limitations, …", "Such methods …") or by going on from the sentence
+    before ("And this gradient …", "It achieves …")."""
+    if _LEANS_ON_PREVIOUS.match(text):
+        return True
     match = _POINTER.search(text)
     if match is None:
         return False
@@ -184,6 +225,8 @@ def stand_alone(sentence: str) -> str:
         lead = _LEAD.match(text)
         if frame and text.startswith(", ", frame.end()):
             end = frame.end() + 2
+        elif frame and (subject := _SUBJECT_AFTER_FRAME.match(text, frame.end())):
+            end = subject.end()
         elif lead and (
             _POINTER.search(lead.group("lead")) or _FRAME.fullmatch(lead.group("lead").strip())
         ):
@@ -193,6 +236,7 @@ def stand_alone(sentence: str) -> str:
         text = text[end:]
         text = text[:1].upper() + text[1:]
     text = _SEQUENCE_WORD.sub(lambda match: f"{match.group('we')} ", text)
+    text = _addressed_by(text)
     verb = _CONTRIBUTION.search(text) or _FINDING.search(text)
     if verb is None:
         return text
@@ -216,6 +260,33 @@ def stand_alone(sentence: str) -> str:
             return text[:start].rstrip(",;: ") + (mark.group() if mark else "")
         return stand_alone(text[:start] + text[end_match.start() :])
     return text
+
+
+def _verb(gerund: str, subject: str) -> str | None:
+    """The verb a gerund says for ``subject`` ("introducing" → "introduce", "introduces")."""
+    base = _BASE_FORMS.get(gerund)
+    if base is None or subject == "We":
+        return base
+    return base + ("es" if base.endswith(("sh", "ch", "s", "x")) else "s")
+
+
+def _addressed_by(text: str) -> str:
+    """``text`` with "We address this by introducing X, and then developing Y" said as
+    "We introduce X, and then develop Y" (and "This paper introduces …"); a gerund without a
+    known verb stays as written."""
+    match = _ADDRESSED_BY.match(text)
+    if match is None:
+        return text
+    subject = match.group("subject")
+    verb = _verb(match.group("gerund"), subject)
+    if verb is None:
+        return text
+    rest = text[match.end() :]
+    for parallel in _PARALLEL_GERUND.finditer(rest):
+        if (also := _verb(parallel.group("gerund"), subject)) is not None:
+            rest = rest[: parallel.start("gerund")] + also + rest[parallel.end("gerund") :]
+            break
+    return f"{subject} {verb}{rest}"
 
 
 def _contribution_rank(sentence: str, best: int) -> int:
