@@ -8,8 +8,11 @@ from datetime import datetime
 from apscheduler.job import Job
 
 from bot.digest.rotation import Pick
-from bot.digest.schedule import DigestScheduler, job_id, retry_job_id
+from bot.digest.schedule import DigestScheduler, job_id
 from bot.digest.service import DigestService
+
+RETRY_JOB_PREFIX = "digest-retry:"
+"""How the scheduler names a channel's extra attempt: the prefix, then the channel."""
 
 
 class ProbedScheduler(DigestScheduler):
@@ -19,7 +22,7 @@ class ProbedScheduler(DigestScheduler):
 
     def retries(self) -> dict[str, datetime]:
         """Channels with an extra attempt pending (busy claim, failed post), and when."""
-        return self._pending(retry_job_id(""))
+        return self._pending(RETRY_JOB_PREFIX)
 
 
 class ProbedDigestService(DigestService):

@@ -54,7 +54,7 @@ def job_id(channel: str) -> str:
     return f"digest:{channel}"
 
 
-def retry_job_id(channel: str) -> str:
+def _retry_job_id(channel: str) -> str:
     return f"digest-retry:{channel}"
 
 
@@ -146,7 +146,7 @@ class DigestScheduler:
         if not self._serves(channel):
             return
         self._remove(job_id(channel))
-        self._remove(retry_job_id(channel))
+        self._remove(_retry_job_id(channel))
         sub = self._service.subscription(channel)
         if sub is None or sub.paused_reason is not None:
             log.info("no digest job for %s any more", channel)
@@ -174,7 +174,7 @@ class DigestScheduler:
             self._run,
             DateTrigger(run_date=when),
             args=[channel],
-            id=retry_job_id(channel),
+            id=_retry_job_id(channel),
             replace_existing=True,
         )
 
