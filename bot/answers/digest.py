@@ -7,7 +7,7 @@ from typing import Protocol
 
 from bot.answers.typed import Intent, Request
 from bot.render.message import Message
-from bot.render.mrkdwn import notice_message
+from bot.render.replies import digest_unavailable_message
 
 
 class _Schedule(Protocol):
@@ -38,7 +38,7 @@ class DigestCommands(Protocol):
 def digest_reply(digest: DigestCommands | None, request: Request, channel_id: str) -> Message:
     """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today``."""
     if digest is None:
-        return notice_message("The paper of the day is not available on this bot.")
+        return digest_unavailable_message()
     if request.intent is Intent.SUBSCRIBE:
         return digest.subscribe(channel_id, request.argument)
     if request.intent is Intent.UNSUBSCRIBE:

@@ -12,6 +12,7 @@ from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKey, PageKind, RelatedTarget
 from bot.render import papers as render
 from bot.render.message import Message
+from bot.render.replies import RelatedTo
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
@@ -59,7 +60,7 @@ class ResultPages:
         key: PageKey,
         viewer: Viewer,
         *,
-        about: str | None = None,
+        about: RelatedTo | None = None,
         post_in_thread: RelatedTarget | None = None,
     ) -> Message:
         offset = result.offset

@@ -93,7 +93,7 @@ class ReadingList:
             return None
         return Export(
             filename="paperbot-reading-list.bib",
-            title="Reading list (BibTeX)",
+            title=render.EXPORT_TITLE,
             content=bibtex(papers),
             count=len(papers),
             comment=render.export_comment(len(papers)),

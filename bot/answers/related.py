@@ -12,7 +12,7 @@ from bot.answers.viewer import Viewer
 from bot.buttons import PageKind, RelatedTarget
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.render.mrkdwn import notice_message
+from bot.render.replies import RelatedTo, message_without_words_message
 from bot.store import RELATED, Remembered, Store
 
 if TYPE_CHECKING:
@@ -33,9 +33,7 @@ class RelatedToMessage:
         """Private related papers for a message shortcut; ``post_to`` is the (channel,
         thread) they may be posted in, when the bot can post there."""
         if not text.strip():
-            return notice_message(
-                "That message has no words to search for. Try `/paper` with some."
-            )
+            return message_without_words_message()
         key = self.store.remember_query(text[:THREAD_QUERY_CHARS], RELATED)
         return self.page(RelatedTarget(key, post_to), viewer, 0)
 
@@ -53,7 +51,7 @@ class RelatedToMessage:
             PageKind.RELATED,
             target,
             viewer,
-            about="this message",
+            about=RelatedTo.MESSAGE,
             post_in_thread=target if target.post_to is not None else None,
         )
 
@@ -63,7 +61,7 @@ class RelatedToMessage:
         if remembered is None or target.post_to is None:
             return None
         channel, thread_ts = target.post_to
-        page = self.threads.page(remembered, channel, thread_ts, 0, about="this message")
+        page = self.threads.page(remembered, channel, thread_ts, 0, about=RelatedTo.MESSAGE)
         return channel, thread_ts, page
 
     def _recall(self, target: RelatedTarget) -> Remembered | None:

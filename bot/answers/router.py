@@ -26,7 +26,7 @@ from bot.clock import Clock, system_clock
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.render.mrkdwn import notice_message
+from bot.render.replies import RANDOM_PAPER_INTRO, mention_usage_message
 from bot.store import Store
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class Answers:
             return self.help()
         if request.intent is Intent.RANDOM:
             paper = self._rng.choice(self._index.papers)
-            return self._cards.paper_page(paper, viewer, intro="A random paper:")
+            return self._cards.paper_page(paper, viewer, intro=RANDOM_PAPER_INTRO)
         if request.intent is Intent.SAVED:
             return self._reading_list.page(viewer)
         if request.intent is Intent.SEARCH:
@@ -200,16 +200,13 @@ class Answers:
         if request.intent is Intent.RANDOM:
             return render.paper_message(
                 self._rng.choice(self._index.papers),
-                intro="A random paper:",
+                intro=RANDOM_PAPER_INTRO,
                 buttons=render.PUBLIC_BUTTONS,
             )
         if request.intent is Intent.MORE:
             return self._threads.more(channel_id, thread_ts)
         if request.intent is Intent.THREAD and not in_thread:
-            return notice_message(
-                "Mention me with some words, e.g. `@paperbot graph sparsification`, or mention "
-                "me alone inside a thread to find papers related to it."
-            )
+            return mention_usage_message()
         paper = self._searches.named_paper(request.argument)
         if paper is not None:
             return render.paper_message(paper, buttons=render.PUBLIC_BUTTONS)

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING
 from bot.answers.paging import ResultPages, has_more
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.render.mrkdwn import notice_message
+from bot.render.replies import (
+    RelatedTo,
+    no_earlier_search_message,
+    thread_footer,
+    thread_start_without_words_message,
+)
 from bot.store import RELATED, SEARCH, Remembered, Store
 
 if TYPE_CHECKING:
@@ -49,10 +54,7 @@ class ThreadReplies:
         """``@paperbot more``: the next page of the thread's last search."""
         remembered = self.store.thread_search(channel_id, thread_ts)
         if remembered is None:
-            return notice_message(
-                "There is no earlier search here to continue: mention me with some words "
-                "first, e.g. `@paperbot graph sparsification`."
-            )
+            return no_earlier_search_message()
         search = Remembered(remembered.query, remembered.kind)
         return self.page(search, channel_id, thread_ts, remembered.shown)
 
@@ -61,12 +63,9 @@ class ThreadReplies:
         plain text (``message_text``: its words, file names and link titles)."""
         text = first_message[:THREAD_QUERY_CHARS]
         if not text.strip():
-            return notice_message(
-                "The thread's first message has no words to search for. Mention me with some."
-            )
+            return thread_start_without_words_message()
         search = Remembered(text, RELATED)
-        about = "this thread's first message"
-        return self.page(search, channel_id, thread_ts, 0, about=about)
+        return self.page(search, channel_id, thread_ts, 0, about=RelatedTo.THREAD_START)
 
     def page(
         self,
@@ -75,21 +74,22 @@ class ThreadReplies:
         thread_ts: str,
         offset: int,
         *,
-        about: str | None = None,
+        about: RelatedTo | None = None,
     ) -> Message:
         """A page of a thread's search; ``about`` names the message a related search was
-        for (``@paperbot more`` pages on from an earlier one: "the same message")."""
+        for (``@paperbot more`` pages on from an earlier one: the same message)."""
         find = self.index.related if search.kind == RELATED else self.index.search
         if search.kind == RELATED and about is None:
-            about = "the same message"
+            about = RelatedTo.SAME_MESSAGE
         run = partial(find, search.query, limit=THREAD_PAGE_SIZE)
         result = run(offset=offset)
         shown = offset + len(result.hits)
         self.store.remember_thread_search(channel_id, thread_ts, search.query, shown, search.kind)
         if not result.hits:
             return self.pages.nothing_more(result, partial(run, limit=1))
-        more = "Say `@paperbot more` for the next results." if has_more(result) else None
-        footer = "\n".join(filter(None, (more, self.pages.hint(result, THREAD_PAGE_SIZE))))
+        footer = thread_footer(
+            more=has_more(result), hint=self.pages.hint(result, THREAD_PAGE_SIZE)
+        )
         return render.results_message(
-            result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer or None
+            result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer
         )

@@ -25,6 +25,7 @@ from bot.render.mrkdwn import (
     quoted,
 )
 from bot.render.notes import advises, notes_mrkdwn, usage_mrkdwn
+from bot.render.replies import RelatedTo, related_to_words
 from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def count_span(offset: int, shown: int, total: int) -> str:
     return f"{offset + 1}\u2013{offset + shown} of {total}"
 
 
-def results_heading(result: SearchResult, *, shown: int, about: str | None = None) -> str:
+def results_heading(result: SearchResult, *, shown: int, about: RelatedTo | None = None) -> str:
     """What the list is: a search (maybe corrected), papers like another paper, or papers
     related to a message (``about`` names it: a message is too long to quote), and which of
     its papers these are. A count is given only when it counts real matches (see
@@ -214,7 +215,7 @@ def results_heading(result: SearchResult, *, shown: int, about: str | None = Non
         first = result.offset + 1
         span = f"top {shown}" if first == 1 else f"{first}\u2013{result.offset + shown}"
     if about is not None:
-        return f"Papers related to {about} ({span})"
+        return f"Papers related to {related_to_words(about)} ({span})"
     if result.similar_to is not None:
         return f"Papers like {title_mrkdwn(result.similar_to)} ({span})"
     if result.corrected_query:
@@ -271,7 +272,7 @@ def results_message(
     previous_page: PageCursor | None = None,
     this_page: PageCursor | None = None,
     buttons: Sequence[str] = RESULT_BUTTONS,
-    about: str | None = None,
+    about: RelatedTo | None = None,
     footer: str | None = None,
     saved: frozenset[str] = frozenset(),
     post_in_thread: RelatedTarget | None = None,
@@ -280,9 +281,9 @@ def results_message(
     **Next 5**/**Previous 5** buttons, ``this_page`` the page an abstract returns to, and
     ``post_in_thread`` the related papers **Post in thread** posts.
 
-    ``about`` (for papers related to a message, see ``results_heading``) and ``footer``
-    are trusted mrkdwn from the caller (never user text); ``saved`` are the ids on the
-    viewer's reading list (private pages only).
+    ``about`` names the message a list of related papers is about (see
+    ``results_heading``); ``footer`` is trusted mrkdwn from the caller (never user text);
+    ``saved`` are the ids on the viewer's reading list (private pages only).
     """
     if not result.hits and result.offset:
         return end_of_results_message(result, None)
@@ -493,6 +494,10 @@ def export_sent_message(count: int) -> Message:
         f"I sent you your reading list ({_papers_count(count)}) as a BibTeX file "
         "in a direct message."
     )
+
+
+EXPORT_TITLE = "Reading list (BibTeX)"
+"""The title of the ``.bib`` file in the direct message."""
 
 
 def export_comment(count: int) -> str:
