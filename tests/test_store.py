@@ -33,20 +33,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from bot.store import (
-    QUERY_RETENTION,
-    RELATED,
-    SCHEMA_VERSION,
-    SEARCH,
-    UNFURL_RETENTION,
-    Remembered,
-    Store,
-    StoreError,
-    SubscriptionRecord,
-    ThreadSearch,
-)
-from bot.store.database import normalise_database_url
+from bot.store import RELATED, SEARCH, Remembered, Store, SubscriptionRecord
+from bot.store.database import StoreError, normalise_database_url
+from bot.store.expiry import QUERY_RETENTION
+from bot.store.migrations import SCHEMA_VERSION
 from bot.store.part import Part
+from bot.store.records import ThreadSearch
+from bot.store.unfurls import UNFURL_RETENTION
 
 
 class ManualClock:
