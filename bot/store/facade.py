@@ -15,12 +15,12 @@ from bot.store.events import SlackEvents
 from bot.store.expiry import Expiry
 from bot.store.migrations import migrate
 from bot.store.reading_lists import ReadingLists
-from bot.store.searches import Searches
-from bot.store.subscriptions import Subscriptions
+from bot.store.searches import StoredSearches
+from bot.store.subscriptions import SubscriptionRows
 from bot.store.unfurls import Unfurls
 
 
-class Store(SlackEvents, Searches, ReadingLists, Unfurls, Subscriptions, DigestClaims):
+class Store(SlackEvents, StoredSearches, ReadingLists, Unfurls, SubscriptionRows, DigestClaims):
     """Durable state for one bot process; safe to share a database with other processes."""
 
     def __init__(self, database_url: str, clock: Clock = system_clock) -> None:

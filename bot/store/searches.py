@@ -14,7 +14,7 @@ from bot.store.records import SEARCH, Remembered, ThreadSearch
 from bot.store.tables import QUERY_KEY_LENGTH, saved_queries, thread_searches
 
 
-class Searches(Part):
+class StoredSearches(Part):
     def remember_query(self, query: str, kind: str = SEARCH) -> str:
         """A short stable key for ``query``, so a button value stays far below Slack's limit.
 

@@ -12,7 +12,7 @@ from bot.store.records import SubscriptionRecord
 from bot.store.tables import subscriptions
 
 
-class Subscriptions(Part):
+class SubscriptionRows(Part):
     def save_subscription(self, record: SubscriptionRecord) -> None:
         """Create or replace a channel's subscription (unpausing it)."""
         values = {
