@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bot.papers.corpus import CATALOGUE_PATH, SEEDS_DIR
 from bot.papers.markup import TOKEN_CHARS, TOKEN_START, may_hold_markup
 from bot.papers.plain import _parse_and_render, clean_text
-from bot.papers.summary import LONGEST_SENTENCE, derive_title, split_sentences, tldr
+from bot.papers.summary import LONGEST_TLDR, derive_title, split_sentences, tldr
 from bot.papers.text import match_key, normalise_whitespace
 from bot.papers.urls import extract_code_urls
 from bot.render.markup import abstract_mrkdwn
@@ -306,7 +306,7 @@ def test_tldr_is_one_or_two_whole_sentences(raw: str) -> None:
     plain = clean_text(raw).plain
     summary = tldr(plain)
     sentences = split_sentences(summary)
-    assert 0 < len(summary) <= (300 if len(sentences) == 2 else LONGEST_SENTENCE)
+    assert 0 < len(summary) <= (300 if len(sentences) == 2 else LONGEST_TLDR)
     assert 1 <= len(sentences) <= 2
     # Words may be dropped ("To address this gap, we …" → "We …"), never made up.
     assert set(re.findall(r"\w+", summary.lower())) <= set(re.findall(r"\w+", plain.lower()))
@@ -444,5 +444,5 @@ def test_cleaning_never_raises_and_never_leaks_markup(raw: str) -> None:
 def test_cleaning_arbitrary_unicode_never_raises(raw: str) -> None:
     cleaned = clean_text(raw)
     assert "**" not in abstract_mrkdwn(raw)
-    assert len(tldr(cleaned.plain)) <= LONGEST_SENTENCE
+    assert len(tldr(cleaned.plain)) <= LONGEST_TLDR
     assert derive_title(cleaned.plain)

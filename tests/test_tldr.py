@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.papers.summary import points_back, split_sentences, stand_alone, tldr
+from bot.papers.summary import LONGEST_TLDR, points_back, split_sentences, stand_alone, tldr
 
 TABLE = Path(__file__).with_name("seed_tldrs.md")
 _HEADER = "| paper | TL;DR |\n| --- | --- |\n"
@@ -114,12 +114,26 @@ def test_a_contribution_that_still_points_back_brings_the_sentence_before_it() -
     )
 
 
-def test_a_long_sentence_is_kept_whole_and_only_a_run_on_is_cut() -> None:
+def test_a_sentence_over_400_characters_is_cut_after_a_clause() -> None:
     long_sentence = "We propose X, " + "a method that is fast, " * 14 + "and simple."
-    assert 300 < len(long_sentence) < 600
+    assert 300 < len(long_sentence) <= LONGEST_TLDR
     assert tldr(long_sentence) == long_sentence
+    longer = "We propose X, " + "a method that is fast, " * 20 + "and simple."
+    assert tldr(longer) == "We propose X, " + ", ".join(["a method that is fast"] * 16) + "…"
     run_on = "We propose " + "a very long list of things " * 40
-    assert tldr(run_on).endswith("…") and len(tldr(run_on)) <= 600
+    assert tldr(run_on).endswith("…") and len(tldr(run_on)) <= LONGEST_TLDR
+
+
+def test_a_clause_cut_leaves_no_bracket_open() -> None:
+    sentence = "We propose X, a method (" + "a, " * 60 + "b) that is fast, " + "and small " * 30
+    assert tldr(sentence).endswith("b) that is fast…")
+
+
+def test_a_tldr_ends_as_a_sentence_does() -> None:
+    """An abstract's last sentence may come without its full stop."""
+    assert tldr("Background is long. We propose X, a fast method") == (
+        "We propose X, a fast method."
+    )
 
 
 if __name__ == "__main__":

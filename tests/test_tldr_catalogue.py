@@ -14,7 +14,7 @@ import pytest
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
 from bot.papers.plain import clean_text
-from bot.papers.summary import paper_tldr, points_back, split_sentences
+from bot.papers.summary import LONGEST_TLDR, paper_tldr, points_back, split_sentences
 from bot.render import papers as render
 
 
@@ -162,3 +162,18 @@ def test_a_bare_both_points_at_what_the_reader_did_not_see() -> None:
         "provably dominates both."
     )
     assert split_sentences(paper_tldr(None, plain, None))[0].startswith("Agents follow")
+
+
+def test_every_tldr_is_at_most_400_characters_and_ends_as_a_sentence(
+    catalogue: dict[str, Paper],
+) -> None:
+    """Twenty TL;DRs ran over 400 characters (one a 70-word sentence), and an abstract's last
+    sentence may lack its full stop."""
+    assert [paper.id for paper in catalogue.values() if len(paper.tldr) > LONGEST_TLDR] == []
+    unfinished = re.compile(r"[.!?\u2026][\"\u201d\u2019)]*$")
+    assert [paper.id for paper in catalogue.values() if not unfinished.search(paper.tldr)] == []
+
+
+def test_a_long_tldr_is_cut_after_a_clause(catalogue: dict[str, Paper]) -> None:
+    summary = _tldr(catalogue, "MUSE: Machine Unlearning")
+    assert summary.endswith("(5) scalability with respect to the size of removal requests…")

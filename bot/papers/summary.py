@@ -101,9 +101,9 @@ _FINDING = re.compile(
 _SECONDARY = re.compile(r"\b(?:also|further)\b", re.IGNORECASE)
 TLDR_MAX_CHARS = 300
 _SECOND_SENTENCE_BELOW = 150
-LONGEST_SENTENCE = 600
-"""A "sentence" longer than this is a run-on the splitter could not cut (a list, a table in
-prose); only then is a TL;DR cut mid-sentence."""
+LONGEST_TLDR = 400
+"""Characters a TL;DR may have: a card shows it above the fold, and a sentence of 70 words
+is no summary. A longer sentence is cut after its last clause that fits, with an ellipsis."""
 
 
 # A word that points back at something the abstract said earlier: "this gap", "these
@@ -301,11 +301,36 @@ def _contribution_rank(sentence: str, best: int) -> int:
     return 1 if best < 1 and _FINDING.search(sentence) else 0
 
 
+# Where a sentence may be cut: after a clause (a comma, semicolon or colon) or before a dash.
+_CLAUSE_BREAK = re.compile(r"[,;:](?=\s)|\s(?=(?:-{1,2}|\u2014|\u2013)\s)")
+_STOP = re.compile(r"[.!?](?=\s)")
+_SENTENCE_CLOSE = re.compile(r"[.!?\u2026][\"\u201d\u2019)]*$")
+
+
 def _shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters: after a sentence the splitter could not tell
+    apart ("(MoE). pFedMoAP …"), else after the last whole clause that leaves no bracket
+    open, else after the last whole word, with an ellipsis; a cut keeps at least half."""
     if len(text) <= limit:
         return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—- ")
-    return cut + "…"
+    for stop in reversed(list(_STOP.finditer(text, limit // 2, limit))):
+        if not text.endswith(_ABBREVIATIONS, 0, stop.end()):
+            return text[: stop.end()]
+    head = text[: limit - 1]
+    for clause in reversed(list(_CLAUSE_BREAK.finditer(head, limit // 2))):
+        cut = head[: clause.start()]
+        if cut.count("(") <= cut.count(")") and cut.count("[") <= cut.count("]"):
+            break
+    else:
+        cut = head.rsplit(" ", 1)[0]
+    return cut.rstrip(",;:\u2014\u2013- ") + "\u2026"
+
+
+def _closed_sentence(text: str) -> str:
+    """``text`` ending as a sentence does: an abstract's last sentence may lack its stop."""
+    if not text or _SENTENCE_CLOSE.search(text):
+        return text
+    return text.rstrip(",;: ") + "."
 
 
 def _pick(sentences: list[str]) -> tuple[int, bool]:
@@ -346,7 +371,7 @@ def tldr(plain: str) -> str:
     sentence that says "we propose / introduce" is what a reader skimming a list wants, then
     "we show / find". Whatever ties it to sentences the reader does not see is dropped
     (``stand_alone``), and a short choice gets its following sentence when both fit in 300
-    characters. Only a run-on longer than ``LONGEST_SENTENCE`` is ever cut.
+    characters. A sentence longer than ``LONGEST_TLDR`` is cut after a clause.
     """
     sentences = [
         sentence
@@ -354,7 +379,8 @@ def tldr(plain: str) -> str:
         if "://" not in sentence and UNNAMED not in sentence
     ]
     if not sentences:
-        return _shorten(normalise_whitespace(plain.replace(UNNAMED, "")), TLDR_MAX_CHARS)
+        whole = normalise_whitespace(plain.replace(UNNAMED, ""))
+        return _closed_sentence(_shorten(whole, TLDR_MAX_CHARS))
     number, with_previous = _pick(sentences)
     summary = stand_alone(sentences[number])
     if with_previous:
@@ -363,7 +389,7 @@ def tldr(plain: str) -> str:
         longer = f"{summary} {stand_alone(sentences[number + 1])}"
         if len(longer) <= TLDR_MAX_CHARS:
             summary = longer
-    return _shorten(summary, LONGEST_SENTENCE)
+    return _closed_sentence(_shorten(summary, LONGEST_TLDR))
 
 
 def paper_tldr(abstract: str | None, plain: str, title: str | None) -> str:
