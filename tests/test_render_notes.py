@@ -3,6 +3,9 @@ the reasons search returns (the sentences were search's own before issue 17)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from bot.papers.corpus import load_corpus
@@ -110,3 +113,20 @@ def test_a_paper_or_text_with_no_corpus_word_names_what_it_was() -> None:
     assert sentence(NoSharedWords(Source.TEXT))[0] == (
         "The text has no words that papers in this corpus use."
     )
+
+
+def test_render_loads_no_analyzer_through_the_results_module() -> None:
+    """Render reads only search's results, and results hands hits a marker instead of
+    importing the analyzer, so rendering never loads the stemmer."""
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, bot.render.notes, bot.render.papers; "
+            "print('bot.search.analyzer' in sys.modules, 'Stemmer' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert loaded.stdout.split() == ["False", "False"]

@@ -463,6 +463,17 @@ def marked_words(text: str, wanted: Iterable[str]) -> tuple[tuple[str, bool], ..
     return tuple(pieces)
 
 
+@dataclass(frozen=True)
+class WordMarker:
+    """``marked_words`` for one search's tokens, which each hit carries until a renderer asks
+    for its TL;DR's pieces (``bot.search.results.TextMarker``)."""
+
+    wanted: frozenset[str]
+
+    def __call__(self, text: str) -> tuple[tuple[str, bool], ...]:
+        return marked_words(text, self.wanted)
+
+
 def _marked_spans(text: str, wanted: frozenset[str]) -> Iterator[tuple[int, int]]:
     """Where ``text`` writes a ``wanted`` token: whole words, or parts of hyphenated ones."""
     for match in WORD_PATTERN.finditer(text):

@@ -15,7 +15,7 @@ from functools import reduce
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CorpusAnalyzer
+from bot.search.analyzer import CorpusAnalyzer, WordMarker
 from bot.search.authors import AuthorIndex
 from bot.search.bm25 import BM25Index, top_k
 from bot.search.built_once import built_once
@@ -90,7 +90,7 @@ class Ranker:
                 plan, offset + limit, vector, self._semantic
             )
         highlighter = self._analyzer.highlighter(plan.tokens)
-        searched = frozenset(plan.tokens)
+        marker = WordMarker(frozenset(plan.tokens))
         hits = tuple(
             Hit(
                 self._papers[doc],
@@ -100,7 +100,7 @@ class Ranker:
                 bm25,
                 None if np.isnan(cosine) else cosine,
                 self._authors.named_authors(plan.authors, plan.author_runs, doc),
-                searched,
+                marker,
             )
             for doc, score, bm25, cosine in zip(
                 page[offset : offset + limit].tolist(),

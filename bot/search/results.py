@@ -8,12 +8,12 @@ carries exactly what was typed, for the renderer to quote.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
 from functools import cached_property
+from typing import Protocol
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import marked_words
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,23 @@ def field_name(operator: Operator) -> str:
     return operator.prefix.removesuffix(":")
 
 
+Pieces = tuple[tuple[str, bool], ...]
+"""A text in pieces that join back to it, a piece flagged where a searched word is written."""
+
+
+class TextMarker(Protocol):
+    """Flags where a text writes what a search searched for. The analyzer's ``WordMarker``
+    is the one a search hands its hits: results, which renderers read, imports no analyzer,
+    so a renderer does not load the stemmer."""
+
+    def __call__(self, text: str) -> Pieces: ...
+
+
+def unmarked(text: str) -> Pieces:
+    """A text with nothing flagged: a hit found by id searched for no word."""
+    return ((text, False),) if text else ()
+
+
 @dataclass(frozen=True)
 class Hit:
     paper: Paper
@@ -60,18 +77,18 @@ class Hit:
     # Its authors the query named (``author:`` or a name typed as words), as the paper
     # writes their names.
     named_authors: tuple[str, ...] = ()
-    # The index tokens the query searched for: the TL;DR bolds what carries one of them, not
-    # every part of a matched word (``matched_terms`` holds ``Mixture-of-Graphs`` whole).
-    searched_tokens: frozenset[str] = frozenset()
+    # Flags what carries a token the query searched for: the TL;DR bolds that, not every
+    # part of a matched word (``matched_terms`` holds ``Mixture-of-Graphs`` whole).
+    marker: TextMarker = field(default=unmarked, repr=False)
 
     @cached_property
-    def tldr_pieces(self) -> tuple[tuple[str, bool], ...]:
+    def tldr_pieces(self) -> Pieces:
         """The paper's TL;DR in pieces, flagged where a searched word is written (a renderer
         bolds those).
 
         Worked out only for the cards a renderer shows, not for every hit of a page.
         """
-        return marked_words(self.paper.tldr, self.searched_tokens)
+        return self.marker(self.paper.tldr)
 
 
 # --- reasons ------------------------------------------------------------------------------
