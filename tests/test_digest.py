@@ -274,6 +274,19 @@ def test_today_shows_the_coming_paper_then_the_posted_one(make_bot, channel, tra
     assert title_line and title_line[0] in after
 
 
+def test_a_posted_paper_keeps_the_topic_it_was_drawn_for_after_a_topic_change(
+    make_bot, channel, traveller, index
+) -> None:
+    service = make_bot().service
+    service.subscribe(channel, "9:00 Europe/Berlin graph neural networks")
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    assert service.serve(channel).status == "posted"
+    service.subscribe(channel, "9:00 Europe/Berlin diffusion")
+    footer = text_of(service.today(channel)).splitlines()[-1]
+    gnn_papers = len(index.matching("graph neural networks"))
+    assert footer == f"Paper 1 of {gnn_papers} on “graph neural networks”"
+
+
 def test_weekday_subscriptions_rest_at_the_weekend(make_bot, channel, recorder, traveller) -> None:
     service = make_bot().service
     service.subscribe(channel, "9:00 Europe/Berlin weekdays")

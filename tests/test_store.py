@@ -520,6 +520,34 @@ def test_a_database_of_schema_1_gains_the_new_tables(database_url: str, clock) -
     engine.dispose()
 
 
+def test_a_database_of_schema_3_gains_the_claims_topic(database_url: str, clock) -> None:
+    """A claim made before schema 4 has no topic; claims made after keep theirs."""
+    before = Store(database_url, clock)
+    claim(before, "old", day=DAY - timedelta(days=1))
+    before.close()
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.begin() as connection:
+        connection.execute(text("ALTER TABLE digest_claims DROP COLUMN topic"))
+        _set_schema_version(connection, 3)
+    engine.dispose()
+    upgraded = Store(database_url, clock)
+    assert _schema_version(database_url) == SCHEMA_VERSION
+    assert upgraded.digest_claim("C1", DAY - timedelta(days=1)).topic is None
+    upgraded.claim_digest(
+        "C1",
+        DAY,
+        paper_id="p2",
+        round=0,
+        position=1,
+        pool_size=9,
+        topic="diffusion",
+        owner="new",
+        lease=LEASE,
+    )
+    assert upgraded.digest_claim("C1", DAY).topic == "diffusion"
+    upgraded.close()
+
+
 _SAVER = textwrap.dedent(
     """
     import json, sys

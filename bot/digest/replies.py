@@ -84,7 +84,7 @@ class DigestReplies:
                 day,
                 position=posted.position,
                 pool_size=posted.pool_size,
-                topic=sub.topic,
+                topic=posted.topic,
                 status="Today's paper, already posted in this channel:",
             )
         pick = self._rotation.for_day(channel_id, sub.topic, claim)
@@ -105,7 +105,7 @@ class DigestReplies:
             day,
             position=pick.position,
             pool_size=pick.pool_size,
-            topic=sub.topic,
+            topic=pick.topic,
             status=status,
         )
 

@@ -22,10 +22,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Pick:
+    """A paper and where it stands in the pool it was drawn from: ``position`` of
+    ``pool_size`` papers on ``topic`` (``None``: every paper)."""
+
     paper: Paper
     round: int
     position: int
     pool_size: int
+    topic: str | None
 
 
 class Rotation:
@@ -49,12 +53,16 @@ class Rotation:
             round_, seen = round_ + 1, frozenset()
         ordered = pool if topic else _shuffled(pool, channel, round_)
         remaining = [paper for paper in ordered if paper.id not in seen]
-        return Pick(remaining[0], round_, len(pool) - len(remaining) + 1, len(pool))
+        position = len(pool) - len(remaining) + 1
+        return Pick(remaining[0], round_, position, len(pool), topic or None)
 
     def claimed(self, claim: DigestClaim) -> Pick | None:
-        """The pick a claim recorded, if its paper is still in the corpus."""
+        """The pick a claim recorded, if its paper is still in the corpus: with the topic it
+        was drawn for, which the channel's topic may no longer be."""
         paper = self._index.get(claim.paper_id)
-        return None if paper is None else Pick(paper, claim.round, claim.position, claim.pool_size)
+        if paper is None:
+            return None
+        return Pick(paper, claim.round, claim.position, claim.pool_size, claim.topic)
 
     def for_day(self, channel: str, topic: str | None, claim: DigestClaim | None) -> Pick | None:
         """The claimed paper when there is a claim (so a retry posts the same one)."""

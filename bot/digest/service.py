@@ -158,7 +158,7 @@ class DigestService:
         if pick is None:
             return DigestOutcome(channel, day, "no_papers", "no paper matches the topic")
         message = render.digest_post(
-            pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=sub.topic
+            pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=pick.topic
         )
         if dry_run:
             return DigestOutcome(channel, day, "dry_run", "not posted (dry run)", message=message)
@@ -169,6 +169,7 @@ class DigestService:
             round=pick.round,
             position=pick.position,
             pool_size=pick.pool_size,
+            topic=pick.topic,
             owner=self._poster.owner,
             lease=LEASE,
             owner_gone=owner_gone,
@@ -187,7 +188,7 @@ class DigestService:
         if claim.paper_id != pick.paper.id:
             pick = self._rotation.for_day(channel, sub.topic, claim) or pick
             message = render.digest_post(
-                pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=sub.topic
+                pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=pick.topic
             )
         return self._poster.post(
             claim, message, lambda reason: self._subscriptions.pause(sub, reason)

@@ -6,14 +6,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import DateTime, func, select, text
+from sqlalchemy import DateTime, func, inspect, select, text
 from sqlalchemy.engine import Connection
 
 from bot.store.database import Database, StoreError, log
 from bot.store.records import RELATED
-from bot.store.tables import metadata, saved_queries, schema_version, thread_searches
+from bot.store.tables import (
+    digest_claims,
+    metadata,
+    saved_queries,
+    schema_version,
+    thread_searches,
+)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -47,7 +53,19 @@ def _kinds_and_times(connection: Connection, now: datetime) -> None:
         )
 
 
-_MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {3: _kinds_and_times}
+def _claim_topics(connection: Connection, _now: datetime) -> None:
+    """Schema 4: a claim records the topic its paper was drawn for. Claims made before have
+    none (their progress line then names no topic). Skipped where the column is there
+    already: ``create_all`` made the table with it."""
+    columns = {column["name"] for column in inspect(connection).get_columns(digest_claims.name)}
+    if "topic" not in columns:
+        connection.execute(text(f"ALTER TABLE {digest_claims.name} ADD COLUMN topic TEXT"))
+
+
+_MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {
+    3: _kinds_and_times,
+    4: _claim_topics,
+}
 """Steps that take the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
 that changes existing tables: each alters them and converts their rows. A version that only
 adds tables has no entry: ``create_all`` creates every missing table before the steps run

@@ -54,6 +54,7 @@ class DigestClaim:
     claimed_at: datetime
     updated_at: datetime
     posted_at: datetime | None = None
+    topic: str | None = None
 
 
 @dataclass(frozen=True)

@@ -130,12 +130,15 @@ digest_claims = Table(
     Column("claimed_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     Column("posted_at", UTCDateTime),
+    Column("topic", Text),
 )
 """At most one daily post per (channel, local date): the primary key is the guarantee.
 
 ``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
 the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
-whose owner stopped updating it for longer than the lease may be taken over."""
+whose owner stopped updating it for longer than the lease may be taken over. ``topic`` is the
+subscription's topic the paper was drawn for (``position`` and ``pool_size`` count that
+topic's papers), so the paper keeps its progress line after the channel changes topic."""
 
 saved_papers = Table(
     "saved_papers",
