@@ -129,6 +129,19 @@ def test_subscribe_then_list_shows_settings_and_next_post_in_the_channel_zone(
     )
 
 
+def test_a_subscription_due_now_names_todays_paper_and_dates_the_one_after(
+    make_bot, channel
+) -> None:
+    """Its time has come (08:00, subscribing for 07:00), so today's is posted at once and may
+    arrive with the reply: "Next paper: today, any moment now" read as one more to come."""
+    service = make_bot().service
+    reply = text_of(service.subscribe(channel, "7:00 Europe/Berlin daily"))
+    following = "Saturday 29 March 2025 at 07:00 (Europe/Berlin)"
+    assert f"Next paper: today's is being posted now, then {following}." in reply
+    assert service.serve(channel).status == "posted"
+    assert f"*Next paper:* {following}" in text_of(service.subscriptions(channel))
+
+
 def test_a_topic_subscription_counts_and_orders_its_pool(make_bot, channel, index) -> None:
     service = make_bot().service
     topic = "graph neural networks"

@@ -121,6 +121,5 @@ class DigestReplies:
         day = schedule.local_date(now)
         claim = self._store.digest_claim(channel, day)
         due_today = schedule.posts_on(day) and now >= schedule.instant_on(day)
-        if due_today and (claim is None or claim.state != POSTED):
-            return "today, any moment now"
-        return render.local_moment(schedule.next_run(now), schedule.zone)
+        posting_now = due_today and (claim is None or claim.state != POSTED)
+        return render.next_post_words(posting_now, schedule.next_run(now), schedule.zone)

@@ -28,6 +28,14 @@ def local_moment(instant: datetime, zone: ZoneInfo) -> str:
     return f"{long_date(local.date())} at {local:%H:%M} ({zone.key})"
 
 
+def next_post_words(posting_now: bool, following: datetime, zone: ZoneInfo) -> str:
+    """When the next paper comes. Today's, when its time has come, is posted at once, so the
+    reader may see it arrive with this line: it is named as today's, and the one after it
+    (``following``) is dated, rather than a "next" that would read as another paper."""
+    when = local_moment(following, zone)
+    return f"today's is being posted now, then {when}" if posting_now else when
+
+
 def _topic_words(topic: str | None) -> str:
     return f" on {quoted(topic)}" if topic else ""
 
