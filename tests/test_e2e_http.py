@@ -203,8 +203,9 @@ def test_hostile_query_is_echoed_escaped(bot):
 def test_corrected_typo_says_so(bot):
     bot.slash("graph sparsifcation")
     [call] = responses(bot)
-    assert "Showing results for “graph sparsification” (you typed “graph sparsifcation”)" in (
-        all_text(call.blocks)
+    assert (
+        "Showing results for “graph sparsification” (top 5; you typed “graph sparsifcation”)"
+        in (all_text(call.blocks))
     )
 
 

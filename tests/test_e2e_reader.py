@@ -63,7 +63,7 @@ def test_more_after_the_last_page_says_that_was_all_and_offers_more_like_this(bo
     bot.mention("more", thread_ts=event["ts"])
     last = bot.recorder.wait_for("chat.postMessage", 2)[1]
     text = all_text(last.blocks)
-    assert "That was all the papers matching “sparsification”" in text
+    assert "You have seen all the papers matching “sparsification”." in text
     assert "check the spelling" not in text
     assert MOG_TITLE in text
     [button] = [

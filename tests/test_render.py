@@ -169,7 +169,15 @@ def test_empty_and_exhausted_results_say_so():
     assert "No paper mentions these words" in repr(empty.blocks)
     assert "/paper random" in repr(empty.blocks)
     done = render.results_message(SearchResult("graph", (), 12, 15, None, ()))
-    assert done.text == "That was all the papers matching “graph”: you have seen every one."
+    assert done.text == "You have seen all the papers matching “graph”."
+
+
+def test_a_corrected_query_heading_has_one_pair_of_brackets(seed_corpus):
+    hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:5])
+    result = SearchResult("spikng nueral", hits, 9, 0, "spiking neural", (), counted=False)
+    assert render.results_heading(result, shown=5) == (
+        "Showing results for “spiking neural” (top 5; you typed “spikng nueral”)"
+    )
 
 
 def test_results_page_of_fifty_hits_still_fits(seed_corpus):

@@ -221,7 +221,7 @@ def results_heading(result: SearchResult, *, shown: int, about: RelatedTo | None
     if result.corrected_query:
         return (
             f"Showing results for {quoted(result.corrected_query)} "
-            f"(you typed {quoted(result.query)}) ({span})"
+            f"({span}; you typed {quoted(result.query)})"
         )
     return f"Papers for {quoted(result.query)} ({span})"
 
@@ -254,7 +254,7 @@ def empty_message(result: SearchResult, *, footer: str | None = None) -> Message
 def end_of_results_message(result: SearchResult, best: Paper | None) -> Message:
     """Asked for more after the last page: that was all, and where to go from here, which
     is the papers like the best hit (**More like this**)."""
-    text = f"That was all the {_what(result)}: you have seen every one."
+    text = f"You have seen all the {_what(result)}."
     blocks = [bk.section(text)]
     if best is not None:
         blocks.append(
