@@ -170,6 +170,8 @@ def test_a_sentence_announcing_what_follows_is_no_tldr() -> None:
         ),
         ("It works (see Section 3.) Next we test it.", "It works (see Section 3.)"),
         ("We use X (a new idea. It works.) Next.", "We use X (a new idea."),
+        ("It degrades performance.To prevent collapse, we act.", "It degrades performance."),
+        ("We write e.g.That and the U.S.Army.", "We write e.g.That and the U.S.Army."),
     ],
 )
 def test_a_sentence_keeps_the_quote_or_bracket_it_closes(text: str, first: str) -> None:

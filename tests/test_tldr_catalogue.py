@@ -177,3 +177,18 @@ def test_every_tldr_is_at_most_400_characters_and_ends_as_a_sentence(
 def test_a_long_tldr_is_cut_after_a_clause(catalogue: dict[str, Paper]) -> None:
     summary = _tldr(catalogue, "MUSE: Machine Unlearning")
     assert summary.endswith("(5) scalability with respect to the size of removal requests…")
+
+
+@pytest.mark.parametrize(
+    ("title_start", "start"),
+    [
+        # "… along these vector fields" kept it from standing alone, and "We demonstrate …"
+        # was chosen over the sentence that names the contribution.
+        ("Meta Flow Matching:", "We propose Meta Flow Matching (MFM), a practical approach"),
+        ("LoRA-Pro:", "We introduce LoRA-Pro, a method that enhances LoRA's performance"),
+    ],
+)
+def test_the_sentence_that_names_the_contribution_is_preferred(
+    catalogue: dict[str, Paper], title_start: str, start: str
+) -> None:
+    assert _tldr(catalogue, title_start).startswith(start)

@@ -19,7 +19,11 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.",
 _INITIAL = re.compile(r"\b[A-Z]\.$")
 # The end of a sentence, its final punctuation included: a pattern that starts with a
 # character class is scanned several times faster than one that starts with a lookbehind.
-_SENTENCE_END = re.compile(r"[.!?](?P<close>[\"\u201d\u2019)]*)\s+(?=[\"\u201c(\[]?[A-Z0-9])")
+# A full stop without its space ("performance.To prevent …") ends a sentence too when a word
+# of three small letters comes before it and a capitalised word after (not "e.g." or "U.S.").
+_SENTENCE_END = re.compile(
+    r"[.!?](?P<close>[\"\u201d\u2019)]*)(?:\s+(?=[\"\u201c(\[]?[A-Z0-9])|(?<=[a-z]{3}\.)(?=[A-Z][a-z]))"
+)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -154,7 +158,8 @@ _LEANS_ON_PREVIOUS = re.compile(
 # points at, and the gerund says what the paper does ("We introduce X").
 _ADDRESSED_BY = re.compile(
     r"^(?P<subject>We|This (?:paper|work|study|article)|Our (?:paper|work|study))\s+"
-    r"(?:\w+ly\s+)?\w+\s+(?i:this|these|those|such)(?:\s+[\w-]+){0,3}?\s+by\s+"
+    r"(?:\w+ly\s+)?\w+\s+(?i:this|these|those|such|the above|the aforementioned)"
+    r"(?:\s+[\w-]+){0,3}?\s+by\s+"
     r"(?P<gerund>[a-z]+ing)\b"
 )
 # "by introducing X, and then developing Y": the second gerund becomes a verb too.
@@ -338,9 +343,11 @@ def _pick(sentences: list[str]) -> tuple[int, bool]:
 
     In order of preference: the first sentence of the best rank that stands alone; the
     first of the best rank with the sentence before it, when that one does not point back
-    itself and both fit ("Previous work analyzed X. We extend this by …"); a lower-ranked
-    contribution that stands alone; any contribution, then any sentence, that does not open
-    by pointing back; the first of the best rank.
+    itself and both fit ("Previous work analyzed X. We extend this by …"); one of the best
+    rank that names what it introduces ("We propose Meta Flow Matching (MFM), … along these
+    vector fields"), whose pointer is further in; a lower-ranked contribution that stands
+    alone; any contribution, then any sentence, that does not open by pointing back; the
+    first of the best rank.
     """
     cleaned = [stand_alone(sentence) for sentence in sentences]
     ranks = [_contribution_rank(sentence, 0) for sentence in sentences]
@@ -356,12 +363,22 @@ def _pick(sentences: list[str]) -> tuple[int, bool]:
     if top and best > 0 and not opens_back[best - 1] and pair <= TLDR_MAX_CHARS:
         return best, True
     for number in by_rank:
+        if ranks[number] == top and not opens_back[number] and _names_it(cleaned[number]):
+            return number, False
+    for number in by_rank:
         if ranks[number] and alone[number]:
             return number, False
     for number in by_rank:
         if not opens_back[number]:
             return number, False
     return best, False
+
+
+def _names_it(sentence: str) -> bool:
+    """Whether ``sentence`` introduces something by name ("We propose Meta Flow Matching
+    (MFM)", "We introduce LoRA-Pro, a method …")."""
+    verb = _CONTRIBUTION.search(sentence)
+    return verb is not None and _introduced_name(sentence[verb.end() :]) is not None
 
 
 def tldr(plain: str) -> str:
