@@ -64,6 +64,26 @@ def test_result_card_shows_title_link_status_authors_tldr_and_code(index):
     assert (next_button["text"]["text"], next_button["value"]) == ("Next 5", "q:5:key")
 
 
+@pytest.mark.parametrize(
+    ("code_urls", "line"),
+    [
+        (("https://github.com/a/b",), "Code: <https://github.com/a/b|github.com/a/b>"),
+        (
+            ("https://opencausalab.github.io/ADAM",),
+            "Website: <https://opencausalab.github.io/ADAM|opencausalab.github.io/ADAM>",
+        ),
+        (
+            ("https://anonymous.4open.science/r/GenRe-BD71", "https://x.github.io"),
+            "Code: <https://anonymous.4open.science/r/GenRe-BD71|anonymous.4open.science/r/"
+            "GenRe-BD71> · Website: <https://x.github.io|x.github.io>",
+        ),
+    ],
+)
+def test_a_project_website_is_labelled_as_one_not_as_code(seed_corpus, code_urls, line):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    assert render.code_line(replace(mog, code_urls=code_urls)) == line
+
+
 def _authors_of(message: Message) -> str:
     return next(
         element["text"]

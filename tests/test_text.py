@@ -16,7 +16,7 @@ from bot.papers.markup import TOKEN_CHARS, TOKEN_START, may_hold_markup
 from bot.papers.plain import _parse_and_render, clean_text
 from bot.papers.summary import LONGEST_TLDR, derive_title, split_sentences, tldr
 from bot.papers.text import match_key, normalise_whitespace
-from bot.papers.urls import extract_code_urls
+from bot.papers.urls import extract_code_urls, is_code_repository
 from bot.render.markup import abstract_mrkdwn
 from bot.render.mrkdwn import escape_mrkdwn
 
@@ -237,6 +237,7 @@ def test_code_urls_put_repositories_first_and_leave_out_papers() -> None:
         "https://huggingface.co/datasets/x/y",
         "https://t2i-text-loc.github.io/",
     )
+    assert [is_code_repository(link) for link in extract_code_urls(links)] == [True, True, False]
 
 
 # --- nothing the author wrote is lost -------------------------------------------------------

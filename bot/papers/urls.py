@@ -2,7 +2,7 @@
 
 Authors write links every way: bare, in Markdown or ``\\url{}``, without a scheme, at the end
 of a sentence, as a clone URL. The parser makes each one the same link, and the corpus keeps
-the links to code and project pages for the card's "Code:" line.
+the links to code and project websites for the card's "Code:" and "Website:" line.
 """
 
 from __future__ import annotations
@@ -50,21 +50,37 @@ def _without_path_slash(url: str) -> str:
     return url.rstrip("/") if urlsplit(url).path not in ("", "/") else url
 
 
-_CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "huggingface.co")
+# Where code, models and data sets are hosted; an anonymous.4open.science link is the
+# repository as reviewers saw it, and hf.co is Hugging Face's short domain.
+_CODE_HOSTS = (
+    *("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "gitee.com"),
+    *("huggingface.co", "hf.co", "anonymous.4open.science", "pypi.org"),
+)
 _REFERENCE_HOSTS = ("arxiv.org", "doi.org", "openreview.net", "aclanthology.org", "wikipedia.org")
 
 
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+
+
+def is_code_repository(url: str) -> bool:
+    """Whether ``url`` is on a code host (a repository, a model or data set), rather than a
+    project's own website (``t2i-text-loc.github.io`` is a website GitHub serves)."""
+    host = _host(url)
+    return host in _CODE_HOSTS or any(host.endswith("." + name) for name in _CODE_HOSTS)
+
+
 def extract_code_urls(links: Iterable[str]) -> tuple[str, ...]:
-    """The links that lead to code or a project page, rather than to other papers.
+    """The links that lead to code or a project's website, rather than to other papers.
 
     Code hosts come first because a reader asking "where is the code" wants the repository
-    before the project page.
+    before the website; ``is_code_repository`` tells the two apart for the card's labels.
     """
     code: list[str] = []
     pages: list[str] = []
     for link in links:
-        host = (urlsplit(link).hostname or "").lower().removeprefix("www.")
-        if host in _CODE_HOSTS or any(host.endswith("." + name) for name in _CODE_HOSTS):
+        host = _host(link)
+        if is_code_repository(link):
             code.append(link)
         elif host and not host.endswith(_REFERENCE_HOSTS):
             pages.append(link)

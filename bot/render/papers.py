@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from bot.buttons import PageCursor, PaperButton, RelatedTarget
 from bot.papers.paper import Paper
+from bot.papers.urls import is_code_repository
 from bot.render import blocks as bk
 from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
@@ -111,14 +112,22 @@ def authors_line(paper: Paper, *, every: bool = False, named: Sequence[str] = ()
 
 
 def code_line(paper: Paper) -> str | None:
-    if not paper.code_urls:
-        return None
-    links = []
-    for url in paper.code_urls[:2]:
-        parts = urlsplit(url)
-        label = escape_mrkdwn((parts.netloc + parts.path).rstrip("/") or url)
-        links.append(_link(url, label))
-    return "Code: " + ", ".join(links)
+    """The first two code links, each under what it is: "Code:" for a repository, "Website:"
+    for a project's own site."""
+    shown = paper.code_urls[:2]
+    groups = (
+        ("Code", [url for url in shown if is_code_repository(url)]),
+        ("Website", [url for url in shown if not is_code_repository(url)]),
+    )
+    return (
+        " · ".join(f"{label}: " + ", ".join(map(_url_link, urls)) for label, urls in groups if urls)
+        or None
+    )
+
+
+def _url_link(url: str) -> str:
+    parts = urlsplit(url)
+    return _link(url, escape_mrkdwn((parts.netloc + parts.path).rstrip("/") or url))
 
 
 def links_line(paper: Paper) -> str | None:
