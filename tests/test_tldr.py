@@ -170,8 +170,6 @@ def test_a_sentence_announcing_what_follows_is_no_tldr() -> None:
         ),
         ("It works (see Section 3.) Next we test it.", "It works (see Section 3.)"),
         ("We use X (a new idea. It works.) Next.", "We use X (a new idea."),
-        ("It degrades performance.To prevent collapse, we act.", "It degrades performance."),
-        ("We write e.g.That and the U.S.Army.", "We write e.g.That and the U.S.Army."),
     ],
 )
 def test_a_sentence_keeps_the_quote_or_bracket_it_closes(text: str, first: str) -> None:
@@ -180,3 +178,14 @@ def test_a_sentence_keeps_the_quote_or_bracket_it_closes(text: str, first: str) 
 
 def test_a_sentence_drops_a_bracket_it_never_opened() -> None:
     assert split_sentences("We use X (a new idea. It works.) Next.")[1] == "It works."
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("It degrades performance.To prevent collapse, we act.", "It degrades performance."),
+        ("We write e.g.That and the U.S.Army. Next.", "We write e.g.That and the U.S.Army."),
+    ],
+)
+def test_a_full_stop_without_its_space_ends_a_sentence_after_a_word(text: str, first: str) -> None:
+    assert split_sentences(text)[0] == first

@@ -19,14 +19,20 @@ from bot.render import papers as render
 
 
 @pytest.fixture(scope="module")
-def catalogue() -> dict[str, Paper]:
-    """The catalogue's papers that have an abstract, by title."""
-    return {paper.title: paper for paper in load_corpus("catalogue").papers if paper.abstract}
+def catalogue() -> tuple[Paper, ...]:
+    """The catalogue's papers that have an abstract, each TL;DR made once (it is cached)."""
+    papers = tuple(paper for paper in load_corpus("catalogue").papers if paper.abstract)
+    assert all(paper.tldr for paper in papers)
+    return papers
 
 
-def _tldr(catalogue: dict[str, Paper], title_start: str) -> str:
-    (paper,) = [paper for title, paper in catalogue.items() if title.startswith(title_start)]
-    return paper.tldr
+def _paper(catalogue: tuple[Paper, ...], title_start: str) -> Paper:
+    (paper,) = [paper for paper in catalogue if paper.title.startswith(title_start)]
+    return paper
+
+
+def _tldr(catalogue: tuple[Paper, ...], title_start: str) -> str:
+    return _paper(catalogue, title_start).tldr
 
 
 _LEFTOVER = re.compile(r"\\[A-Za-z]+|\ue000|__|\u02cd|\*\*|\$")
@@ -34,8 +40,8 @@ _LEFTOVER = re.compile(r"\\[A-Za-z]+|\ue000|__|\u02cd|\*\*|\$")
 markup (``__bold__``, its Slack look-alike ``ˍ``, ``**``, a math ``$``)."""
 
 
-def test_no_tldr_has_a_macro_or_markup_left(catalogue: dict[str, Paper]) -> None:
-    assert [paper.id for paper in catalogue.values() if _LEFTOVER.search(paper.tldr)] == []
+def test_no_tldr_has_a_macro_or_markup_left(catalogue: tuple[Paper, ...]) -> None:
+    assert [paper.id for paper in catalogue if _LEFTOVER.search(paper.tldr)] == []
 
 
 @pytest.mark.parametrize(
@@ -52,13 +58,13 @@ def test_no_tldr_has_a_macro_or_markup_left(catalogue: dict[str, Paper]) -> None
     ],
 )
 def test_a_macro_is_written_as_the_name_it_stands_for(
-    catalogue: dict[str, Paper], title_start: str, expected: str
+    catalogue: tuple[Paper, ...], title_start: str, expected: str
 ) -> None:
     assert expected in _tldr(catalogue, title_start)
 
 
 def test_a_sentence_whose_macro_nothing_names_is_passed_over(
-    catalogue: dict[str, Paper],
+    catalogue: tuple[Paper, ...],
 ) -> None:
     """\\norm in a title without a name (Fine-tuning with Reserved Majority …) and \\OOO are
     not words a reader could look up: another sentence is chosen."""
@@ -99,11 +105,10 @@ def test_author_macros_in_an_abstract(abstract: str, title: str | None, expected
     ],
 )
 def test_markdown_bold_with_underscores_is_read_as_bold(
-    catalogue: dict[str, Paper], title_start: str, expected: str
+    catalogue: tuple[Paper, ...], title_start: str, expected: str
 ) -> None:
     assert _tldr(catalogue, title_start).startswith(expected)
-    (paper,) = [paper for title, paper in catalogue.items() if title.startswith(title_start)]
-    card = render.paper_blocks(paper)[0]["text"]["text"]
+    card = render.paper_blocks(_paper(catalogue, title_start))[0]["text"]["text"]
     assert "\u02cd" not in card and "__" not in card
 
 
@@ -124,16 +129,16 @@ points back unless the sentence names the two ("Both A and B …"). "In this pap
 "Here we" are not on the list: they frame, and lean on nothing."""
 
 
-def test_no_tldr_opens_on_a_sentence_it_does_not_show(catalogue: dict[str, Paper]) -> None:
+def test_no_tldr_opens_on_a_sentence_it_does_not_show(catalogue: tuple[Paper, ...]) -> None:
     leaning = [
         paper.id
-        for paper in catalogue.values()
+        for paper in catalogue
         if _OPENS_ON_A_SENTENCE_NOT_SHOWN.match(paper.tldr) or points_back(paper.tldr)
     ]
     assert leaning == []
 
 
-def test_a_tldr_does_not_lean_on_a_dropped_sentence(catalogue: dict[str, Paper]) -> None:
+def test_a_tldr_does_not_lean_on_a_dropped_sentence(catalogue: tuple[Paper, ...]) -> None:
     """LoRA-Pro's "And this low-rank gradient …" leaned on the sentence before it, and
     Counterfactual Realizability's "… provably dominates both" on a dropped clause."""
     assert not _tldr(catalogue, "LoRA-Pro:").startswith("And")
@@ -165,16 +170,16 @@ def test_a_bare_both_points_at_what_the_reader_did_not_see() -> None:
 
 
 def test_every_tldr_is_at_most_400_characters_and_ends_as_a_sentence(
-    catalogue: dict[str, Paper],
+    catalogue: tuple[Paper, ...],
 ) -> None:
     """Twenty TL;DRs ran over 400 characters (one a 70-word sentence), and an abstract's last
     sentence may lack its full stop."""
-    assert [paper.id for paper in catalogue.values() if len(paper.tldr) > LONGEST_TLDR] == []
+    assert [paper.id for paper in catalogue if len(paper.tldr) > LONGEST_TLDR] == []
     unfinished = re.compile(r"[.!?\u2026][\"\u201d\u2019)]*$")
-    assert [paper.id for paper in catalogue.values() if not unfinished.search(paper.tldr)] == []
+    assert [paper.id for paper in catalogue if not unfinished.search(paper.tldr)] == []
 
 
-def test_a_long_tldr_is_cut_after_a_clause(catalogue: dict[str, Paper]) -> None:
+def test_a_long_tldr_is_cut_after_a_clause(catalogue: tuple[Paper, ...]) -> None:
     summary = _tldr(catalogue, "MUSE: Machine Unlearning")
     assert summary.endswith("(5) scalability with respect to the size of removal requests…")
 
@@ -189,6 +194,6 @@ def test_a_long_tldr_is_cut_after_a_clause(catalogue: dict[str, Paper]) -> None:
     ],
 )
 def test_the_sentence_that_names_the_contribution_is_preferred(
-    catalogue: dict[str, Paper], title_start: str, start: str
+    catalogue: tuple[Paper, ...], title_start: str, start: str
 ) -> None:
     assert _tldr(catalogue, title_start).startswith(start)
