@@ -26,12 +26,13 @@ _MACRO = re.compile(r"\\(?P<name>[a-zA-Z]+)(?![a-zA-Z])(?:\s*\{\s*\}|(?!\s*\{))(
 # Text right before a macro that introduces it as the paper's contribution: "we propose \sys",
 # "a model called \textbf{\model}", "we present a new … benchmark \dataset". The words
 # between may not compare or relate it to something ("the proposed method against \other").
+_RELATING = "against|than|to|with|over|versus|vs|and|or|of|on|in|for|from|by"
 _INTRODUCED = re.compile(
-    r"(?i:propose|introduce|present|call|term|name|dub|coin)\w*"
-    r"(?:\s+(?!(?i:against|than|to|with|over|versus|vs|and|or|of|on|in|for|from|by)\b)"
+    rf"(?i:propose|introduce|present|call|term|name|dub|coin)\w*(?:\s+(?!(?i:{_RELATING})\b)"
     r"[\w-]+){0,6}?\s+(?:\\[a-zA-Z]+\s*\{|\{)*\s*$"
 )
 _OPENING = re.compile(r"\(\s*\$?\s*$")
+"""A bracket opened right before a macro, in text or math: "Discrepancy ($\\KSD$)"."""
 _TITLE_WORD = re.compile(r"[^\s:\-\u2013\u2014]+")
 _EDGE_PUNCTUATION = re.compile(r"^\W+|\W+$")
 _LONGEST_NAME = 3

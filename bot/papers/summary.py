@@ -165,17 +165,11 @@ _ADDRESSED_BY = re.compile(
 # "by introducing X, and then developing Y": the second gerund becomes a verb too.
 _PARALLEL_GERUND = re.compile(r"\b(?P<and>(?:and|or)\s+(?:then\s+)?)(?P<gerund>[a-z]+ing)\b")
 _BASE_FORMS = {
-    "introducing": "introduce",
-    "proposing": "propose",
-    "presenting": "present",
-    "developing": "develop",
-    "designing": "design",
-    "providing": "provide",
-    "creating": "create",
-    "building": "build",
-    "formulating": "formulate",
-    "deriving": "derive",
-    "establishing": "establish",
+    verb.removesuffix("e") + "ing": verb
+    for verb in (
+        *("introduce", "propose", "present", "develop", "design", "provide", "create"),
+        *("build", "formulate", "derive", "establish"),
+    )
 }
 
 # "We then propose", "we further show": a step in a sequence the reader did not see.
