@@ -25,6 +25,7 @@ from bot.search.results import (
     SearchResult,
     Truncated,
     UnknownId,
+    Unmatched,
 )
 
 GRAPH_SPARSIFICATION = "7ANDviElAo"
@@ -53,6 +54,17 @@ def test_inflected_words_find_the_paper_and_report_words_as_written(index: Searc
     matched = result.hits[0].matched_terms
     assert {"sparsification", "Mixture-of-Graphs", "Graph"} <= set(matched)
     assert result.corrected_query is None and result.reasons == ()
+
+
+def test_the_word_papers_is_neither_searched_nor_echoed(index: SearchIndex) -> None:
+    """Every search finds papers: "papers" says nothing about which, and a reader should not
+    be told "showing papers about “papers efficient long-context”"."""
+    result = index.search("papers efficient long-context zzqqx")
+    assert result.reasons == (Unmatched(("zzqqx",), "efficient long-context", None),)
+    assert ids(result) == ids(index.search("efficient long-context zzqqx"))
+    assert ids(index.search("paper on sparsifying graphs")) == ids(
+        index.search("sparsifying graphs")
+    )
 
 
 def test_hyphenated_and_joined_spellings_find_each_other(index: SearchIndex) -> None:

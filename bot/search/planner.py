@@ -39,6 +39,10 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _SENTENCE_ENDS = (".", "?", "!", ":", ";")
 _LEAST_CITED_NAME_PAPERS = 3
 _HYPHENATED_LETTERS = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011][^\W\d_]+)+")
+_WHAT_IS_SEARCHED = frozenset({"paper", "papers"})
+"""Words that name what every search finds (``papers on long-context efficiency``): typed
+as a free word, they say nothing about which papers, so they are neither searched nor
+echoed as searched."""
 
 
 @dataclass(frozen=True)
@@ -248,6 +252,8 @@ class QueryPlanner:
                 initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
             for unit, start, _ in unit_spans(span, WORD_PATTERN):
+                if unit.casefold() in _WHAT_IS_SEARCHED:
+                    continue
                 known = self.is_known(unit)
                 if known and not self.is_cited_name(unit):
                     typed.append(_Typed(unit, unit))
