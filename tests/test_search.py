@@ -329,6 +329,31 @@ def test_authors_are_not_ranked_text(index: SearchIndex, seed_corpus: LoadedCorp
     assert hits[0].score == hits[1].score
 
 
+def test_an_author_s_papers_go_by_their_position_then_oral_spotlight_poster(
+    seed_corpus: LoadedCorpus,
+) -> None:
+    """Equally scored, they used to come by id; ids here run against the expected order."""
+    base = seed_corpus.papers
+    others = ("Bo Bee", "Cy Sea")
+
+    def by_ada(doc: int, paper_id: str, place: int, status: str, in_order: bool = True) -> Paper:
+        authors = (*others[:place], "Ada Quill", *others[place:])
+        paper = replace(base[doc], id=paper_id, status=status, authors_in_order=in_order)
+        return replace(paper, authors=authors)
+
+    ada = [
+        by_ada(0, "a", 0, "Oral", in_order=False),  # her place unknown: after every known one
+        by_ada(1, "b", 2, "Poster"),
+        by_ada(2, "c", 2, "Spotlight"),
+        by_ada(3, "d", 2, "Oral"),
+        by_ada(4, "e", 0, "Poster"),  # first author
+    ]
+    index = SearchIndex.build([*ada, *base[5:]])
+    expected = ["e", "d", "c", "b", "a"]
+    assert ids(index.search("author:Ada Quill", limit=5)) == expected
+    assert ids(index.search("Ada Quill", limit=5)) == expected
+
+
 def test_a_name_typed_as_a_query_lists_that_author_s_papers_first(index: SearchIndex) -> None:
     by_name = index.search("Tianlong Chen", limit=5)
     assert [hit.paper.id for hit in by_name.hits[:2]] == ids(index.search('author:"Tianlong Chen"'))

@@ -30,6 +30,12 @@ PRUNING_MIN_PAPERS = 200_000
 ones score every matching paper, which is as fast there and far simpler (measured by
 ``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
 
+_STATUS_ORDER = ("Oral", "Spotlight", "Poster")
+"""How a named author's equally scored papers follow their position on the paper: oral,
+spotlight, then poster, as the conference ranks them."""
+_UNKNOWN_POSITION = 1 << 16
+"""Where an author stands on a paper whose author order is not known: after every known one."""
+
 
 @dataclass(frozen=True)
 class RankerOptions:
@@ -177,8 +183,35 @@ class Ranker:
                 return ranking.docs, ranking.scores, ranking.total
         scores, matched = self.score(plan)
         candidates = self._contenders(scores, matched, plan.tokens, k)
-        page = top_k(scores, k, candidates=candidates, tiebreak=self._tiebreak)
+        tiebreak = self._tiebreak_for(plan, candidates)
+        page = top_k(scores, k, candidates=candidates, tiebreak=tiebreak)
         return page, scores[page], int(np.count_nonzero(matched))
+
+    def _tiebreak_for(self, plan: Plan, candidates: np.ndarray) -> np.ndarray:
+        """The order of equal scores: by id, except among the papers of the authors a query
+        names, which ``author:Yoshua Bengio`` scores alike: there a reader expects the
+        papers the author leads first, so they go by the author's position on the paper
+        (where its author order is known), then oral, spotlight, poster, then id."""
+        if not plan.names_authors:
+            return self._tiebreak
+        named = candidates
+        if not plan.authors and plan.author_scores is not None:
+            named = candidates[plan.author_scores[candidates] > 0]
+        statuses = len(_STATUS_ORDER) + 1  # the last for a paper with none of them
+        tiebreak = self._tiebreak.copy()
+        for doc in named.tolist():
+            paper = self._papers[doc]
+            position = _UNKNOWN_POSITION
+            if paper.authors_in_order:
+                names = self._authors.named_authors(plan.authors, plan.author_runs, doc)
+                position = min(map(paper.authors.index, names), default=_UNKNOWN_POSITION)
+            status = (
+                _STATUS_ORDER.index(paper.status)
+                if paper.status in _STATUS_ORDER
+                else len(_STATUS_ORDER)
+            )
+            tiebreak[doc] += (position * statuses + status) * len(self._papers)
+        return tiebreak
 
     def _mixed_page(
         self, plan: Plan, k: int, vector: np.ndarray, semantic: SemanticRanker
