@@ -100,6 +100,15 @@ def posts(recorder: FaultySlackRecorder, channel: str) -> list:
     ]
 
 
+def posted_at_nine(
+    service: ProbedDigestService, channel: str, traveller: time_machine.Coordinates, args: str
+) -> None:
+    """Subscribe with ``args`` (a 09:00 Berlin time) and post that Friday's paper."""
+    service.subscribe(channel, args)
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    assert service.serve(channel).status == "posted"
+
+
 # Subscribing ---------------------------------------------------------------------------
 
 
@@ -175,9 +184,7 @@ def test_stars_in_a_topic_are_shown_literally_in_the_daily_post(
     make_bot, channel, recorder, traveller
 ) -> None:
     service = make_bot().service
-    service.subscribe(channel, "09:00 Europe/Berlin daily *graph* sparsification")
-    traveller.move_to(berlin(2025, 3, 28, 9, 0))
-    assert service.serve(channel).status == "posted"
+    posted_at_nine(service, channel, traveller, "09:00 Europe/Berlin daily *graph* sparsification")
     [post] = posts(recorder, channel)
     progress = post.blocks[-1]["elements"][0]["text"]
     assert "*graph*" not in progress
@@ -291,9 +298,7 @@ def test_a_posted_paper_keeps_the_topic_it_was_drawn_for_after_a_topic_change(
     make_bot, channel, traveller, index
 ) -> None:
     service = make_bot().service
-    service.subscribe(channel, "9:00 Europe/Berlin graph neural networks")
-    traveller.move_to(berlin(2025, 3, 28, 9, 0))
-    assert service.serve(channel).status == "posted"
+    posted_at_nine(service, channel, traveller, "9:00 Europe/Berlin graph neural networks")
     service.subscribe(channel, "9:00 Europe/Berlin diffusion")
     footer = text_of(service.today(channel)).splitlines()[-1]
     gnn_papers = len(index.matching("graph neural networks"))
