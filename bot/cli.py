@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from bot.settings import Settings, StartupError
+from bot.settings import DEFAULT_LOG_LEVEL, LOG_FORMAT, Settings, StartupError
 
 MODE_FLAGS = {"--socket": "socket", "--http": "http", "--shell": "shell"}
 IF_CONFIGURED = "--if-configured"
@@ -38,10 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         settings = Settings.from_env()
-        logging.basicConfig(
-            level=settings.log_level,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
+        logging.basicConfig(level=settings.log_level or DEFAULT_LOG_LEVEL, format=LOG_FORMAT)
         return _dispatch(args, settings)
     except StartupError as error:
         print(f"paperbot: {error}", file=sys.stderr)

@@ -52,6 +52,8 @@ def _timezone(value: str) -> str:
 
 _CLOCK_TIME = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+DEFAULT_LOG_LEVEL = "INFO"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 def _digest_time(value: str) -> str:
@@ -62,7 +64,9 @@ def _digest_time(value: str) -> str:
     return value
 
 
-def _log_level(value: str) -> str:
+def _log_level(value: str | None) -> str | None:
+    if value is None:
+        return None
     level = value.upper()
     if level not in LOG_LEVELS:
         raise SettingsError(
@@ -106,7 +110,9 @@ class Settings:
     digest_time: str = "09:00"
     scheduler_enabled: bool = True
     semantic: bool = True
-    log_level: str = "INFO"
+    log_level: str | None = None
+    """``PAPERBOT_LOG_LEVEL``, or None when unset: then ``DEFAULT_LOG_LEVEL``, except that the
+    local shell keeps the lines below WARNING off the terminal it converses in."""
 
     @property
     def any_slack_variable(self) -> bool:
@@ -145,7 +151,7 @@ class Settings:
             digest_time=_digest_time(get("PAPERBOT_DIGEST_TIME") or "09:00"),
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
             semantic=_flag("PAPERBOT_SEMANTIC", get("PAPERBOT_SEMANTIC") or "on"),
-            log_level=_log_level(get("PAPERBOT_LOG_LEVEL") or "INFO"),
+            log_level=_log_level(get("PAPERBOT_LOG_LEVEL")),
         )
         if environ is os.environ:
             for name in SECRET_VARIABLES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import logging
 import os
 import sys
 import threading
@@ -17,12 +18,20 @@ from slack_harness import fixed_clock
 
 from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder
+from bot.shell.logs import logs_in_file
 from bot.shell.repl import SHELL_TOKEN, Shell, main
 from bot.slack.client import make_web_client
 from bot.store import Store
 from bot.wiring.root import build_services
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
+
+
+@pytest.fixture(autouse=True)
+def log_folder(tmp_path, monkeypatch):
+    """The interactive shell's log file, in the test's folder instead of the user's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    return tmp_path / "state" / "paperbot"
 
 
 @pytest.fixture
@@ -110,7 +119,7 @@ def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, m
     )
     hint = (
         "Type help.\nOnly the 76 seed papers are searched here; all 3,706 accepted ICLR 2025 "
-        "papers are one setting away: `PAPERBOT_CORPUS=catalogue`.\nyou> "
+        "papers are one setting away: `PAPERBOT_CORPUS=catalogue`.\nThe bot's log: "
     )
     assert hint in text
     assert "you> /paper graph sparsification\n--- paperbot, only visible to you ---" in text
@@ -224,3 +233,23 @@ def test_once_does_not_schedule(tmp_path):
         assert store.latest_claim_date("C0RESEARCH") is None
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(("asked", "on_the_terminal"), [(None, "WARNING"), ("DEBUG", "DEBUG")])
+def test_the_log_goes_to_a_file_and_reaches_the_terminal_only_when_asked(
+    tmp_path, asked, on_the_terminal
+):
+    root = logging.getLogger()
+    terminal = logging.StreamHandler(io.StringIO())
+    root.addHandler(terminal)
+    try:
+        path = tmp_path / "state" / "shell.log"
+        with logs_in_file(Settings(log_level=asked), path) as note:
+            assert terminal.level == logging.getLevelName(on_the_terminal)
+            logging.getLogger("bot.test").info("a line for the file")
+        assert terminal.level == logging.NOTSET
+        assert note.startswith(f"The bot's log: {path}")
+        assert ("shows it here too" in note) == (asked is None)
+        assert "INFO bot.test: a line for the file" in path.read_text(encoding="utf-8")
+    finally:
+        root.removeHandler(terminal)

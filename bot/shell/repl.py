@@ -29,7 +29,9 @@ from bot.render import papers as render_papers
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text
 from bot.render.terminal import render
 from bot.settings import Settings
+from bot.shell.console import PROMPT, Console
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
+from bot.shell.logs import log_file_path, logs_in_file
 from bot.slack import payloads as payloads
 from bot.slack.client import make_web_client
 from bot.slack.work import InlineExecutor
@@ -37,7 +39,6 @@ from bot.wiring.root import Services, build_app, build_services
 
 SHELL_TOKEN = "xoxb-local-shell"
 BOT_NAME = "@paperbot"
-PROMPT = "you> "
 
 COMMAND = "/paper"
 EXAMPLE = f"{COMMAND} graph sparsification"
@@ -283,33 +284,35 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
     args = parser.parse_args(list(argv))
     if args.once is not None and not args.once.strip():
         parser.error(f"--once expects the line to send, as typed at the prompt: --once '{EXAMPLE}'")
-    with SlackRecorder(first_ts=time.time()) as recorder:
+    with contextlib.ExitStack() as stack:
+        log_note = None
+        if args.once is None:
+            log_note = stack.enter_context(logs_in_file(settings, log_file_path()))
+        recorder = stack.enter_context(SlackRecorder(first_ts=time.time()))
         client = make_web_client(SHELL_TOKEN, recorder.base_url)
         try:
             services = build_services(settings, client)
         except CorpusError as error:
             print(f"paperbot: {error}", file=sys.stderr)
             return 2
-        try:
-            shell = Shell(services, recorder, client)
-            if args.once is not None:
-                out.write(f"{PROMPT}{args.once}\n{shell.handle(args.once)}")
-                return 0
-            out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
-            if services.answers.wider_corpus:
-                out.write(terminal_text(services.answers.wider_corpus) + "\n")
-            scheduler = _local_scheduler(shell, services, settings, out)
-            try:
-                return _loop(shell, out)
-            finally:
-                if scheduler is not None:
-                    scheduler.stop()
-        finally:
-            services.close()
+        stack.callback(services.close)
+        shell = Shell(services, recorder, client)
+        if args.once is not None:
+            out.write(f"{PROMPT}{args.once}\n{shell.handle(args.once)}")
+            return 0
+        out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
+        if services.answers.wider_corpus:
+            out.write(terminal_text(services.answers.wider_corpus) + "\n")
+        out.write(f"{log_note}\n")
+        console = stack.enter_context(Console(out))
+        scheduler = _local_scheduler(shell, services, settings, console)
+        if scheduler is not None:
+            stack.callback(scheduler.stop)
+        return _loop(shell, console)
 
 
 def _local_scheduler(
-    shell: Shell, services: Services, settings: Settings, out: TextIO
+    shell: Shell, services: Services, settings: Settings, console: Console
 ) -> DigestScheduler | None:
     """The paper of the day for the shell's own #research, printed when it is posted.
 
@@ -318,47 +321,23 @@ def _local_scheduler(
     and so lose."""
     if not settings.scheduler_enabled:
         return None
-
-    def show(_outcome: object) -> None:
-        news = shell.news()
-        if news:
-            out.write(f"\n{news}")
-            out.flush()
-
     scheduler = DigestScheduler(
-        services.digest, channels={shell.workspace.channel_id}, on_outcome=show
+        services.digest,
+        channels={shell.workspace.channel_id},
+        on_outcome=lambda _outcome: console.post(shell.news()),
     )
     scheduler.start()
     return scheduler
 
 
-def _loop(shell: Shell, out: TextIO) -> int:
-    """Prompt and answer until ``quit`` or end of input.
-
-    Lines piped in (``printf '/paper graph\\n1\\n' | python -m bot shell``) are echoed after
-    the prompt, so the transcript reads like a typed session instead of prompts glued to
-    answers.
-    """
-    typed = sys.stdin.isatty()
-    if typed:
-        with contextlib.suppress(ImportError):
-            import readline  # noqa: F401  (line editing and history for input())
+def _loop(shell: Shell, console: Console) -> int:
+    """Prompt and answer until ``quit`` or end of input."""
     while True:
-        out.write(shell.news())
+        console.write(shell.news())
         try:
-            line = input(PROMPT) if typed else _read_piped_line(out)
+            line = console.read_line()
         except (EOFError, KeyboardInterrupt):
-            out.write("\n" if typed else "")
             return 0
         if line.strip().lower() in {"quit", "exit"}:
             return 0
-        out.write(shell.handle(line))
-        out.flush()
-
-
-def _read_piped_line(out: TextIO) -> str:
-    line = sys.stdin.readline()
-    if not line:
-        raise EOFError
-    out.write(f"{PROMPT}{line.rstrip()}\n")
-    return line
+        console.write(shell.handle(line))
