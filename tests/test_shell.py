@@ -19,7 +19,7 @@ from slack_harness import fixed_clock
 from bot.settings import Settings
 from bot.shell.fake_slack import SlackRecorder
 from bot.shell.logs import logs_in_file
-from bot.shell.repl import SHELL_TOKEN, Shell, main
+from bot.shell.repl import NO_ANSWER, SHELL_TOKEN, Shell, main
 from bot.slack.client import make_web_client
 from bot.store import Store
 from bot.wiring.root import build_services
@@ -101,11 +101,44 @@ def test_emoji_show_as_characters_and_channels_by_name(shell):
     assert "C0RESEARCH" not in home
 
 
-def test_help_and_unknown_input(shell):
-    assert "/paper WORDS" in shell.handle("help")
-    assert "I only understand" in shell.handle("hello there")
+def test_help_and_a_message_paperbot_does_not_answer_list_every_command(shell):
+    help_text = shell.handle("help")
+    no_answer = shell.handle("hello there")
+    assert no_answer == NO_ANSWER
+    commands = ["/paper WORDS", "@paperbot WORDS", "@paperbot more", "/paper saved", "NUMBER"]
+    commands += ["save N", "more", "related TEXT", "home", "help", "quit"]
+    listed = " ".join(no_answer.split())
+    for command in commands:
+        assert f"  {command} " in help_text
+        assert f" {command}," in listed or f" {command}." in listed
     assert shell.handle("   ") == ""
-    assert "I only understand" in shell.handle("\u00b2")
+    assert shell.handle("\u00b2") == NO_ANSWER
+
+
+def test_a_pasted_openreview_link_unfurls_as_in_a_channel(shell):
+    shown = shell.handle("look at https://openreview.net/forum?id=7ANDviElAo, it is good")
+    assert shown.startswith(
+        f"--- paperbot's preview of https://openreview.net/forum?id=7ANDviElAo ---\n{MOG_TITLE}"
+    )
+    assert shown.endswith("[1] Abstract   [2] Save\n")
+    [unfurl] = [call for call in shell.recorder.calls if call.method == "chat.unfurl"]
+    assert list(unfurl.unfurls) == ["https://openreview.net/forum?id=7ANDviElAo"]
+    assert "The source code is available" in shell.handle("1")
+    assert shell.handle("see https://example.com/forum?id=7ANDviElAo") == NO_ANSWER
+
+
+def test_related_stands_for_the_message_shortcut(shell):
+    shown = shell.handle("related sparsifying graphs with a mixture of experts")
+    assert "--- paperbot, only visible to you ---\nPapers related to this message" in shown
+    assert f"1. {MOG_TITLE}" in shown
+
+
+def test_more_pages_on_the_last_answer_or_the_thread(shell):
+    assert "There is no next page to show" in shell.handle("more")
+    shell.handle("/paper graph")
+    assert "Papers for “graph” (6\u201310 of 10)" in shell.handle("more")
+    shell.handle("@paperbot diffusion models")
+    assert "(4\u20136)" in shell.handle("more")
 
 
 def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, monkeypatch):
@@ -144,8 +177,8 @@ def test_typed_input_ends_cleanly_on_eof(settings, monkeypatch):
 
 
 def test_only_the_whole_words_paper_and_paperbot_are_commands(shell):
-    assert "I only understand" in shell.handle("/papers graph")
-    assert "I only understand" in shell.handle("@paperbotty graph")
+    assert shell.handle("/papers graph") == NO_ANSWER
+    assert shell.handle("@paperbotty graph") == NO_ANSWER
     assert "in the thread" in shell.handle("@PaperBot graph")
 
 

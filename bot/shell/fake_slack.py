@@ -80,6 +80,11 @@ class RecordedCall:
     def text(self) -> str:
         return str(self.args.get("text") or "")
 
+    @property
+    def unfurls(self) -> dict[str, dict[str, Any]]:
+        """A ``chat.unfurl`` call's preview per link."""
+        return dict(_decoded(self.args.get("unfurls") or {}))
+
 
 class SlackRecorder:
     """A threaded HTTP server pretending to be ``https://slack.com/api/``.

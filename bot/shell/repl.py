@@ -10,13 +10,16 @@ is printed. So the shell and Slack cannot disagree about what the bot says.
 from __future__ import annotations
 
 import contextlib
+import re
 import secrets
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
@@ -25,9 +28,10 @@ from bot.arguments import ArgumentParser
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CorpusError
+from bot.papers.openreview import OPENREVIEW_HOSTS
 from bot.render import papers as render_papers
-from bot.render.mrkdwn import escape_mrkdwn, terminal_text
-from bot.render.terminal import render
+from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
+from bot.render.terminal import WIDTH, render
 from bot.settings import Settings
 from bot.shell.console import PROMPT, Console
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
@@ -42,34 +46,75 @@ BOT_NAME = "@paperbot"
 
 COMMAND = "/paper"
 EXAMPLE = f"{COMMAND} graph sparsification"
-_HELP_LINES = (
+RELATED = "related"
+MORE = "more"
+_TYPED = (
     (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
     (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
     (f"{BOT_NAME} more", "the next results, in the current thread"),
     (BOT_NAME, "papers related to the current thread's first message"),
+    (f"{COMMAND} saved", "your reading list"),
+)
+_MESSAGE = ("any other text", "a message in #research: an OpenReview link in it gets a preview")
+_GESTURES = (
     ("NUMBER", "press the button with that number on the last answer"),
     ("save N", "save paper N of the last answer to your reading list"),
-    (f"{COMMAND} saved", "your reading list"),
+    (MORE, "the next page of the last answer: its Next button, or the thread's next results"),
+    (f"{RELATED} TEXT", "the message shortcut Find related papers, on a message saying TEXT"),
     ("home", "your App Home tab: the reading list and the daily-paper channels"),
     ("help", "this text"),
     ("quit", "leave (Ctrl-D works too)"),
 )
-HELP = "Type what you would type in Slack:\n" + "".join(
-    f"  {usage:<18}{what}\n" for usage, what in _HELP_LINES
+"""Shell-only words: each stands for a gesture Slack has no typed form for."""
+
+
+def _lines(usages: Sequence[tuple[str, str]]) -> str:
+    return "".join(f"  {usage:<18}{what}\n" for usage, what in usages)
+
+
+HELP = (
+    "Type what you would type in Slack:\n"
+    + _lines((*_TYPED, _MESSAGE))
+    + "and these for what you would click:\n"
+    + _lines(_GESTURES)
 )
+NO_ANSWER = (
+    textwrap.fill(
+        f"paperbot does not answer that message: in a channel it answers {COMMAND}, "
+        f"{BOT_NAME} and OpenReview links. The shell understands "
+        + ", ".join(usage for usage, _ in (*_TYPED, *_GESTURES))
+        + ".",
+        WIDTH,
+    )
+    + "\n"
+)
+_URL = re.compile(r"https?://[^\s<>]+")
+_URL_END = ".,;:!?)]}'\""
+"""Punctuation after a URL that Slack leaves out of the link, as a reader would."""
+_WIRE_LINK = re.compile(r"<(https?://[^<>|]+)>")
+_NOTHING_SHOWN = "(no answer)\n"
 
 
 @dataclass(frozen=True)
-class _Shown:
-    """A button on a message the shell printed, with where that message lives."""
+class _Place:
+    """Where a message the shell printed lives, as a click on it tells Slack."""
 
-    button: dict[str, Any]
-    block_id: str
     message_ts: str
     is_ephemeral: bool
     channel_id: str
     view: dict[str, Any] | None = None
-    """The App Home or modal the button is in, for a click from a view."""
+    """The App Home or modal the message is, for a click from a view."""
+    unfurl_url: str | None = None
+    """The link whose preview card it is, for a click in a preview."""
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A button on a message the shell printed."""
+
+    button: dict[str, Any]
+    block_id: str
+    place: _Place
 
 
 class Shell:
@@ -127,20 +172,24 @@ class Shell:
             return self.press(number)
         if line.lower() == "home":
             return self.home()
+        if line.lower() == MORE:
+            return self.more()
         word, _, rest = line.partition(" ")
         if word.lower() == "save" and (number := ascii_count(rest.strip())) is not None:
             return self.save(number)
+        if word.lower() == RELATED and rest.strip():
+            return self.related(rest.strip())
         if word == COMMAND:
             return self.slash_command(rest.strip())
         if word.lower() == BOT_NAME:
             return self.mention(rest.strip())
-        return f"I only understand {COMMAND}, {BOT_NAME}, a button number or help.\n"
+        return self.message(line)
 
     def slash_command(self, text: str) -> str:
         fields = payloads.slash_command(
             self.workspace, escape_mrkdwn(text), self.recorder.response_url()
         )
-        return self._exchange(*payloads.form_body(fields))
+        return self._exchange(payloads.form_body(fields))
 
     def mention(self, text: str) -> str:
         """A mention: ``more`` and a bare mention continue the current thread."""
@@ -152,13 +201,46 @@ class Shell:
         )
         self._thread_ts = thread_ts or posted["ts"]
         event = payloads.app_mention(self.workspace, wire, posted["ts"], thread_ts=thread_ts)
-        return self._exchange(*payloads.json_body(payloads.event_callback(self.workspace, event)))
+        return self._exchange(payloads.json_body(payloads.event_callback(self.workspace, event)))
+
+    def message(self, text: str) -> str:
+        """A message posted in #research, as Slack delivers it: the ``message`` event, and a
+        ``link_shared`` event for its links in the app's unfurl domains (OpenReview's)."""
+        wire = _wire_text(text)
+        posted = self.recorder.add_message(
+            self.workspace.channel_id, wire, user=self.workspace.user_id
+        )
+        event = payloads.channel_message(self.workspace, wire, posted["ts"])
+        requests = [payloads.json_body(payloads.event_callback(self.workspace, event))]
+        links = [link for link in _WIRE_LINK.findall(wire) if _unfurls_here(link)]
+        if links:
+            shared = payloads.link_shared(self.workspace, links, posted["ts"])
+            requests.append(payloads.json_body(payloads.event_callback(self.workspace, shared)))
+        shown = self._exchange(*requests)
+        return NO_ANSWER if shown == _NOTHING_SHOWN else shown
+
+    def related(self, text: str) -> str:
+        """**Find related papers** chosen on a message saying ``text`` in #research."""
+        posted = self.recorder.add_message(
+            self.workspace.channel_id, _wire_text(text), user=self.workspace.user_id
+        )
+        payload = payloads.message_action(self.workspace, posted, self.recorder.response_url())
+        return self._exchange(payloads.interactive_body(payload))
+
+    def more(self) -> str:
+        """The last answer's **Next** button; after a thread reply, the thread's next results."""
+        for number, shown in self._buttons.items():
+            if shown.button["action_id"] == render_papers.ACTION_NEXT_PAGE:
+                return self.press(number)
+        if self._thread_ts is not None:
+            return self.mention(MORE)
+        return f"There is no next page to show: the last answer has none. Try `{EXAMPLE}`.\n"
 
     def home(self) -> str:
         """Open the App Home tab, as clicking the bot's name and then *Home* does."""
         event = payloads.app_home_opened(self.workspace)
         body = payloads.json_body(payloads.event_callback(self.workspace, event))
-        return self._exchange(*body, show_home=True)
+        return self._exchange(body, show_home=True)
 
     def save(self, number: int) -> str:
         """Press **Save** on the ``number``-th paper of the last answer."""
@@ -177,34 +259,38 @@ class Shell:
         shown = self._buttons.get(number)
         if shown is None:
             return f"There is no button {number} on the last answer.\n"
-        if shown.view is not None:
+        place = shown.place
+        if place.view is not None:
             payload = payloads.view_block_actions(
-                self.workspace, shown.button, shown.block_id, shown.view
+                self.workspace, shown.button, shown.block_id, place.view
             )
-            return self._exchange(*payloads.interactive_body(payload), show_home=True)
+            return self._exchange(payloads.interactive_body(payload), show_home=True)
         payload = payloads.block_actions(
             self.workspace,
             shown.button,
             shown.block_id,
             self.recorder.response_url(),
-            message_ts=shown.message_ts,
-            is_ephemeral=shown.is_ephemeral,
-            channel_id=shown.channel_id,
+            message_ts=place.message_ts,
+            is_ephemeral=place.is_ephemeral,
+            channel_id=place.channel_id,
+            unfurl_url=place.unfurl_url,
         )
-        return self._exchange(*payloads.interactive_body(payload))
+        return self._exchange(payloads.interactive_body(payload))
 
     # Slack's side
 
-    def _exchange(self, body: str, content_type: str, *, show_home: bool = False) -> str:
-        """Dispatch one request; print what the app sent. The App Home is redrawn after
-        every **Save** too, but shown only when the person is looking at it."""
+    def _exchange(self, *requests: tuple[str, str], show_home: bool = False) -> str:
+        """Dispatch the requests Slack would send for one gesture, each a body and its content
+        type; print what the app sent. The App Home is redrawn after every **Save** too, but
+        shown only when the person is looking at it."""
         since = len(self.recorder.calls)
-        headers = payloads.signed_headers(self._secret, body, content_type)
-        response = self.app.dispatch(
-            BoltRequest(body=body, headers={k.lower(): v for k, v in headers.items()})
-        )
-        if response.status != 200:
-            return f"(the app answered HTTP {response.status}: {response.body})\n"
+        for body, content_type in requests:
+            headers = payloads.signed_headers(self._secret, body, content_type)
+            response = self.app.dispatch(
+                BoltRequest(body=body, headers={k.lower(): v for k, v in headers.items()})
+            )
+            if response.status != 200:
+                return f"(the app answered HTTP {response.status}: {response.body})\n"
         calls = self.recorder.calls[since:]
         self._shown_calls = since + len(calls)
         if not show_home:
@@ -220,26 +306,42 @@ class Shell:
             if call.method == "files.completeUploadExternal":
                 parts.extend(self._files(call))
                 continue
-            shown = self._describe(call)
-            if shown is None:
-                continue
-            heading, message_ts, ephemeral, channel = shown
-            in_view = call.args.get("view") if call.method.startswith("views.") else None
-            blocks = in_view["blocks"] if in_view else call.blocks
-            view = render(
-                blocks,
-                call.text,
-                first_number=len(self._buttons) + 1,
-                channel_names={self.workspace.channel_id: self.workspace.channel_name},
-            )
-            for choice in view.choices:
-                self._buttons[choice.number] = _Shown(
-                    choice.button, choice.block_id, message_ts, ephemeral, channel, in_view
+            for heading, blocks, fallback, place in self._messages(call):
+                view = render(
+                    blocks,
+                    fallback,
+                    first_number=len(self._buttons) + 1,
+                    channel_names={self.workspace.channel_id: self.workspace.channel_name},
                 )
-            parts.append(f"--- {heading} ---\n{view.text}\n")
+                for choice in view.choices:
+                    self._buttons[choice.number] = _Shown(choice.button, choice.block_id, place)
+                parts.append(f"--- {heading} ---\n{view.text}\n")
         if not parts:
-            return "(no answer)\n"
+            return _NOTHING_SHOWN
         return "\n".join(parts)
+
+    def _messages(self, call: RecordedCall) -> list[tuple[str, list[dict[str, Any]], str, _Place]]:
+        """Heading, blocks, fallback text and place of each message a call showed: a preview
+        card per link for ``chat.unfurl``, else at most one."""
+        if call.method == "chat.unfurl":
+            ts, channel = str(call.args.get("ts")), self.workspace.channel_id
+            return [
+                (
+                    f"paperbot's preview of {unescape_mrkdwn(link)}",
+                    unfurl.get("blocks") or [],
+                    "",
+                    _Place(ts, False, channel, unfurl_url=link),
+                )
+                for link, unfurl in call.unfurls.items()
+            ]
+        described = self._describe(call)
+        if described is None:
+            return []
+        heading, message_ts, ephemeral, channel = described
+        in_view = call.args.get("view") if call.method.startswith("views.") else None
+        blocks = in_view["blocks"] if in_view else call.blocks
+        place = _Place(message_ts, ephemeral, channel, in_view)
+        return [(heading, blocks, call.text, place)]
 
     def _files(self, call: RecordedCall) -> list[str]:
         """A file the app sent (the reading list's ``.bib``), shown with its content."""
@@ -270,6 +372,22 @@ class Shell:
         if call.method == "views.open":
             return "a window over Slack", "modal", False, channel
         return None
+
+
+def _wire_text(typed: str) -> str:
+    """A typed message as Slack sends it: ``& < >`` escaped, URLs in ``<…>``."""
+    return _URL.sub(_wire_link, escape_mrkdwn(typed))
+
+
+def _wire_link(match: re.Match[str]) -> str:
+    url = match[0].rstrip(_URL_END)
+    return f"<{url}>{match[0][len(url) :]}"
+
+
+def _unfurls_here(link: str) -> bool:
+    """Whether Slack sends ``link_shared`` for the link: the app's unfurl domain is
+    OpenReview's."""
+    return (urlsplit(unescape_mrkdwn(link)).hostname or "") in OPENREVIEW_HOSTS
 
 
 def _is_save(shown: _Shown) -> bool:

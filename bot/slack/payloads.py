@@ -138,6 +138,11 @@ def direct_message(workspace: Workspace, text: str, ts: str, **extra: Any) -> di
     return event
 
 
+def channel_message(workspace: Workspace, text: str, ts: str) -> dict[str, Any]:
+    """A ``message`` event for a message in the workspace's channel (``message.channels``)."""
+    return direct_message(workspace, text, ts, channel=workspace.channel_id, channel_type="channel")
+
+
 COMPOSER_CHANNEL = "COMPOSER"
 
 
