@@ -40,3 +40,16 @@ def test_bare_mention_reads_a_first_message_of_only_a_file_and_a_link_by_their_t
     bot.mention("", thread_ts=root["ts"])
     [reply] = bot.recorder.wait_for("chat.postMessage")
     assert MOG_TITLE in all_text(reply.blocks)
+
+
+def test_a_bare_mention_under_a_command_to_the_bot_finds_nothing_to_relate_to(bot):
+    """``@paperbot more`` with nothing to continue got its answer in a thread; a bare
+    mention there must not search for the word "more"."""
+    root = bot.recorder.add_message(
+        bot.workspace.channel_id, f"<@{bot.workspace.bot_user_id}> more"
+    )
+    bot.mention("", thread_ts=root["ts"])
+    [reply] = bot.recorder.wait_for("chat.postMessage")
+    assert all_text(reply.blocks) == (
+        "The thread's first message has no words to search for. Mention me with some."
+    )

@@ -86,6 +86,13 @@ def test_mentions_answer_in_a_thread_and_more_continues_it(shell):
     assert "related to this thread's first message" in related
 
 
+def test_more_with_no_earlier_search_opens_no_thread(shell):
+    assert "There is no earlier search here to continue" in shell.handle("@paperbot more")
+    bare = shell.handle("@paperbot")
+    assert "Mention me with some words" in bare
+    assert "Papers related" not in bare
+
+
 def test_typed_markup_is_shown_back_harmlessly(shell):
     assert "“<!channel> zzz9”" in shell.handle("/paper <!channel> zzz9")
     assert "“*bold* zzz9”" in shell.handle("/paper *bold* zzz9")

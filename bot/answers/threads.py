@@ -8,6 +8,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from bot.answers.paging import ResultPages, has_more
+from bot.answers.typed import Intent, parse_mention
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.render.replies import (
@@ -62,7 +63,8 @@ class ThreadReplies:
         """Papers related to a thread's first message (a bare mention inside a thread), as
         plain text (``message_text``: its words, file names and link titles)."""
         text = first_message[:THREAD_QUERY_CHARS]
-        if not text.strip():
+        if parse_mention(text, None).intent is not Intent.SEARCH:
+            # Empty, or a command such as ``@paperbot more``: nothing to find papers about.
             return thread_start_without_words_message()
         search = Remembered(text, RELATED)
         return self.page(search, channel_id, thread_ts, 0, about=RelatedTo.THREAD_START)

@@ -192,14 +192,17 @@ class Shell:
         return self._exchange(payloads.form_body(fields))
 
     def mention(self, text: str) -> str:
-        """A mention: ``more`` and a bare mention continue the current thread."""
-        continues = text.lower() in {"", "more"} and self._thread_ts is not None
-        thread_ts = self._thread_ts if continues else None
+        """A mention: ``more`` and a bare mention continue the current thread; a search
+        starts a new one (``more`` with no thread to continue starts none: there is nothing
+        in it to page on or to find related papers for)."""
+        follows_up = text.lower() in {"", MORE}
+        thread_ts = self._thread_ts if follows_up else None
         wire = f"<@{self.workspace.bot_user_id}> {escape_mrkdwn(text)}".strip()
         posted = self.recorder.add_message(
             self.workspace.channel_id, wire, user=self.workspace.user_id, thread_ts=thread_ts
         )
-        self._thread_ts = thread_ts or posted["ts"]
+        if not follows_up:
+            self._thread_ts = posted["ts"]
         event = payloads.app_mention(self.workspace, wire, posted["ts"], thread_ts=thread_ts)
         return self._exchange(payloads.json_body(payloads.event_callback(self.workspace, event)))
 
