@@ -285,16 +285,16 @@ def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
 def test_a_query_naming_an_author_gets_no_papers_for_being_near_its_vector(
     tmp_path: Path,
 ) -> None:
-    """The model knows topics, not names: near "papers by Lovelace" is any paper about
-    papers, while BM25's best already hold the author's own."""
-    by_name, by_topic = "papers by Lovelace", "papers on calculating engines"
+    """The model knows topics, not names: near "letters by Lovelace" is any paper about
+    letters, while BM25's best already hold the author's own."""
+    by_name, by_topic = "letters by Lovelace", "letters on calculating engines"
     papers = {
-        f"ADA{n}": (f"Engines {n}", f"Papers, papers, papers {n}.", _axis(0))
+        f"ADA{n}": (f"Engines {n}", f"Letters, letters, letters {n}.", _axis(0))
         for n in range(RERANK_DEPTH + 1)
     }
     # Each of these matches one word of the queries and is exactly what one of them means.
-    papers["NEAR_NAME"] = ("Notes", "A note on papers.", shared_embedder().embed(by_name))
-    papers["NEAR_TOPIC"] = ("Remarks", "A remark on papers.", shared_embedder().embed(by_topic))
+    papers["NEAR_NAME"] = ("Notes", "A note on letters.", shared_embedder().embed(by_name))
+    papers["NEAR_TOPIC"] = ("Remarks", "A remark on letters.", shared_embedder().embed(by_topic))
     index = _with_vectors(tmp_path, papers, {paper_id: ["Ada Lovelace"] for paper_id in papers})
 
     assert index.search(by_topic, limit=1).hits[0].paper.id == "NEAR_TOPIC"
