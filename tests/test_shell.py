@@ -153,13 +153,14 @@ def test_piped_input_reads_like_a_transcript_and_ends_cleanly_on_eof(settings, m
     out = io.StringIO()
     assert main([], settings, out=out) == 0
     text = out.getvalue()
+    # The start-up notes are wrapped at the shell's width, as messages are.
     assert text.startswith(
-        "paperbot shell: 76 papers from 4 seed files in seeds/ (76 matched the ICLR 2025 "
+        "paperbot shell: 76 papers from 4 seed files in seeds/ (76 matched the ICLR 2025\n"
         "catalogue). Type help.\n"
     )
     hint = (
         "Type help.\nOnly the 76 seed papers are searched here; all 3,706 accepted ICLR 2025 "
-        "papers are one setting away: `PAPERBOT_CORPUS=catalogue`.\nThe bot's log: "
+        "papers are one\nsetting away: `PAPERBOT_CORPUS=catalogue`.\nThe bot's log:"
     )
     assert hint in text
     assert "you> /paper graph sparsification\n--- paperbot, only visible to you ---" in text

@@ -17,6 +17,9 @@ from pathlib import Path
 
 from project import PROJECT_ROOT
 
+from bot.render.terminal import WIDTH
+from bot.shell.console import PROMPT
+
 DEADLINE_SECONDS = 20
 _LOG_LINE = re.compile(r"\b(INFO|DEBUG) [\w.]+: ")
 
@@ -97,8 +100,11 @@ def test_no_log_line_reaches_the_terminal_and_a_post_leaves_a_fresh_prompt(tmp_p
     assert exit_code == 0
     assert _LOG_LINE.search(terminal.output) is None, terminal.output
     log_file = tmp_path / "state" / "paperbot" / "shell.log"
-    assert f"The bot's log: {log_file} (PAPERBOT_LOG_LEVEL=INFO shows it here too)" in (
-        terminal.output
+    assert f"The bot's log: {log_file} (PAPERBOT_LOG_LEVEL=INFO shows it here too)" in " ".join(
+        terminal.output.split()
     )
+    # The start-up notes are wrapped as messages are, never by the terminal inside a word.
+    start_up = terminal.output.split(PROMPT)[0].splitlines()
+    assert all(len(line) <= WIDTH or " " not in line.strip() for line in start_up), start_up
     log = log_file.read_text(encoding="utf-8")
     assert "INFO apscheduler" in log and "posted the paper of the day in C0RESEARCH" in log

@@ -55,6 +55,12 @@ def _emoji(text: str) -> str:
     return _EMOJI_CODE.sub(lambda match: EMOJI.get(match[1], match[0]), text)
 
 
+def paragraph(text: str) -> str:
+    """Plain text outside any message (the shell's start-up notes), wrapped as a message's
+    lines are: a terminal would otherwise break it inside a word or a setting's name."""
+    return "\n".join(_wrap(text))
+
+
 def _wrap(text: str, indent: str = "") -> list[str]:
     """Lines of at most ``WIDTH`` characters, broken only at spaces: a URL cut in two could
     not be clicked or copied, so a longer word runs over."""

@@ -31,7 +31,7 @@ from bot.papers.corpus import CorpusError
 from bot.papers.openreview import OPENREVIEW_HOSTS
 from bot.render import papers as render_papers
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
-from bot.render.terminal import WIDTH, render
+from bot.render.terminal import WIDTH, paragraph, render
 from bot.settings import Settings
 from bot.shell.console import PROMPT, Console
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
@@ -421,10 +421,10 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
         if args.once is not None:
             out.write(f"{PROMPT}{args.once}\n{shell.handle(args.once)}")
             return 0
-        out.write(f"paperbot shell: {services.corpus.description}. Type help.\n")
+        out.write(paragraph(f"paperbot shell: {services.corpus.description}. Type help.") + "\n")
         if services.answers.wider_corpus:
-            out.write(terminal_text(services.answers.wider_corpus) + "\n")
-        out.write(f"{log_note}\n")
+            out.write(paragraph(terminal_text(services.answers.wider_corpus)) + "\n")
+        out.write(paragraph(log_note) + "\n")
         console = stack.enter_context(Console(out))
         scheduler = _local_scheduler(shell, services, settings, console)
         if scheduler is not None:
