@@ -11,6 +11,7 @@ is the schema, ``migrations`` upgrades it, ``expiry`` forgets what no request ne
 the values they name, from here.
 """
 
+from bot.store.database import UNAVAILABLE
 from bot.store.facade import Store
 from bot.store.records import (
     POSTED,
@@ -27,6 +28,7 @@ __all__ = [
     "POSTING",
     "RELATED",
     "SEARCH",
+    "UNAVAILABLE",
     "DigestClaim",
     "Remembered",
     "Store",

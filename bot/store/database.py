@@ -19,7 +19,14 @@ from typing import Any
 from sqlalchemy import Table, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from bot.clock import Clock
 from bot.settings import StartupError
@@ -32,6 +39,18 @@ log = logging.getLogger(__package__)
 
 class StoreError(StartupError, RuntimeError):
     """The database cannot be used as is: unreachable, refused, or written by a newer bot."""
+
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    StoreError,
+    OperationalError,
+    InterfaceError,
+    PoolTimeoutError,
+)
+"""What a store operation raises while the database cannot be used for now (stopped,
+unreachable, locked by another process, full, no pooled connection free): a caller that can
+try again later catches these, without importing SQLAlchemy; a bug in a statement is none
+of them and still surfaces."""
 
 
 class Database:
