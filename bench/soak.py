@@ -11,11 +11,12 @@ App Home opens, each from its own pretend person so every answer can be traced t
 A request is *acked* when the bot answered its HTTP request with 200 within Slack's 3 s,
 *answered* when a reply to it reached the fake Slack (a ``response_url`` post, a thread reply,
 an ephemeral message, a link preview or a published Home tab), and *lost* when it was acked
-but never answered; a request turned away with a message in the ack counts as turned away,
-not lost. Latencies run from the moment a request was due, so a slow bot cannot hide queueing
-by slowing the sender. The bot's threads, open file descriptors and resident memory are read
-from ``/proc`` at the start, middle and end; the run ends with SIGTERM and reports how the
-bot stopped.
+but never answered; a request whose ack or first answer was the busy sentence counts as
+turned away, not lost (a preview or a Home tab turned away is told nothing, so it counts as
+lost; the bot's log lines say how many of each kind it turned away). Latencies run from the
+moment a request was due, so a slow bot cannot hide queueing by slowing the sender. The
+bot's threads, open file descriptors and resident memory are read from ``/proc`` at the
+start, middle and end; the run ends with SIGTERM and reports how the bot stopped.
 
 Run by hand from the repository root (never by the tests):
 ``python bench/soak.py [--seconds 180] [--rate 20]`` writes ``bench/results/soak.md``.
@@ -29,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -56,6 +58,7 @@ from bot.shell.fake_slack import RESPONSE_URL  # noqa: E402
 from bot.slack import payloads  # noqa: E402
 
 SECRET = "soak-signing-secret"
+BUSY_TEXT = render_papers.busy_message().as_kwargs()["text"]
 ACK_LIMIT_SECONDS = 3.0
 """Slack's deadline for an ack."""
 HTTP_TIMEOUT_SECONDS = 10.0
@@ -94,7 +97,8 @@ class FailingSlack(FaultySlackRecorder):
         self._hang_seconds = hang_seconds
         self._armed = False
         self._landing_lock = threading.Lock()
-        self.landed: dict[str, float] = {}
+        self.landed: dict[str, tuple[float, str]] = {}
+        """Per answer key, when the first successful call under it arrived and its text."""
         self.faults: Counter[str] = Counter()
 
     def arm(self) -> None:
@@ -109,7 +113,7 @@ class FailingSlack(FaultySlackRecorder):
             now = time.monotonic()
             with self._landing_lock:
                 for key in _answer_keys(method, args, response_id):
-                    self.landed.setdefault(key, now)
+                    self.landed.setdefault(key, (now, str(args.get("text") or "")))
         if hang:
             self.faults["hang"] += 1
             time.sleep(self._hang_seconds)
@@ -372,12 +376,16 @@ def wait_for_answers(slack: FailingSlack, requests: list[Request], limit: float)
 
 
 def settle(slack: FailingSlack, requests: list[Request]) -> None:
+    """Note when each request was first answered, and whether that answer was the busy
+    sentence (a click or a mention turned away is told so after its ack)."""
     with slack._landing_lock:
         landed = dict(slack.landed)
     for request in requests:
-        times = [landed[key] for key in request.keys if key in landed]
-        if times:
-            request.answered_after = min(times) - request.due
+        answers = sorted(landed[key] for key in request.keys if key in landed)
+        if answers:
+            first_at, first_text = answers[0]
+            request.answered_after = first_at - request.due
+            request.turned_away = request.turned_away or first_text == BUSY_TEXT
 
 
 def stop(process: subprocess.Popen, log: Path) -> dict[str, Any]:
@@ -426,6 +434,11 @@ def table(requests: list[Request]) -> list[str]:
             f"| {percentile(waits, 0.5)} / {percentile(waits, 0.99)} |"
         )
     return lines
+
+
+def _turned_away_in_log(log: str) -> str:
+    kinds = Counter(re.findall(r"turned an? (.+?) away", log))
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "nothing"
 
 
 def _commit() -> str:
@@ -489,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
             settle(slack, requests)
         finally:
             stopped = stop(process, folder / "bot.log") if process.poll() is None else None
+            log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     report = [
         "# Soak (`python bench/soak.py`)",
         "",
@@ -500,8 +514,12 @@ def main(argv: list[str] | None = None) -> int:
         f"seed {args.seed}. {args.note}".rstrip(),
         "",
         "Acked: HTTP 200 from the bot (on time: within Slack's 3 s). Turned away: the ack "
-        "carried a message. Answered: a reply reached Slack. Lost: acked, not turned away, "
-        "never answered. Latencies count from when each request was due.",
+        "or the first answer was the busy sentence. Answered: another reply reached Slack. "
+        "Lost: acked, not turned away, never answered (previews and Home tabs turned away "
+        "are told nothing, so they count here). Latencies count from when each request was "
+        "due.",
+        "",
+        f"The bot's log says it turned away: {_turned_away_in_log(log)}.",
         "",
         *table(requests),
         "",
