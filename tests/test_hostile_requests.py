@@ -15,6 +15,7 @@ import socket
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -26,8 +27,10 @@ from bot.render import home as render_home
 from bot.render import papers as render
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
+from bot.slack.shapes import misshapen
 
 MARKER = "hostile-marker-7f3a"
+PAPER_ID = "7ANDviElAo"
 
 
 def _raw_post(bot: LiveBot, body: bytes, headers: dict[str, str]) -> Reply:
@@ -88,13 +91,31 @@ def test_an_unsigned_request_is_refused_and_its_body_never_logged(bot, caplog):
             b"payload=%7B%22type%22%3A%22block_actions%22%2C%22actions%22%3A%5Bnull%5D%7D",
             payloads.FORM,
             None,
-            "actions are not a list of objects",
+            "actions[0] is not an object",
         ),
         (
             b"payload=%7B%22type%22%3A+%22block_actions%22%2C+%22view%22%3A+null%7D",
             payloads.FORM,
             None,
             "view is not an object",
+        ),
+        (
+            b"payload=%7B%22type%22%3A%22block_actions%22%2C%22actions%22%3A%5B%5D%7D",
+            payloads.FORM,
+            None,
+            "actions is an empty list",
+        ),
+        (
+            b"payload=%7B%22type%22%3A%22block_actions%22%2C%22user%22%3A0%7D",
+            payloads.FORM,
+            None,
+            "user is not null or text or an object",
+        ),
+        (
+            b'{"type": "event_callback", "event": {"type": "app_mention", "channel": 0}}',
+            payloads.JSON,
+            None,
+            "event.channel is not text",
         ),
     ],
 )
@@ -223,7 +244,8 @@ def _shaped(bot: LiveBot, draw: st.DrawFn) -> tuple[bytes, str]:
 
 
 def _drawn(bot: LiveBot, draw: st.DrawFn) -> tuple[bytes | str, str]:
-    kind = draw(st.sampled_from(("command", "mention", "click", "event", "interactive", "raw")))
+    kinds = ("command", "mention", "click", "event", "interactive", "raw", "swapped")
+    kind = draw(st.sampled_from(kinds))
     if kind == "raw":
         prefix = draw(st.sampled_from((b"command=%2Fpaper&text=", b"payload=", b"{", b"")))
         return prefix + draw(st.binary(max_size=40)), draw(
@@ -236,11 +258,71 @@ def _drawn(bot: LiveBot, draw: st.DrawFn) -> tuple[bytes | str, str]:
     if kind == "click":
         value = draw(st.one_of(hostile_text, st.sampled_from(("q:5:abc", "p:0:x", "s:²:x"))))
         return _click(bot, draw(st.sampled_from(_ACTION_IDS)), value, draw(st.booleans()))
+    if kind == "swapped":
+        return _swapped(bot, draw)
     shape = draw(st.dictionaries(st.text(max_size=8), json_values, max_size=4))
     if kind == "event":
         envelope = payloads.event_callback(bot.workspace, {"type": "app_mention", **shape})
         return payloads.json_body(envelope)
     return payloads.interactive_body({"type": "block_actions", **shape})
+
+
+_SWAPS = (None, 0, True, "", "x", [], [0], {}, [{}])
+"""What a field of a real payload is swapped for: every JSON type, empty and not."""
+
+
+def _real_payloads(bot: LiveBot) -> list[tuple[dict[str, Any], bool]]:
+    """One payload of every shape Slack sends the bot, and whether it travels as JSON."""
+    workspace = bot.workspace
+    button = {
+        "type": "button",
+        "action_id": render.ACTION_SAVE,
+        "text": {"type": "plain_text", "text": "x"},
+        "value": PAPER_ID,
+    }
+    message = {"type": "message", "user": "U0OTHER", "text": "graphs", "ts": "1700000000.000001"}
+    url = bot.recorder.response_url()
+    ts = "1700000001.000001"
+    events = (
+        payloads.app_mention(workspace, "<@UPAPERBOT> graphs", ts, thread_ts=ts),
+        payloads.direct_message(workspace, "graphs", ts),
+        payloads.link_shared(workspace, [f"https://openreview.net/forum?id={PAPER_ID}"], ts),
+        payloads.app_home_opened(workspace),
+    )
+    interactions = (
+        payloads.block_actions(workspace, button, "b", url, message_ts=ts, is_ephemeral=False),
+        payloads.view_block_actions(workspace, button, "b", {"type": "home", "blocks": []}),
+        payloads.message_action(workspace, message, url),
+    )
+    return [
+        *((payloads.event_callback(workspace, event), True) for event in events),
+        *((interaction, False) for interaction in interactions),
+        (payloads.url_verification("challenge"), True),
+    ]
+
+
+def _key_paths(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    children = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, child in children:
+        yield (*path, key)
+        if isinstance(child, dict | list):
+            yield from _key_paths(child, (*path, key))
+
+
+def _swapped(bot: LiveBot, draw: st.DrawFn) -> tuple[str, str]:
+    """A real payload with one field, at any depth, of another JSON type."""
+    payload, as_json = draw(st.sampled_from(_real_payloads(bot)))
+    *parents, key = draw(st.sampled_from(list(_key_paths(payload))))
+    node = payload
+    for parent in parents:
+        node = node[parent]
+    node[key] = draw(st.sampled_from(_SWAPS))
+    return payloads.json_body(payload) if as_json else payloads.interactive_body(payload)
+
+
+@st.composite
+def swapped_requests(draw: st.DrawFn, bot: LiveBot) -> tuple[str, str]:
+    return _swapped(bot, draw)
 
 
 @st.composite
@@ -280,6 +362,31 @@ def test_random_signed_payloads_never_500_and_never_post_a_foreign_mention_or_li
     exchange()
 
 
+def test_real_payloads_with_a_field_of_another_type_are_never_a_500(module_bot):
+    """Every field Bolt or a listener reads, swapped for another JSON type, is a 4xx (or
+    acked, where nothing reads it as anything in particular)."""
+    bot = module_bot
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.data())
+    def post(data: st.DataObject) -> None:
+        body, content_type = data.draw(swapped_requests(bot))
+        reply = bot.signed_post(body, content_type)
+        assert reply.status < 500, (reply.status, body[:300])
+
+    post()
+    bot.drain()
+
+
+def test_what_slack_really_sends_passes_the_gate(module_bot):
+    """Org-wide installs send ``"team": null`` and ``"enterprise": null``; App Home clicks
+    have no channel; none of it is refused."""
+    for payload, _ in _real_payloads(module_bot):
+        assert misshapen(payload) is None, payload
+        assert misshapen({**payload, "team": None, "enterprise": None}) is None, payload
+        assert misshapen({**payload, "enterprise": {"id": "E0ORG", "name": "org"}}) is None
+
+
 @pytest.mark.parametrize("value", ["q:\u00b2:abcdef", "q:\u0663:abcdef", "p:\u00b9:7ANDviElAo"])
 def test_forged_page_values_with_non_ascii_digits_are_ignored_not_apologised_for(bot, value):
     reply = bot.signed_post(*_click(bot, render.PAGE_ACTIONS[0], value, True))
@@ -288,9 +395,6 @@ def test_forged_page_values_with_non_ascii_digits_are_ignored_not_apologised_for
     [answer] = bot.recorder.calls_to(RESPONSE_URL)
     assert "went wrong" not in all_text(answer.blocks)
     assert "expired" in all_text(answer.blocks)
-
-
-PAPER_ID = "7ANDviElAo"
 
 
 def test_a_save_whose_page_does_not_decode_still_saves(bot):

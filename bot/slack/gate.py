@@ -3,11 +3,12 @@
 Anyone can POST to ``/slack/events``. The body is capped (waitress refuses anything over
 ``MAX_BODY_BYTES`` with a 413 before the app sees it; Slack's payloads are a few kilobytes),
 and a body Bolt could not parse — not UTF-8, a timestamp that is not a number, a ``payload=``
-or JSON body that is not a JSON object, or one whose ``view``, ``event`` or ``actions`` is not
-the object Bolt takes it for — is answered 400 with one log line, where Bolt would raise and
-answer 500 with a traceback. Request bodies are never logged, at any level: Bolt
-writes the whole body into its log when a signature is wrong (a 200 MB line for a 200 MB
-POST), and ``BodylessLogs`` rewrites those records.
+or JSON body that is not a JSON object, or one with a field that is not what Bolt or a
+listener reads it as (``bot.slack.shapes``: ``"actions": []``, ``"user": 0``) — is answered
+400 with one log line, where Bolt would raise and answer 500 with a traceback. Request
+bodies are never logged, at any level: Bolt writes the whole body into its log when a
+signature is wrong (a 200 MB line for a 200 MB POST), and ``BodylessLogs`` rewrites those
+records.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import json
 import logging
 from collections.abc import Mapping
 from urllib.parse import parse_qs
+
+from bot.slack.shapes import misshapen
 
 MAX_BODY_BYTES = 1 << 20
 """1 MiB: Slack's largest payloads (a view submission) are far below it."""
@@ -50,7 +53,7 @@ def malformed(body: bytes, headers: Mapping[str, str]) -> str | None:
         envelope = _object(text)
         if envelope is None:
             return "the JSON body is not a JSON object"
-        return _misshapen(envelope)
+        return misshapen(envelope)
     try:
         fields = parse_qs(text, keep_blank_values=True, errors="strict")
     except UnicodeDecodeError:
@@ -59,7 +62,7 @@ def malformed(body: bytes, headers: Mapping[str, str]) -> str | None:
         payload = _object(field)
         if payload is None:
             return "the payload field is not a JSON object"
-        if problem := _misshapen(payload):
+        if problem := misshapen(payload):
             return problem
     return None
 
@@ -70,22 +73,6 @@ def _object(text: str) -> dict[str, object] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
-
-
-def _misshapen(body: dict[str, object]) -> str | None:
-    """What Bolt reads as an object without checking, when it is not one: its warning about
-    a request no listener takes calls ``.get`` on ``view``, the first of ``actions`` and
-    ``event``, and a 500 would follow (``"view": null``, a payload Slack never sends)."""
-    actions = body.get("actions")
-    if "view" in body and not isinstance(body["view"], dict):
-        return "the payload's view is not an object"
-    if "event" in body and not isinstance(body["event"], dict):
-        return "the event is not an object"
-    if "actions" in body and not (
-        isinstance(actions, list) and all(isinstance(a, dict) for a in actions)
-    ):
-        return "the payload's actions are not a list of objects"
-    return None
 
 
 class BodylessLogs(logging.Filter):
