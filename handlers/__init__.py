@@ -18,19 +18,18 @@ it returns, on the app's pool. No ranking, no SQL and no Block Kit literals live
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from slack_bolt import App
 
 from bot.answers import Answers
+from bot.slack.work import Admit
 from handlers import actions, commands, errors, events, shortcuts
 
 
-def register_all(app: App, answers: Answers, busy: Callable[[], bool]) -> None:
-    """``busy`` says whether the pool that runs the work is full (commands are then turned
-    away with a message)."""
-    commands.register(app, answers, busy)
-    events.register(app, answers)
-    actions.register(app, answers)
-    shortcuts.register(app, answers)
+def register_all(app: App, answers: Answers, admit: Admit) -> None:
+    """``admit`` is how each ack asks the pool that runs the work to take it
+    (``handlers.overload`` says what each kind answers when it is turned away)."""
+    commands.register(app, answers, admit)
+    events.register(app, answers, admit)
+    actions.register(app, answers, admit)
+    shortcuts.register(app, answers, admit)
     app.error(errors.log_unhandled)

@@ -33,7 +33,9 @@ from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import publish_home
-from handlers.errors import acknowledge, answering_failures, logging_failures
+from bot.slack.work import Admit
+from handlers.errors import answering_failures, logging_failures
+from handlers.overload import acknowledge_click
 from handlers.viewer import viewer_of
 
 
@@ -119,7 +121,8 @@ def share(
         client.chat_postMessage(channel=channel, **message.as_kwargs())
 
 
-def register(app: App, answers: Answers) -> None:
+def register(app: App, answers: Answers, admit: Admit) -> None:
+    acknowledge = partial(acknowledge_click, admit)
     app.action(render.ACTION_ABSTRACT)(ack=acknowledge, lazy=[partial(show_abstract, answers)])
     for action_id in render.PAGE_ACTIONS:
         app.action(action_id)(ack=acknowledge, lazy=[partial(show_page, answers)])

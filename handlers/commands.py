@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from slack_bolt import Ack, App, BoltContext, Respond
+from slack_bolt import Ack, App, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers, Viewer
@@ -15,37 +14,29 @@ from bot.answers.typed import Intent, parse_command
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import send_file_to_user
+from bot.slack.work import Admit
 from handlers.errors import answering_failures
 from handlers.viewer import viewer_of
 
 COMMAND = "/paper"
-OVERLOADED = "paperbot_overloaded"
-"""Context key the ack sets when it turned the command away; Bolt copies the context the ack
-saw into the lazy listener, so the two agree on it."""
 
 
-def acknowledge_command(busy: Callable[[], bool], ack: Ack, context: BoltContext) -> None:
-    """Ack on the request's own thread; when every worker is taken and the queue is full,
-    the ack itself tells the person to try again, rather than leaving them to time out."""
-    if busy():
-        context[OVERLOADED] = True
+def acknowledge_command(admit: Admit, ack: Ack) -> None:
+    """Ack on the request's own thread; when the answer could not come in time, the ack
+    itself tells the person to try again (the pool then never runs ``paper_command``)."""
+    if admit(COMMAND, None):
+        ack()
+    else:
         ack(**render.busy_message().as_kwargs())
-        return
-    ack()
 
 
 def paper_command(
     answers: Answers,
     command: dict[str, Any],
     client: WebClient,
-    context: BoltContext,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
-    if context.get(OVERLOADED):
-        logger.warning("turned /paper away: every worker is busy and the queue is full")
-        return
-
     def tell(message: Message) -> None:
         respond(response_type="ephemeral", **message.as_kwargs())
 
@@ -68,7 +59,7 @@ def export_reading_list(answers: Answers, client: WebClient, viewer: Viewer) -> 
     return render.export_sent_message(export.count)
 
 
-def register(app: App, answers: Answers, busy: Callable[[], bool]) -> None:
+def register(app: App, answers: Answers, admit: Admit) -> None:
     app.command(COMMAND)(
-        ack=partial(acknowledge_command, busy), lazy=[partial(paper_command, answers)]
+        ack=partial(acknowledge_command, admit), lazy=[partial(paper_command, answers)]
     )

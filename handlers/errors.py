@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-from slack_bolt import Ack
 from slack_sdk.errors import SlackApiError
 
 from bot.render import papers as render
@@ -50,13 +49,6 @@ def answering_failures(
     except Exception:
         logger.exception("failed to answer a Slack request")
         _tell_safely(tell, render.apology_message(), logger)
-
-
-def acknowledge(ack: Ack) -> None:
-    """The ack of every listener, on the request's own thread: nothing to wait for, so Slack
-    hears back at once however busy the workers are; the work runs afterwards as a lazy
-    listener on the app's pool."""
-    ack()
 
 
 def log_unhandled(error: Exception, logger: logging.Logger) -> None:

@@ -13,15 +13,20 @@ import logging
 from functools import partial
 from typing import Any
 
-from slack_bolt import App, BoltContext
+from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
 
 from bot.answers import DM_THREAD, Answers
 from bot.answers.typed import Intent, message_text, parse_mention
+from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import post_reply, publish_home
-from handlers.errors import acknowledge, answering_failures, logging_failures
+from bot.slack.work import Admit
+from handlers.errors import answering_failures, logging_failures
+from handlers.overload import HOME, IGNORED, MENTION, PREVIEW, acknowledge_quietly
 from handlers.viewer import viewer_of
+
+log = logging.getLogger(__name__)
 
 COMPOSER = "composer"
 """``link_shared`` from a message still being written: answered by ``unfurl_id``."""
@@ -59,7 +64,7 @@ def _reply(
         logger.info("ignoring a repeated delivery of event %s", body.get("event_id"))
         return
     in_thread = "thread_ts" in event
-    reply_ts = event.get("thread_ts") or (None if direct else event["ts"])
+    reply_ts = _reply_ts(event, direct=direct)
     thread_key = reply_ts or DM_THREAD
 
     def tell(message: Message) -> None:
@@ -105,11 +110,74 @@ def direct_message(
         _reply(answers, event, body, client, context, logger, direct=True)
 
 
-def register(app: App, answers: Answers) -> None:
-    app.event("app_mention")(ack=acknowledge, lazy=[partial(app_mention, answers)])
-    app.event("message")(ack=acknowledge, lazy=[partial(direct_message, answers)])
-    app.event("link_shared")(ack=acknowledge, lazy=[partial(unfurl_links, answers)])
-    app.event("app_home_opened")(ack=acknowledge, lazy=[partial(show_home, answers)])
+def register(app: App, answers: Answers, admit: Admit) -> None:
+    app.event("app_mention")(
+        ack=partial(acknowledge_mention, admit), lazy=[partial(app_mention, answers)]
+    )
+    app.event("message")(
+        ack=partial(acknowledge_message, admit), lazy=[partial(direct_message, answers)]
+    )
+    app.event("link_shared")(
+        ack=partial(acknowledge_quietly, PREVIEW, admit), lazy=[partial(unfurl_links, answers)]
+    )
+    app.event("app_home_opened")(
+        ack=partial(acknowledge_quietly, HOME, admit), lazy=[partial(show_home, answers)]
+    )
+
+
+def _reply_ts(event: dict[str, Any], *, direct: bool) -> str | None:
+    """Where the answer goes: the thread asked in, else a new thread under a mention; a
+    direct message outside a thread is answered in the conversation itself."""
+    return event.get("thread_ts") or (None if direct else event["ts"])
+
+
+def acknowledge_mention(
+    admit: Admit, ack: Ack, event: dict[str, Any], client: WebClient, context: BoltContext
+) -> None:
+    _admit_question(admit, event, client, context.bot_user_id, direct=False)
+    ack()
+
+
+def acknowledge_message(
+    admit: Admit, ack: Ack, event: dict[str, Any], client: WebClient, context: BoltContext
+) -> None:
+    """Only a person's direct message is a question; every other message is a no-op with a
+    lane of its own, so a busy channel never lengthens the questions' wait."""
+    if event.get("channel_type") == "im":
+        _admit_question(admit, event, client, context.bot_user_id, direct=True)
+    else:
+        admit(IGNORED, None)
+    ack()
+
+
+def _admit_question(
+    admit: Admit,
+    event: dict[str, Any],
+    client: WebClient,
+    bot_user_id: str | None,
+    *,
+    direct: bool,
+) -> None:
+    """A question turned away is told so in its thread (an event's ack carries no text, and
+    Slack does not send an acked event again); what no one asked is turned away silently."""
+    if _not_from_a_person(event, bot_user_id):
+        admit(IGNORED, None)
+        return
+    admit(MENTION, partial(_tell_busy_in_thread, event, client, bot_user_id, direct=direct))
+
+
+def _tell_busy_in_thread(
+    event: dict[str, Any], client: WebClient, bot_user_id: str | None, *, direct: bool
+) -> None:
+    with logging_failures(log):
+        post_reply(
+            client,
+            event["channel"],
+            _reply_ts(event, direct=direct),
+            render.busy_message(),
+            asked_ts=event["ts"],
+            bot_user_id=bot_user_id,
+        )
 
 
 def unfurl_links(

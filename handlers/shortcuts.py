@@ -17,7 +17,9 @@ from bot.answers import Answers
 from bot.answers.typed import message_text
 from bot.render.message import Message
 from bot.slack.conversations import bot_can_post
-from handlers.errors import acknowledge, answering_failures
+from bot.slack.work import Admit
+from handlers.errors import answering_failures
+from handlers.overload import acknowledge_shortcut
 from handlers.viewer import viewer_of
 
 FIND_RELATED = "find_related_papers"
@@ -44,7 +46,7 @@ def find_related_papers(
         )
 
 
-def register(app: App, answers: Answers) -> None:
+def register(app: App, answers: Answers, admit: Admit) -> None:
     app.message_shortcut(FIND_RELATED)(
-        ack=acknowledge, lazy=[partial(find_related_papers, answers)]
+        ack=partial(acknowledge_shortcut, admit), lazy=[partial(find_related_papers, answers)]
     )

@@ -47,11 +47,11 @@ class Calls(list):
 
 
 def test_the_command_acks_then_answers_privately() -> None:
-    answers, ack, respond, context = Recorded(), Calls(), Calls(), {}
-    commands.acknowledge_command(lambda: False, ack, context)
+    answers, ack, respond = Recorded(), Calls(), Calls()
+    commands.acknowledge_command(lambda kind, turned_away: True, ack)
     assert ack == [{}]
     command = {"text": "graph sparsification", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
-    commands.paper_command(answers, command, None, context, respond, LOGGER)
+    commands.paper_command(answers, command, None, respond, LOGGER)
     request = Request(Intent.SEARCH, "graph sparsification")
     assert answers.calls == [("command", (request, "C1", Viewer("T1", "U1")))]
     assert respond == [
@@ -59,19 +59,17 @@ def test_the_command_acks_then_answers_privately() -> None:
     ]
 
 
-def test_a_full_pool_turns_the_command_away_in_the_ack() -> None:
-    answers, ack, respond, context = Recorded(), Calls(), Calls(), {}
-    commands.acknowledge_command(lambda: True, ack, context)
+def test_a_command_the_pool_turns_away_is_told_so_in_the_ack() -> None:
+    ack, asked = Calls(), []
+    commands.acknowledge_command(lambda kind, turned_away: asked.append(kind) or False, ack)
+    assert asked == ["/paper"]
     assert "too many requests" in ack[0]["text"]
-    command = {"text": "graph", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
-    commands.paper_command(answers, command, None, context, respond, LOGGER)
-    assert answers.calls == [] and respond == []
 
 
 def test_a_failing_answer_becomes_an_apology() -> None:
     respond = Calls()
     commands.paper_command(
-        Recorded(fails=True), {"text": "x", "channel_id": "C1"}, None, {}, respond, LOGGER
+        Recorded(fails=True), {"text": "x", "channel_id": "C1"}, None, respond, LOGGER
     )
     assert len(respond) == 1 and "went wrong" in respond[0]["text"]
 

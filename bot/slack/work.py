@@ -3,48 +3,153 @@
 The HTTP server and the Socket Mode client ack on their own threads (the app processes
 before responding, and the ack waits for nothing); the work that follows — searching,
 rendering, posting through a Slack that may be slow — runs here, on a pool sized for
-waiting, not for CPU. ``busy`` lets the ack turn a request away with a message when the
-pool and its queue are full, so a person hears "try again" instead of timing out.
+waiting, not for CPU. Each ack first asks ``admit`` whether its request could be answered
+in time (``bot.slack.admission``): Bolt hands the lazy listener to the pool right after the
+ack, on the same thread, so the pool queues it in the lane the ack named — or, when it was
+turned away, never runs it and runs the kind's short "busy" answer instead.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
+from bot.slack.admission import Lanes, WorkTime
+
+log = logging.getLogger(__name__)
+
 LISTENER_THREADS = 32
 """Workers for what follows an ack: they mostly wait on Slack (``response_url``,
 ``chat.postMessage``, rate-limit sleeps), so the pool is sized for waiting, not for CPU."""
-LISTENER_BACKLOG = 96
-"""Requests that may queue for a worker before ``/paper`` is turned away with a message."""
+OTHER = "other"
+"""The lane of work handed over without an ack that named its kind."""
+NOTICES = "busy notices"
+"""The lane of the short answers of requests turned away; it takes its turn like the others."""
+NOTICES_PER_WORKER = 4
+"""Busy notices queued at most, per worker: each is one short post, and the lanes' turns give
+them a worker every round, but a notice that would come minutes late is better not sent."""
+
+TurnedAway = Callable[[], object]
+"""What a request turned away says to its person (run on the pool, in ``NOTICES``)."""
+Admit = Callable[[str, TurnedAway | None], bool]
+"""``admit(kind, turned_away)``: whether the work the ack hands over next is taken."""
+
+_REFUSED = object()
 
 
-class WorkPool(ThreadPoolExecutor):
-    """A thread pool that knows how much work is queued or running."""
+class _Task:
+    """One listener's work and the future Bolt was given for it; hashed by identity."""
 
-    def __init__(self, workers: int, backlog: int) -> None:
-        super().__init__(max_workers=workers, thread_name_prefix="listener")
-        self._limit = workers + backlog
-        self._pending = 0
-        self._count_lock = threading.Lock()
+    def __init__(self, call: Callable[[], Any], future: Future[Any]) -> None:
+        self.call = call
+        self.future = future
+
+    def run(self) -> None:
+        if not self.future.set_running_or_notify_cancel():
+            return
+        try:
+            self.future.set_result(self.call())
+        except BaseException as error:
+            self.future.set_exception(error)
+
+
+class WorkPool(Executor):
+    """Threads that take queued work lane by lane, and admit it by expected wait."""
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        work_time: WorkTime | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="listener")
+        self._lanes: Lanes[_Task] = Lanes(workers, clock, work_time=work_time)
+        self._next_lane = threading.local()
+        self._completed = 0
+        self._count_lock = threading.Condition()
+
+    def admit(self, kind: str, turned_away: TurnedAway | None = None) -> bool:
+        """Judge a request of ``kind`` on its ack's thread; the ack's next ``submit`` goes to
+        that lane, or is dropped when the request was turned away (``turned_away`` then runs
+        instead, unless even that could not run in time)."""
+        with self._count_lock:
+            verdict = self._lanes.judge(kind)
+        self._next_lane.kind = kind if verdict.admitted else _REFUSED
+        if verdict.admitted:
+            return True
+        log.warning(
+            "turned a %s away: its answer was expected in %.1f s (%d requests ahead, "
+            "%.2f s of work each)",
+            kind,
+            verdict.expected_seconds,
+            verdict.ahead,
+            self._lanes.work_time.mean,
+        )
+        if turned_away is not None:
+            self._tell_turned_away(turned_away)
+        return False
+
+    def _tell_turned_away(self, turned_away: TurnedAway) -> None:
+        """Queue the busy notice, unless the notices are already far behind; it is not
+        judged as a request would be: one short post, not the work that was refused."""
+        with self._count_lock:
+            room = self._lanes.waiting(NOTICES) < NOTICES_PER_WORKER * self._lanes.workers
+        if room:
+            self._queue(NOTICES, turned_away)
+        else:
+            log.warning("could not even say so: the busy notices are too far behind")
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        with self._count_lock:
-            self._pending += 1
-        future = super().submit(fn, *args, **kwargs)
-        future.add_done_callback(self._finished)
-        return future
+        kind = getattr(self._next_lane, "kind", OTHER)
+        self._next_lane.kind = OTHER
+        if kind is _REFUSED:
+            dropped: Future[Any] = Future()
+            dropped.set_result(None)
+            return dropped
+        return self._queue(kind, lambda: fn(*args, **kwargs))
 
-    def _finished(self, _future: Future[Any]) -> None:
+    def _queue(self, kind: str, call: Callable[[], Any]) -> Future[Any]:
+        task = _Task(call, Future())
         with self._count_lock:
-            self._pending -= 1
+            self._lanes.add(kind, task)
+            self._threads.submit(self._run_next)
+        return task.future
 
-    def busy(self) -> bool:
-        """Every worker is taken and the queue is full."""
+    def _run_next(self) -> None:
+        """One turn of a worker: each queued task submitted one of these, so every task runs;
+        which one runs now is the lanes' choice."""
         with self._count_lock:
-            return self._pending >= self._limit
+            task = self._lanes.start_next()
+        if task is None:
+            return
+        try:
+            task.run()
+        finally:
+            with self._count_lock:
+                self._lanes.finish(task)
+                self._completed += 1
+                self._count_lock.notify_all()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    def progress(self) -> tuple[int, int]:
+        """Work queued or running, and work completed since the pool started: a shutdown
+        reports what it finished and what it left from two of these."""
+        with self._count_lock:
+            return self._lanes.queued + self._lanes.running, self._completed
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for every submitted task to finish; whether they did."""
+        with self._count_lock:
+            return self._count_lock.wait_for(
+                lambda: self._lanes.queued + self._lanes.running == 0, max(timeout, 0.0)
+            )
 
 
 class InlineExecutor(Executor):
@@ -62,13 +167,13 @@ class InlineExecutor(Executor):
 
 def listener_pool() -> WorkPool:
     """The pool a served app runs its listeners on."""
-    return WorkPool(LISTENER_THREADS, LISTENER_BACKLOG)
+    return WorkPool(LISTENER_THREADS)
 
 
-def busy_check(executor: Executor) -> Callable[[], bool]:
-    """Whether ``executor`` is full: only a ``WorkPool`` counts its work; any other never is."""
-    return executor.busy if isinstance(executor, WorkPool) else _never_busy
+def admission_for(executor: Executor) -> Admit:
+    """How acks ask ``executor`` to take their work: only a ``WorkPool`` ever refuses."""
+    return executor.admit if isinstance(executor, WorkPool) else _always_admit
 
 
-def _never_busy() -> bool:
-    return False
+def _always_admit(_kind: str, _turned_away: TurnedAway | None) -> bool:
+    return True

@@ -32,7 +32,7 @@ from bot.settings import Settings
 from bot.slack.app import bolt_app, serve
 from bot.slack.client import digest_client, make_web_client
 from bot.slack.modes import MODE_NAMES, check_slack
-from bot.slack.work import busy_check, listener_pool
+from bot.slack.work import admission_for, listener_pool
 from bot.store import Store
 from handlers import register_all
 
@@ -88,12 +88,12 @@ def build_app(
 ) -> App:
     """The Bolt app with every listener registered; ``client`` carries the bot token.
 
-    Listener work runs on ``listener_executor``, the served modes' counted pool by default
-    (a full one turns ``/paper`` away in the ack).
+    Listener work runs on ``listener_executor``, the served modes' pool by default, which
+    turns a request away in its ack when its answer could not come in time.
     """
     executor = listener_executor or listener_pool()
     app = bolt_app(settings, client, executor)
-    register_all(app, answers, busy_check(executor))
+    register_all(app, answers, admission_for(executor))
     return app
 
 

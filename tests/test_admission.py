@@ -1,0 +1,136 @@
+"""Admission by expected wait, and the lanes' turns, with a clock moved by hand.
+
+``Lanes`` is bookkeeping only: these tests add, start and finish work and read the verdicts,
+with no threads and no timing. ``WorkPool`` is checked with work that waits on events.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from bot.slack.admission import MAX_WAIT_SECONDS, WEIGHT_OF_LATEST, Lanes, WorkTime
+from bot.slack.work import NOTICES, OTHER, InlineExecutor, WorkPool, admission_for
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def lanes(workers: int, mean: float, clock: Clock | None = None) -> Lanes[str]:
+    return Lanes(workers, clock or Clock(), work_time=WorkTime(mean))
+
+
+def test_the_work_time_is_a_weighted_mean_of_what_was_measured() -> None:
+    clock = Clock()
+    queue = lanes(1, 1.0, clock)
+    queue.add("click", "c1")
+    queue.start_next()
+    clock.now += 3.0
+    queue.finish("c1")
+    assert queue.work_time.mean == pytest.approx(1.0 + WEIGHT_OF_LATEST * 2.0)
+
+
+def test_the_expected_wait_grows_with_the_queue_until_the_kind_is_turned_away() -> None:
+    queue = lanes(2, 4.0)
+    for n in range(2):
+        queue.add("click", f"running {n}")
+        queue.start_next()
+    expected = []
+    while (verdict := queue.judge("click")).admitted:
+        expected.append(verdict.expected_seconds)
+        queue.add("click", f"queued {len(expected)}")
+    # (requests ahead / workers + its own) x 4 s of work each
+    assert expected == [4.0, 6.0, 8.0, 10.0]
+    assert verdict.expected_seconds == 12.0 > MAX_WAIT_SECONDS
+
+
+def test_a_flood_of_one_kind_does_not_lengthen_another_kinds_wait() -> None:
+    queue = lanes(2, 4.0)
+    for n in range(6):
+        queue.add("click", f"c{n}")
+    queue.start_next(), queue.start_next()
+    assert not queue.judge("click").admitted
+    verdict = queue.judge("/paper")
+    # one click runs before it (the lanes take turns), not four
+    assert (verdict.admitted, verdict.ahead, verdict.expected_seconds) == (True, 1, 6.0)
+
+
+def test_the_lanes_take_turns() -> None:
+    queue = lanes(1, 0.1)
+    for item in ("c1", "c2", "c3"):
+        queue.add("click", item)
+    queue.add("/paper", "p1")
+    queue.add("mention", "m1")
+    order = []
+    while (item := queue.start_next()) is not None:
+        order.append(item)
+        queue.finish(item)
+    assert order == ["c1", "p1", "m1", "c2", "c3"]
+
+
+def test_work_that_hangs_counts_before_it_finishes() -> None:
+    """A Slack that stops answering: nothing finishes, so the mean alone still says 50 ms."""
+    clock = Clock()
+    queue = lanes(1, 0.05, clock)
+    queue.add("click", "hanging")
+    queue.start_next()
+    assert queue.judge("click").admitted
+    clock.now += 30.0
+    verdict = queue.judge("click")
+    assert not verdict.admitted and verdict.expected_seconds == 30.0
+
+
+def test_a_free_worker_always_takes_work_so_the_estimate_can_recover() -> None:
+    clock = Clock()
+    queue = lanes(1, 60.0, clock)
+    assert queue.judge("mention").admitted
+    for n in range(20):
+        queue.add("mention", n)
+        queue.start_next()
+        clock.now += 0.02
+        queue.finish(n)
+    queue.add("mention", "running")
+    queue.start_next()
+    assert queue.judge("mention").admitted
+    assert queue.work_time.mean < 1.0
+
+
+def test_an_idle_pool_admits_and_runs_each_kind_in_its_lane() -> None:
+    pool = WorkPool(2)
+    try:
+        assert pool.admit("click")
+        assert pool.submit(lambda: "answered").result(timeout=5) == "answered"
+        assert pool.progress() == (0, 1)
+    finally:
+        pool.shutdown()
+
+
+def test_a_request_turned_away_never_runs_and_its_notice_does() -> None:
+    release = threading.Event()
+    pool = WorkPool(1, work_time=WorkTime(60.0), clock=Clock())
+    ran: list[str] = []
+    try:
+        assert pool.admit("/paper")
+        pool.submit(release.wait, 5)
+        assert not pool.admit("click", lambda: ran.append("busy notice"))
+        pool.submit(lambda: ran.append("the click's work")).result(timeout=0)
+        assert pool._lanes.waiting(NOTICES) == 1
+        release.set()
+        assert pool.wait_idle(5)
+        assert ran == ["busy notice"]
+        # the next submit without an ack naming its kind queues as OTHER
+        pool.submit(lambda: ran.append(OTHER)).result(timeout=5)
+        assert ran[-1] == OTHER
+    finally:
+        release.set()
+        pool.shutdown()
+
+
+def test_executors_other_than_the_pool_admit_everything() -> None:
+    assert admission_for(InlineExecutor())("click", None) is True
