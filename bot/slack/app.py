@@ -21,7 +21,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 
 from bot.settings import Settings
-from bot.slack import gate, respond
+from bot.slack import gate, redaction, respond
 from bot.slack.modes import SOCKET
 
 log = logging.getLogger(__name__)
@@ -38,9 +38,11 @@ def bolt_app(settings: Settings, client: WebClient, listener_executor: Executor)
     thread (waitress's, or the Socket Mode client's) and the response leaves as soon as it
     returns; the work is a lazy listener on ``listener_executor`` (the shell runs it inline,
     so its reply is complete when dispatch returns). Requests are verified whenever a signing
-    secret is set (HTTP and the shell).
+    secret is set (HTTP and the shell). From then on no log record names a ``response_url``
+    or an upload URL (``bot.slack.redaction``).
     """
     secret = settings.slack_signing_secret
+    redaction.install()
     app = App(
         client=client,
         logger=gate.bolt_logger(),
