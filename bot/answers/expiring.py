@@ -37,8 +37,23 @@ class ExpiringCache(Generic[K, V]):
                 return entry[1]
         value = compute()
         with self._lock:
-            self._entries.pop(key, None)
-            self._entries[key] = (now, value)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
+            self._keep(key, now, value)
         return value
+
+    def add(self, key: K, value: V) -> bool:
+        """Remember ``value`` unless a fresh answer for ``key`` is kept; whether it was added.
+
+        Looked up and kept under one lock, so of two threads adding one key only one wins."""
+        now = self._clock()
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and now - entry[0] < self._ttl:
+                return False
+            self._keep(key, now, value)
+        return True
+
+    def _keep(self, key: K, now: datetime, value: V) -> None:
+        self._entries.pop(key, None)
+        self._entries[key] = (now, value)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)

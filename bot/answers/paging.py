@@ -12,7 +12,8 @@ from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKey, PageKind, RelatedTarget
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.render.replies import RelatedTo
+from bot.render.replies import RelatedTo, page_footer
+from bot.store import DatabaseUnavailable
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
@@ -57,26 +58,42 @@ class ResultPages:
         self,
         result: SearchResult,
         kind: PageKind,
-        key: PageKey,
+        key: PageKey | None,
         viewer: Viewer,
         *,
         about: RelatedTo | None = None,
         post_in_thread: RelatedTarget | None = None,
     ) -> Message:
+        """A private page; with no ``key`` (its search could not be remembered) it has no
+        paging buttons and says so, and its cards lead back to no list."""
         offset = result.offset
-        next_page = previous_page = None
-        if has_more(result):
+        next_page = previous_page = this_page = None
+        if key is not None and has_more(result):
             next_page = PageCursor(kind, key, offset + len(result.hits))
-        if offset > 0:
+        if key is not None and offset > 0:
             previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0))
-        saved = self.reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
+        if key is not None:
+            this_page = PageCursor(kind, key, offset)
+        footer = page_footer(
+            more=has_more(result),
+            hint=self.hint(result, render.PAGE_SIZE),
+            remembered=key is not None,
+        )
         return render.results_message(
             result,
             next_page=next_page,
             previous_page=previous_page,
-            this_page=PageCursor(kind, key, offset),
-            saved=saved,
+            this_page=this_page,
+            saved=self._saved_among(result, viewer),
             about=about,
             post_in_thread=post_in_thread,
-            footer=self.hint(result, render.PAGE_SIZE),
+            footer=footer,
         )
+
+    def _saved_among(self, result: SearchResult, viewer: Viewer) -> frozenset[str]:
+        """Which hits the viewer saved; none while the database is unavailable, so the
+        results still show (a second **Save** is harmless)."""
+        try:
+            return self.reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
+        except DatabaseUnavailable:
+            return frozenset()

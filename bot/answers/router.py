@@ -17,7 +17,7 @@ from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
 from bot.answers.search import PrivateSearches
-from bot.answers.threads import ThreadReplies
+from bot.answers.threads import ThreadReplies, delivery_memory
 from bot.answers.typed import Intent, Request
 from bot.answers.unfurls import LinkPreviews
 from bot.answers.viewer import Viewer
@@ -61,7 +61,7 @@ class Answers:
         pages = ResultPages(index, self._reading_list, wider_corpus)
         self._searches = PrivateSearches(index, store, self.papers, pages)
         self._cards = PaperCards(self.papers, self._reading_list)
-        self._threads = ThreadReplies(index, store, pages)
+        self._threads = ThreadReplies(index, store, pages, delivery_memory(clock))
         self._related = RelatedToMessage(index, store, pages, self._threads)
         self._home = AppHome(self._reading_list, self.papers, digest, clock)
         self._previews = LinkPreviews(self.papers, store)

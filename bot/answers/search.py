@@ -12,7 +12,7 @@ from bot.buttons import PageKind
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.store import SEARCH, Store
+from bot.store import SEARCH, DatabaseUnavailable, Store
 
 if TYPE_CHECKING:
     from bot.papers.paper import Paper
@@ -39,13 +39,21 @@ class PrivateSearches:
         """A page of ``/paper`` results, with **Previous 5**/**Next 5** where there are more.
 
         The query is remembered under a short key even on a single page, so an abstract
-        opened from the list can lead back to it.
+        opened from the list can lead back to it; while the database is unavailable the
+        page has no paging buttons and says so.
         """
         result = self.index.search(query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return self.pages.nothing_more(result)
-        key = self.store.remember_query(query)
-        return self.pages.page(result, PageKind.QUERY, key, viewer)
+        return self.pages.page(result, PageKind.QUERY, self._remembered(query), viewer)
+
+    def _remembered(self, query: str) -> str | None:
+        """The query's key for the paging buttons, or None while the database cannot keep
+        it: searching needs no database, so the page is shown without them."""
+        try:
+            return self.store.remember_query(query)
+        except DatabaseUnavailable:
+            return None
 
     def remembered_page(self, key: str, viewer: Viewer, offset: int) -> Message:
         """A page of a search remembered under ``key``, unless it has expired."""

@@ -3,10 +3,13 @@ related to a thread's first message; and the claim that answers each message onc
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
+from bot.answers.expiring import ExpiringCache
 from bot.answers.paging import ResultPages, has_more
 from bot.answers.typed import Intent, parse_mention
 from bot.render import papers as render
@@ -17,9 +20,10 @@ from bot.render.replies import (
     thread_footer,
     thread_start_without_words_message,
 )
-from bot.store import RELATED, SEARCH, Remembered, Store
+from bot.store import RELATED, SEARCH, DatabaseUnavailable, Remembered, Store
 
 if TYPE_CHECKING:
+    from bot.clock import Clock
     from bot.search.engine import SearchIndex
 
 THREAD_PAGE_SIZE = 3
@@ -28,6 +32,19 @@ THREAD_QUERY_CHARS = 1000
 """How much of a thread's first message becomes the query for "related papers"."""
 DM_THREAD = "im"
 """The thread key of a direct-message conversation's top level, for ``more``."""
+DELIVERIES_KEPT = 10_000
+"""Messages this process remembers answering, beside the store's claims: far more than
+arrive in the hour they are kept."""
+DELIVERY_MEMORY = timedelta(hours=1)
+"""How long this process remembers a message it answered: Slack retries an event within
+minutes (at once, after a minute, after five)."""
+
+log = logging.getLogger(__name__)
+
+
+def delivery_memory(clock: Clock) -> ExpiringCache[str, bool]:
+    """The messages this process answered, in its own memory (see ``first_delivery``)."""
+    return ExpiringCache(DELIVERIES_KEPT, DELIVERY_MEMORY, clock)
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,8 @@ class ThreadReplies:
     index: SearchIndex
     store: Store
     pages: ResultPages
+    answered: ExpiringCache[str, bool]
+    """Messages this process answered (``delivery_memory``)."""
 
     def first_delivery(self, channel_id: str, message_ts: str) -> bool:
         """Whether this message is new to the bot.
@@ -44,9 +63,19 @@ class ThreadReplies:
         Keyed by the message, not the event id: Slack redelivers an event it thinks was lost
         under the same id, but one message can also arrive as two events with different ids
         (a mention in a direct message is both ``app_mention`` and ``message.im``); either
-        way the person gets one reply.
+        way the person gets one reply. The store's claim covers every process; this
+        process's memory covers the time the store cannot record it: the message is then
+        answered anyway (Slack got its 200 and will not ask again), and a retry reaching
+        this process is still recognised.
         """
-        return self.store.claim_event(f"{channel_id}:{message_ts}")
+        message = f"{channel_id}:{message_ts}"
+        if not self.answered.add(message, True):
+            return False
+        try:
+            return self.store.claim_event(message)
+        except DatabaseUnavailable as error:
+            log.warning("answering %s without recording it: %s", message, error)
+            return True
 
     def search(self, query: str, channel_id: str, thread_ts: str) -> Message:
         return self.page(Remembered(query, SEARCH), channel_id, thread_ts, 0)
@@ -86,11 +115,19 @@ class ThreadReplies:
         run = partial(find, search.query, limit=THREAD_PAGE_SIZE)
         result = run(offset=offset)
         shown = offset + len(result.hits)
-        self.store.remember_thread_search(channel_id, thread_ts, search.query, shown, search.kind)
+        try:
+            self.store.remember_thread_search(
+                channel_id, thread_ts, search.query, shown, search.kind
+            )
+            remembered = True
+        except DatabaseUnavailable:
+            remembered = False
         if not result.hits:
             return self.pages.nothing_more(result, partial(run, limit=1))
         footer = thread_footer(
-            more=has_more(result), hint=self.pages.hint(result, THREAD_PAGE_SIZE)
+            more=has_more(result),
+            hint=self.pages.hint(result, THREAD_PAGE_SIZE),
+            remembered=remembered,
         )
         return render.results_message(
             result, buttons=render.PUBLIC_BUTTONS, about=about, footer=footer

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
 from bot.papers.catalogue import PaperLookup
 from bot.papers.openreview import openreview_link_id
+from bot.papers.paper import Paper
 from bot.render import papers as render
-from bot.store import Store
+from bot.store import DatabaseUnavailable, Store
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,19 @@ class LinkPreviews:
             paper = self.papers.get(paper_id) if paper_id else None
             if paper is None:
                 continue
-            cached = self.store.cached_unfurl(link)
-            if cached is None:
-                unfurl = {"blocks": list(render.unfurl_message(paper).blocks)}
-                self.store.cache_unfurl(link, paper.id, json.dumps(unfurl))
-            else:
-                unfurl = json.loads(cached)
-            found[link] = unfurl
+            found[link] = self._unfurl(link, paper)
         return found
+
+    def _unfurl(self, link: str, paper: Paper) -> dict[str, Any]:
+        """The cached preview, else a fresh one, cached; rendering needs no database, so
+        while it is unavailable the preview is rendered and not kept."""
+        try:
+            cached = self.store.cached_unfurl(link)
+        except DatabaseUnavailable:
+            cached = None
+        if cached is not None:
+            return dict(json.loads(cached))
+        unfurl = {"blocks": list(render.unfurl_message(paper).blocks)}
+        with suppress(DatabaseUnavailable):
+            self.store.cache_unfurl(link, paper.id, json.dumps(unfurl))
+        return unfurl

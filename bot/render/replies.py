@@ -36,10 +36,30 @@ def related_to_words(subject: RelatedTo) -> str:
     return _RELATED_TO_WORDS[subject]
 
 
-def thread_footer(*, more: bool, hint: str | None) -> str | None:
-    """Below a thread's page: how to get the next results, and the wider corpus's ``hint``."""
-    more_line = "Say `@paperbot more` for the next results." if more else None
-    return "\n".join(filter(None, (more_line, hint))) or None
+PAGING_UNAVAILABLE = "I can't page through these results right now: ask again in a while."
+"""Below a page that has more results but whose search could not be remembered (the
+database is unavailable), in place of **Next** or ``@paperbot more``."""
+
+
+def thread_footer(*, more: bool, hint: str | None, remembered: bool = True) -> str | None:
+    """Below a thread's page: how to get the next results (when the search could be
+    ``remembered``), and the wider corpus's ``hint``."""
+    more_line = None
+    if more:
+        more_line = (
+            "Say `@paperbot more` for the next results." if remembered else PAGING_UNAVAILABLE
+        )
+    return _lines(more_line, hint)
+
+
+def page_footer(*, more: bool, hint: str | None, remembered: bool) -> str | None:
+    """Below a private page: that **Next** is missing when its search could not be
+    ``remembered``, and the wider corpus's ``hint``."""
+    return _lines(PAGING_UNAVAILABLE if more and not remembered else None, hint)
+
+
+def _lines(*lines: str | None) -> str | None:
+    return "\n".join(filter(None, lines)) or None
 
 
 def mention_usage_message() -> Message:

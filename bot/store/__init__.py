@@ -11,7 +11,7 @@ is the schema, ``migrations`` upgrades it, ``expiry`` forgets what no request ne
 the values they name, from here.
 """
 
-from bot.store.database import UNAVAILABLE
+from bot.store.database import UNAVAILABLE, DatabaseUnavailable
 from bot.store.facade import Store
 from bot.store.records import (
     POSTED,
@@ -29,6 +29,7 @@ __all__ = [
     "RELATED",
     "SEARCH",
     "UNAVAILABLE",
+    "DatabaseUnavailable",
     "DigestClaim",
     "Remembered",
     "Store",

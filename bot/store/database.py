@@ -3,20 +3,28 @@
 cannot be used.
 
 SQLite (the default) is opened in WAL mode with a busy timeout and ``BEGIN IMMEDIATE``
-transactions, so two processes can share one file without "database is locked" errors;
-PostgreSQL is used when the URL names it (through psycopg 3).
+write transactions, so two processes can share one file without "database is locked" errors;
+reads take no write lock, so they go on while another process writes. PostgreSQL is used
+when the URL names it (through psycopg 3).
+
+Every wait is bounded on the client side: opening a connection, taking one from the pool,
+and (``Database.bounded``) a request's whole use of the database, after which the caller
+answers without it. A frozen server never lets a statement time out on its own side.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Table, create_engine, event
+from sqlalchemy import Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import (
@@ -33,6 +41,27 @@ from bot.settings import StartupError
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 
+CONNECT_TIMEOUT_S = 5
+"""How long opening a PostgreSQL connection may take (libpq's ``connect_timeout``, whole
+seconds): a server that accepts and then says nothing would otherwise hold the caller for
+the kernel's TCP timeouts, minutes."""
+POOL_TIMEOUT_S = 5.0
+"""How long a caller waits for a pooled connection when all are in use (SQLAlchemy's default
+is 30 s): with every connection stuck, waiting longer only makes more people wait."""
+DEADLINE_S = 3.0
+"""How long a request waits for the database before answering without it. Slack itself
+gives an ack 3 s; a person waits no longer for a search that needs no database, and what
+does need it (a reading list) says so instead of hanging."""
+DATABASE_THREADS = 15
+"""Requests' database work (``Database.bounded``) running at once, as many as the engine's
+pool holds (5 + 10 overflow): a frozen server strands at most these threads, never the
+listeners."""
+
+T = TypeVar("T")
+
+_READ_ONLY = "paperbot_read_only"
+"""The execution option that marks a connection opened for reads (``Database.connect``)."""
+
 log = logging.getLogger(__package__)
 """The store's one logger: operators read ``bot.store`` whichever part wrote the line."""
 
@@ -41,8 +70,13 @@ class StoreError(StartupError, RuntimeError):
     """The database cannot be used as is: unreachable, refused, or written by a newer bot."""
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The database did not answer in time or refused: the request goes on without it."""
+
+
 UNAVAILABLE: tuple[type[Exception], ...] = (
     StoreError,
+    DatabaseUnavailable,
     OperationalError,
     InterfaceError,
     PoolTimeoutError,
@@ -56,9 +90,14 @@ of them and still surfaces."""
 class Database:
     """One engine and the clock the parts read "now" from, shared by every part of a store."""
 
-    def __init__(self, database_url: str, clock: Clock) -> None:
+    def __init__(self, database_url: str, clock: Clock, deadline: float = DEADLINE_S) -> None:
         self._clock = clock
+        self._deadline = deadline
         self._engine = _make_engine(database_url)
+        self._threads = threading.BoundedSemaphore(DATABASE_THREADS)
+        self.answered_last = True
+        """Whether the database answered the last request that asked it in time: its state
+        as last seen, known without waiting (liveness must not wait on the database)."""
         self.insert: Callable[[Table], Any] = (
             postgresql.insert if self.dialect == "postgresql" else sqlite.insert
         )
@@ -76,8 +115,60 @@ class Database:
         return self._engine.begin()
 
     def connect(self) -> AbstractContextManager[Connection]:
-        """A connection for reads."""
-        return self._engine.connect()
+        """A connection for reads: with SQLite, a plain deferred transaction, which WAL lets
+        read while another process holds the write lock."""
+        return self._engine.connect().execution_options(**{_READ_ONLY: True})
+
+    def bounded(self, work: Callable[[], T]) -> T:
+        """``work``'s result if the database gives it within the deadline; otherwise, or when
+        the database cannot be used, ``DatabaseUnavailable``.
+
+        The work runs on a thread of its own so the caller can stop waiting: work stuck on a
+        frozen server strands that thread, not a listener. The threads are daemons, so a
+        stranded one never holds up the process's exit.
+        """
+        try:
+            result = self._within_deadline(work)
+        except DatabaseUnavailable:
+            self.answered_last = False
+            raise
+        self.answered_last = True
+        return result
+
+    def _within_deadline(self, work: Callable[[], T]) -> T:
+        give_up = time.monotonic() + self._deadline
+        if not self._threads.acquire(timeout=self._deadline):
+            raise DatabaseUnavailable("every connection is waiting for the database")
+        outcome: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                outcome.set_result(work())
+            except Exception as error:
+                outcome.set_exception(error)
+            finally:
+                self._threads.release()
+
+        threading.Thread(target=run, name="database", daemon=True).start()
+        try:
+            return outcome.result(timeout=max(0.0, give_up - time.monotonic()))
+        except TimeoutError:
+            raise DatabaseUnavailable(f"no answer within {self._deadline:g} s") from None
+        except UNAVAILABLE as error:
+            raise DatabaseUnavailable(_first_line(error)) from error
+
+    def reachable(self) -> bool:
+        """Whether the database answers a trivial query within the deadline (readiness)."""
+        try:
+            self.bounded(self._ping)
+        except DatabaseUnavailable as error:
+            log.warning("the database is unavailable: %s", error)
+            return False
+        return True
+
+    def _ping(self) -> None:
+        with self.connect() as connection:
+            connection.execute(text("SELECT 1"))
 
     def close(self) -> None:
         self._engine.dispose()
@@ -107,7 +198,12 @@ def normalise_database_url(database_url: str) -> str:
 def _make_engine(database_url: str) -> Engine:
     url = make_url(normalise_database_url(database_url))
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(
+            url,
+            pool_pre_ping=True,
+            pool_timeout=POOL_TIMEOUT_S,
+            connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
+        )
     if url.database and url.database != ":memory:":
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
@@ -122,11 +218,13 @@ def _make_engine(database_url: str) -> Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin_immediate(connection: Connection) -> None:
+    def _begin(connection: Connection) -> None:
         # A deferred transaction that reads and then writes can fail at once with "database
         # is locked" when another process writes in between; taking the write lock up front
-        # makes it wait (busy timeout) instead.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # makes a write wait (busy timeout) instead. A read never writes, so it takes no
+        # lock and is not held up by another process's write.
+        read_only = connection.get_execution_options().get(_READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     return engine
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from bot.store.part import Part
+from bot.store.part import Part, bounded
 from bot.store.tables import slack_events
 
 
 class SlackEvents(Part):
+    @bounded
     def claim_event(self, event_id: str) -> bool:
         """True the first time an event id is seen; False for Slack's retries of it."""
         now = self._database.now()

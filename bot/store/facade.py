@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.clock import Clock, system_clock
 from bot.store.claims import DigestClaims
-from bot.store.database import Database, unusable_database_refused
+from bot.store.database import DEADLINE_S, Database, unusable_database_refused
 from bot.store.events import SlackEvents
 from bot.store.expiry import Expiry
 from bot.store.migrations import migrate
@@ -23,11 +23,22 @@ from bot.store.unfurls import Unfurls
 class Store(SlackEvents, StoredSearches, ReadingLists, Unfurls, SubscriptionRows, DigestClaims):
     """Durable state for one bot process; safe to share a database with other processes."""
 
-    def __init__(self, database_url: str, clock: Clock = system_clock) -> None:
+    def __init__(
+        self, database_url: str, clock: Clock = system_clock, *, deadline: float = DEADLINE_S
+    ) -> None:
+        """``deadline``: how long a request waits for the database (``DEADLINE_S``)."""
         with unusable_database_refused(database_url):
-            database = Database(database_url, clock)
+            database = Database(database_url, clock, deadline)
             migrate(database)
         super().__init__(database, Expiry())
+
+    def reachable(self) -> bool:
+        """Whether the database answers now, within the deadline (for readiness checks)."""
+        return self._database.reachable()
+
+    def answered_last(self) -> bool:
+        """Whether the database answered the last request in time, known without waiting."""
+        return self._database.answered_last
 
     def close(self) -> None:
         self._database.close()

@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Concatenate, ParamSpec, TypeVar
+
 from bot.store.database import Database
 from bot.store.expiry import Expiry
+
+P = ParamSpec("P")
+T = TypeVar("T")
+SomePart = TypeVar("SomePart", bound="Part")
 
 
 class Part:
@@ -13,3 +21,17 @@ class Part:
     def __init__(self, database: Database, expiry: Expiry) -> None:
         self._database = database
         self._expiry = expiry
+
+
+def bounded(
+    method: Callable[Concatenate[SomePart, P], T],
+) -> Callable[Concatenate[SomePart, P], T]:
+    """Mark what a person's request asks of the store: it waits for the database no longer
+    than the deadline and raises ``DatabaseUnavailable`` when it cannot be used, so the
+    request can answer without it (``Database.bounded``)."""
+
+    @functools.wraps(method)
+    def within_deadline(part: SomePart, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return part._database.bounded(lambda: method(part, *args, **kwargs))
+
+    return within_deadline

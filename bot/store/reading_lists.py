@@ -7,11 +7,12 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from bot.store.part import Part
+from bot.store.part import Part, bounded
 from bot.store.tables import saved_papers
 
 
 class ReadingLists(Part):
+    @bounded
     def save_paper(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Put a paper on the person's reading list; False when it was there already.
 
@@ -27,6 +28,7 @@ class ReadingLists(Part):
             ).first()
         return inserted is not None
 
+    @bounded
     def remove_paper(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Take a paper off the reading list; False when it was not on it."""
         with self._database.begin() as connection:
@@ -37,6 +39,7 @@ class ReadingLists(Part):
             )
         return result.rowcount == 1
 
+    @bounded
     def saved_papers(
         self, team_id: str, user_id: str, *, limit: int | None = None, offset: int = 0
     ) -> list[str]:
@@ -51,6 +54,7 @@ class ReadingLists(Part):
         with self._database.connect() as connection:
             return list(connection.execute(query).scalars())
 
+    @bounded
     def saved_count(self, team_id: str, user_id: str) -> int:
         with self._database.connect() as connection:
             return int(
@@ -61,6 +65,7 @@ class ReadingLists(Part):
                 ).scalar()
             )
 
+    @bounded
     def saved_among(self, team_id: str, user_id: str, paper_ids: Iterable[str]) -> frozenset[str]:
         """Which of ``paper_ids`` the person has saved (to draw their buttons)."""
         wanted = list(dict.fromkeys(paper_ids))

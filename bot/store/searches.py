@@ -9,12 +9,13 @@ import hashlib
 from sqlalchemy import select
 
 from bot.store.expiry import QUERY_RETENTION
-from bot.store.part import Part
+from bot.store.part import Part, bounded
 from bot.store.records import SEARCH, Remembered, ThreadSearch
 from bot.store.tables import QUERY_KEY_LENGTH, saved_queries, thread_searches
 
 
 class StoredSearches(Part):
+    @bounded
     def remember_query(self, query: str, kind: str = SEARCH) -> str:
         """A short stable key for ``query``, so a button value stays far below Slack's limit.
 
@@ -33,6 +34,7 @@ class StoredSearches(Part):
             self._expiry.prune(connection, now)
         return key
 
+    @bounded
     def recall_query(self, key: str) -> Remembered | None:
         """The search a key stands for, unless it is older than ``QUERY_RETENTION``."""
         fresh = saved_queries.c.saved_at >= self._database.now() - QUERY_RETENTION
@@ -44,6 +46,7 @@ class StoredSearches(Part):
             ).first()
         return None if row is None else Remembered(row.query, row.kind)
 
+    @bounded
     def remember_thread_search(
         self, channel: str, thread_ts: str, query: str, shown: int, kind: str = SEARCH
     ) -> None:
@@ -58,6 +61,7 @@ class StoredSearches(Part):
                 )
             )
 
+    @bounded
     def thread_search(self, channel: str, thread_ts: str) -> ThreadSearch | None:
         """A thread's last search and how many results it has shown, unless older than
         ``QUERY_RETENTION``."""

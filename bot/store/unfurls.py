@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from bot.store.part import Part
+from bot.store.part import Part, bounded
 from bot.store.tables import unfurls
 
 UNFURL_RETENTION = timedelta(days=1)
@@ -16,6 +16,7 @@ and a paper's card changes rarely enough that a day-old one is still right."""
 
 
 class Unfurls(Part):
+    @bounded
     def cached_unfurl(self, link: str) -> str | None:
         """The payload rendered for ``link`` within the last day, if any."""
         with self._database.connect() as connection:
@@ -26,6 +27,7 @@ class Unfurls(Part):
                 )
             ).scalar()
 
+    @bounded
     def cache_unfurl(self, link: str, paper_id: str, payload: str) -> None:
         """Keep a rendered unfurl for a day; expired ones are dropped on the way."""
         now = self._database.now()

@@ -1,0 +1,181 @@
+"""Answering while the database cannot be used (issue 20, defects 3 and 4).
+
+A SQLite file whose write lock another connection holds, and PostgreSQL behind a loopback
+proxy that refuses or freezes: searches and link previews are answered (paging degrades and
+says so), reads go on under another process's write lock, a mention is answered once even
+when its delivery cannot be recorded, and no request waits past the store's deadline. The
+deadline is made small through the store's constructor, so nothing here sleeps.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from postgres_proxy import PostgresProxy
+from slack_harness import all_text
+from test_store import throwaway_postgres_database
+
+from bot.answers import Answers, Viewer
+from bot.answers.typed import Intent, Request
+from bot.render.message import Message
+from bot.render.replies import PAGING_UNAVAILABLE
+from bot.search.engine import SearchIndex
+from bot.slack.health import HEALTH_PATH, READY_PATH, health_reply
+from bot.store import Store
+from handlers import events
+
+DEADLINE = 0.3
+"""The store's deadline in these tests: small, so a refused wait costs little."""
+PROMPT = 2.0
+"""Well under the 15 s a request used to wait for SQLite's lock, and far over the deadline."""
+VIEWER = Viewer("T1", "U1")
+SEARCH = Request(Intent.SEARCH, "graph")
+LOGGER = logging.getLogger("test")
+
+
+def fixed_clock() -> datetime:
+    return datetime(2025, 3, 28, 8, 0, tzinfo=UTC)
+
+
+class WriteLock:
+    """Another process's write transaction on the bot's SQLite file, held until released."""
+
+    def __init__(self, path: Path) -> None:
+        self._connection = sqlite3.connect(path, isolation_level=None)
+        self._connection.execute("BEGIN IMMEDIATE")
+
+    def release(self) -> None:
+        self._connection.execute("ROLLBACK")
+        self._connection.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[tuple[Store, Path]]:
+    path = tmp_path / "paperbot.db"
+    store = Store(f"sqlite:///{path}", fixed_clock, deadline=DEADLINE)
+    yield store, path
+    store.close()
+
+
+@pytest.fixture
+def locked(sqlite_store: tuple[Store, Path]) -> Iterator[Store]:
+    """A store whose file another connection holds the write lock on (a paper is saved)."""
+    store, path = sqlite_store
+    store.save_paper(VIEWER.team_id, VIEWER.user_id, "a-saved-paper")
+    lock = WriteLock(path)
+    yield store
+    lock.release()
+
+
+def timed(answer: Any) -> tuple[Any, float]:
+    started = time.monotonic()
+    result = answer()
+    return result, time.monotonic() - started
+
+
+def button_labels(message: Message) -> list[str]:
+    return [
+        element["text"]["text"]
+        for block in message.blocks
+        if block["type"] == "actions"
+        for element in block["elements"]
+    ]
+
+
+def assert_searched_without_paging(message: Message) -> None:
+    assert "Next 5" not in button_labels(message)
+    assert PAGING_UNAVAILABLE in all_text(list(message.blocks))
+    assert "went wrong" not in message.text
+
+
+def test_a_search_is_answered_without_paging_under_a_write_lock(index: SearchIndex, locked):
+    answers = Answers(index, locked)
+    reply, waited = timed(lambda: answers.command(SEARCH, "C1", VIEWER))
+    assert waited < PROMPT
+    assert_searched_without_paging(reply)
+
+
+def test_a_search_has_its_next_button_when_the_database_is_fine(index, sqlite_store):
+    reply = Answers(index, sqlite_store[0]).command(SEARCH, "C1", VIEWER)
+    assert "Next 5" in button_labels(reply)
+    assert PAGING_UNAVAILABLE not in all_text(list(reply.blocks))
+
+
+def test_a_link_preview_is_rendered_under_a_write_lock(index: SearchIndex, locked):
+    paper = index.papers[0]
+    link = f"https://openreview.net/forum?id={paper.id}"
+    unfurls, waited = timed(lambda: Answers(index, locked).unfurls([link]))
+    assert waited < PROMPT
+    assert paper.title in all_text(unfurls[link]["blocks"])
+
+
+def test_reads_go_on_under_another_process_write_lock(sqlite_store):
+    store, path = sqlite_store
+    store.save_paper(VIEWER.team_id, VIEWER.user_id, "a-saved-paper")
+    lock = WriteLock(path)
+    try:
+        saved, waited = timed(lambda: store.saved_papers(VIEWER.team_id, VIEWER.user_id))
+        assert saved == ["a-saved-paper"] and store.subscriptions() == []
+        assert waited < PROMPT
+    finally:
+        lock.release()
+
+
+class Thread:
+    """Slack's Web API as far as a mention's reply uses it: the posts, in order."""
+
+    def __init__(self) -> None:
+        self.posts: list[dict[str, Any]] = []
+
+    def chat_postMessage(self, **fields: Any) -> dict[str, Any]:
+        self.posts.append(fields)
+        return {"ok": True}
+
+
+def test_a_mention_is_answered_once_while_its_delivery_cannot_be_recorded(index, locked):
+    answers, slack = Answers(index, locked), Thread()
+    event = {"channel": "C1", "ts": "1.0", "text": "<@UBOT> graph", "user": "U2"}
+    context = SimpleNamespace(bot_user_id="UBOT")
+    for retry in range(2):
+        body = {"event_id": "Ev1", "retry_attempt": retry}
+        started = time.monotonic()
+        events.app_mention(answers, event, body, slack, context, LOGGER)
+        assert time.monotonic() - started < PROMPT
+    assert len(slack.posts) == 1
+    assert slack.posts[0]["thread_ts"] == "1.0"
+    assert "Say `@paperbot more`" not in slack.posts[0]["text"] + all_text(slack.posts[0]["blocks"])
+    assert "went wrong" not in slack.posts[0]["text"]
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("fault", ["refuse", "freeze"])
+def test_postgresql_refusing_or_frozen_is_waited_for_no_longer_than_the_deadline(
+    index: SearchIndex, fault: str
+):
+    with throwaway_postgres_database() as url, PostgresProxy(url) as proxy:
+        store = Store(proxy.url, fixed_clock, deadline=DEADLINE)
+        try:
+            answers = Answers(index, store)
+            assert health_reply(READY_PATH, store)[0].startswith("200")
+            assert "Next 5" in button_labels(answers.command(SEARCH, "C1", VIEWER))
+            getattr(proxy, fault)()
+            reply, waited = timed(lambda: answers.command(SEARCH, "C1", VIEWER))
+            assert waited < PROMPT
+            assert_searched_without_paging(reply)
+            (status, _body), waited = timed(lambda: health_reply(READY_PATH, store))
+            assert status.startswith("503") and waited < PROMPT
+            assert health_reply(HEALTH_PATH, store) == (
+                "200 OK",
+                b'{"status": "ok", "database": "unavailable"}\n',
+            )
+        finally:
+            proxy.close()
+            store.close()
