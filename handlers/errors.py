@@ -2,7 +2,8 @@
 
 Work happens after the ack, so an exception there can no longer become an HTTP error; it
 must become a message. ``not_in_channel``/``channel_not_found`` are the one failure users can
-fix themselves, so they get an explanation instead of an apology.
+fix themselves, so they get an explanation instead of an apology; a database that cannot be
+used now is said to be so, without a traceback (it is the operator's known outage, not a bug).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from slack_sdk.errors import SlackApiError
 
 from bot.render import papers as render
 from bot.render.message import Message
+from bot.render.replies import database_unavailable_message
+from bot.store import DatabaseUnavailable
 
 CHANNEL_ERRORS = frozenset({"not_in_channel", "channel_not_found"})
 
@@ -46,6 +49,9 @@ def answering_failures(
         else:
             logger.exception("Slack API call failed: %s", code)
             _tell_safely(tell, render.apology_message(), logger)
+    except DatabaseUnavailable as error:
+        logger.warning("answered without the database: %s", error)
+        _tell_safely(tell, database_unavailable_message(), logger)
     except Exception:
         logger.exception("failed to answer a Slack request")
         _tell_safely(tell, render.apology_message(), logger)

@@ -26,11 +26,11 @@ from test_store import throwaway_postgres_database
 from bot.answers import Answers, Viewer
 from bot.answers.typed import Intent, Request
 from bot.render.message import Message
-from bot.render.replies import PAGING_UNAVAILABLE
+from bot.render.replies import PAGING_UNAVAILABLE, database_unavailable_message
 from bot.search.engine import SearchIndex
 from bot.slack.health import HEALTH_PATH, READY_PATH, health_reply
-from bot.store import Store
-from handlers import events
+from bot.store import DatabaseUnavailable, Store
+from handlers import commands, events
 
 DEADLINE = 0.3
 """The store's deadline in these tests: small, so a refused wait costs little."""
@@ -153,6 +153,21 @@ def test_a_mention_is_answered_once_while_its_delivery_cannot_be_recorded(index,
     assert slack.posts[0]["thread_ts"] == "1.0"
     assert "Say `@paperbot more`" not in slack.posts[0]["text"] + all_text(slack.posts[0]["blocks"])
     assert "went wrong" not in slack.posts[0]["text"]
+
+
+class Unreachable:
+    """Answers whose every question needs the database, which does not answer."""
+
+    def command(self, *_args: Any) -> Message:
+        raise DatabaseUnavailable(f"no answer within {DEADLINE:g} s")
+
+
+def test_what_needs_the_database_says_it_cannot_be_reached_now(caplog):
+    replies: list[dict[str, Any]] = []
+    command = {"text": "saved", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
+    commands.paper_command(Unreachable(), command, None, lambda **r: replies.append(r), LOGGER)
+    assert [reply["text"] for reply in replies] == [database_unavailable_message().text]
+    assert not any(record.exc_info for record in caplog.records)
 
 
 @pytest.mark.postgres

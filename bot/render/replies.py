@@ -62,6 +62,14 @@ def _lines(*lines: str | None) -> str | None:
     return "\n".join(filter(None, lines)) or None
 
 
+def database_unavailable_message() -> Message:
+    """What needs the bot's records (a reading list, a remembered search, a subscription)
+    while the database cannot be used."""
+    return notice_message(
+        "I can't reach my records right now, so I can't do that: please try again in a few minutes."
+    )
+
+
 def mention_usage_message() -> Message:
     """A bare mention outside a thread: there is nothing to relate to."""
     return notice_message(
