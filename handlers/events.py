@@ -189,13 +189,22 @@ def unfurl_links(
     (``is_bot_user_member: false``): ``chat.unfurl`` needs no membership.
     """
     with logging_failures(logger):
-        unfurls = answers.unfurls([link["url"] for link in event.get("links") or ()])
+        unfurls = answers.unfurls(_shared_urls(event))
         if not unfurls:
             return
         if event.get("source") == COMPOSER:
             client.chat_unfurl(unfurl_id=event["unfurl_id"], source=COMPOSER, unfurls=unfurls)
         else:
             client.chat_unfurl(channel=event["channel"], ts=event["message_ts"], unfurls=unfurls)
+
+
+def _shared_urls(event: dict[str, Any]) -> list[str]:
+    """The links' URLs; an entry without one (not what Slack sends) is passed over, so the
+    links beside it are still previewed."""
+    links = event.get("links") or ()
+    return [
+        link["url"] for link in links if isinstance(link, dict) and isinstance(link.get("url"), str)
+    ]
 
 
 def show_home(

@@ -4,7 +4,7 @@ It lives in ``bot/`` rather than ``tests/`` because the local shell runs the rea
 against it in-process: the shell's "Slack" and the tests' "Slack" are the same object, so
 what the shell shows and what the tests assert cannot drift apart.
 
-Supported methods: ``auth.test``, ``chat.postMessage``, ``chat.postEphemeral``,
+Supported methods: ``auth.test``, ``bots.info``, ``chat.postMessage``, ``chat.postEphemeral``,
 ``chat.update``, ``chat.unfurl``, ``conversations.replies``, ``conversations.history``,
 ``conversations.info``, ``conversations.members``, ``conversations.open``, ``users.info``,
 ``views.publish``, ``views.open``, the two-step file upload ``files_upload_v2`` makes
@@ -99,6 +99,7 @@ class SlackRecorder:
         *,
         bot_user_id: str = "UPAPERBOT",
         bot_id: str = "BPAPERBOT",
+        app_id: str = "A0PAPERBOT",
         team_id: str = "T0PAPERS",
         user_names: dict[str, str] | None = None,
         first_ts: float | None = None,
@@ -107,6 +108,7 @@ class SlackRecorder:
         by default they start at a fixed 1,700,000,001 so tests can name them."""
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
+        self.app_id = app_id
         self.team_id = team_id
         self.user_names = dict(user_names or {})
         self._condition = threading.Condition()
@@ -259,6 +261,7 @@ class SlackRecorder:
     def _answer(self, method: str, args: dict[str, Any], response_id: str | None) -> dict:
         answers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "auth.test": self._auth_test,
+            "bots.info": self._bots_info,
             "chat.postMessage": self._post_message,
             "chat.postEphemeral": self._post_ephemeral,
             "chat.update": self._update,
@@ -295,6 +298,12 @@ class SlackRecorder:
             "bot_id": self.bot_id,
             "is_enterprise_install": False,
         }
+
+    def _bots_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("bot") != self.bot_id:
+            return {"ok": False, "error": "bot_not_found"}
+        bot = {"id": self.bot_id, "app_id": self.app_id, "user_id": self.bot_user_id}
+        return {"ok": True, "bot": {**bot, "name": "paperbot", "deleted": False}}
 
     def _post_message(self, args: dict[str, Any]) -> dict[str, Any]:
         channel = args.get("channel")

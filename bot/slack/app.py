@@ -21,7 +21,7 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 
 from bot.settings import Settings
-from bot.slack import gate, redaction, respond
+from bot.slack import gate, own_app, redaction, respond
 from bot.slack.modes import SOCKET
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ def bolt_app(settings: Settings, client: WebClient, listener_executor: Executor)
         listener_executor=listener_executor,
     )
     respond.install(app)
+    own_app.install(app, client)
     return app
 
 
