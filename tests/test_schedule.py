@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time as time_module
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -14,6 +16,7 @@ from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.triggers.date import DateTrigger
 from digest_probes import ProbedScheduler
 from faulty_slack import FaultySlackRecorder
+from sqlalchemy.exc import OperationalError
 
 from bot.digest.posting import LEASE
 from bot.digest.schedule import DigestScheduler, DigestTrigger, StoppableScheduler
@@ -194,3 +197,141 @@ def test_stopping_while_a_one_off_job_is_handed_over_raises_nothing() -> None:
     finally:
         scheduler.state = paused  # for the real shutdown to take the executor down
         scheduler.shutdown(wait=True)
+
+
+class OutageStore:
+    """A store whose every operation fails as a stopped database's does, while ``down``."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.down = False
+
+    def __getattr__(self, name: str) -> Any:
+        operation = getattr(self._store, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self.down:
+                raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
+            return operation(*args, **kwargs)
+
+        return call
+
+
+def next_paper_line(service: DigestService, channel: str) -> str:
+    return service.subscriptions(channel).blocks[0]["text"]["text"].splitlines()[-1]
+
+
+def step_to(
+    traveller: time_machine.Coordinates, scheduler: ProbedScheduler, when: datetime
+) -> None:
+    """Move the frozen clock to ``when`` and let the scheduler run what is due by then."""
+    traveller.move_to(when)
+    scheduler.wake()
+
+
+def retry_moves_to(scheduler: ProbedScheduler, channel: str, when: datetime | None) -> None:
+    wait_until(lambda: scheduler.retries().get(channel) == when)
+
+
+@pytest.fixture
+def outage(store) -> OutageStore:
+    return OutageStore(store)
+
+
+@pytest.fixture
+def outage_service(outage, index, recorder) -> DigestService:
+    return DigestService(outage, index, make_web_client("xoxb-test", recorder.base_url), Settings())
+
+
+@pytest.fixture
+def outage_scheduler(outage_service) -> Iterator[ProbedScheduler]:
+    built = ProbedScheduler(outage_service)
+    yield built
+    built.stop()
+
+
+def test_a_database_down_at_the_minute_is_retried_and_posts_once_when_back(
+    outage, outage_service, outage_scheduler, recorder, channel, caplog
+) -> None:
+    service, scheduler = outage_service, outage_scheduler
+    with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
+        service.subscribe(channel, "9:00 Europe/Berlin daily")
+        scheduler.start()
+        assert scheduler.caught_up.wait(5)
+        outage.down = True
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0))
+        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 5))
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 5))
+        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 20))
+        outage.down = False
+        assert next_paper_line(service, channel) == (
+            "*Next paper:* today's is late and will be retried at 09:00, "
+            "then Saturday 29 March 2025 at 09:00 (Europe/Berlin)"
+        )
+        assert posts(recorder, channel) == []
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 20))
+        recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
+        retry_moves_to(scheduler, channel, None)
+        wait_until(lambda: "late" not in next_paper_line(service, channel))
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 29, 9, 0)
+        scheduler.stop()
+    assert len(posts(recorder, channel)) == 1
+    assert "raised an exception" not in caplog.text
+    assert "the database is unavailable (" in caplog.text
+    assert "connection refused); trying again at 2025-03-28T08:00:05+00:00" in caplog.text
+
+
+def test_a_database_down_until_the_local_day_ends_gives_the_day_up(
+    outage, outage_service, outage_scheduler, recorder, channel, caplog
+) -> None:
+    service, scheduler = outage_service, outage_scheduler
+    with time_machine.travel(berlin(2025, 3, 28, 23, 58), tick=False) as traveller:
+        service.subscribe(channel, "23:59 Europe/Berlin daily")
+        scheduler.start()
+        assert scheduler.caught_up.wait(5)
+        outage.down = True
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 23, 59))
+        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 23, 59, 5))
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 23, 59, 5))
+        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 23, 59, 20))
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 23, 59, 20))
+        wait_until(lambda: "no paper of the day in" in caplog.text)
+        assert channel not in scheduler.retries()
+        assert scheduler.next_runs()[channel] == berlin(2025, 3, 29, 23, 59)
+        scheduler.stop()
+    assert posts(recorder, channel) == []
+    assert "still unavailable as its local day ended (" in caplog.text
+
+
+def test_a_write_lock_held_across_the_minute_delays_the_post_until_it_is_released(
+    tmp_path, index, recorder, channel, monkeypatch
+) -> None:
+    """Another process holds the SQLite file's write lock: the store's own wait runs out
+    (shortened here from 15 s) and the post follows the lock's release."""
+    monkeypatch.setattr("bot.store.database.SQLITE_BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "locked.db"
+    locked = Store(f"sqlite:///{path}")
+    service = DigestService(
+        locked, index, make_web_client("xoxb-test", recorder.base_url), Settings()
+    )
+    scheduler = ProbedScheduler(service)
+    other_process = sqlite3.connect(path, isolation_level=None)
+    try:
+        with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
+            service.subscribe(channel, "9:00 Europe/Berlin")
+            scheduler.start()
+            assert scheduler.caught_up.wait(5)
+            other_process.execute("BEGIN IMMEDIATE")
+            step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0))
+            retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 5))
+            other_process.execute("ROLLBACK")
+            step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 5))
+            recorder.wait_for(
+                "chat.postMessage", where=lambda call: call.args["channel"] == channel
+            )
+            retry_moves_to(scheduler, channel, None)
+            scheduler.stop()
+    finally:
+        other_process.close()
+        locked.close()
+    assert len(posts(recorder, channel)) == 1

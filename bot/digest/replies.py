@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from bot.clock import Clock
 from bot.digest.channels import Subscriptions
 from bot.digest.rotation import Rotation
@@ -18,12 +21,19 @@ bot cannot post at all, so a daily paper could never arrive."""
 
 class DigestReplies:
     def __init__(
-        self, subscriptions: Subscriptions, rotation: Rotation, store: Store, clock: Clock
+        self,
+        subscriptions: Subscriptions,
+        rotation: Rotation,
+        store: Store,
+        clock: Clock,
+        pending_retry: Callable[[str], datetime | None],
     ) -> None:
+        """``pending_retry`` says when a channel's failed post is tried again, if it is."""
         self._subscriptions = subscriptions
         self._rotation = rotation
         self._store = store
         self._clock = clock
+        self._pending_retry = pending_retry
 
     def subscribe(self, channel_id: str, args: str) -> Message:
         if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
@@ -120,6 +130,10 @@ class DigestReplies:
         now = self._clock()
         day = schedule.local_date(now)
         claim = self._store.digest_claim(channel, day)
-        due_today = schedule.posts_on(day) and now >= schedule.instant_on(day)
-        posting_now = due_today and (claim is None or claim.state != POSTED)
-        return render.next_post_words(posting_now, schedule.next_run(now), schedule.zone)
+        posting_now = schedule.due(now) and (claim is None or claim.state != POSTED)
+        retry_at = self._pending_retry(channel) if posting_now else None
+        if retry_at is not None and schedule.local_date(retry_at) != day:
+            retry_at = None
+        return render.next_post_words(
+            posting_now, schedule.next_run(now), schedule.zone, retry_at=retry_at
+        )

@@ -3,12 +3,16 @@
 One job per subscribed channel, whose trigger asks ``bot.digest.subscriptions`` for the next post
 instant, so the DST rules live in one place. The scheduler only decides *when to try*:
 whether to post is decided by ``DigestService.serve`` under the database claim, so a job
-that fires twice, late, or in several replicas at once still posts once.
+that fires twice, late, or in several replicas at once still posts once. That is also why a
+database that cannot be used at the post's minute (stopped, restarting, locked by another
+process) costs a retry, with backoff, until the channel's local day ends, never the day:
+the next attempt goes through the same claim.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime, timedelta
 
@@ -22,6 +26,7 @@ from bot.clock import Clock, system_clock
 from bot.digest.posting import DigestOutcome
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
+from bot.store import UNAVAILABLE
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +34,17 @@ MISFIRE_GRACE = timedelta(hours=24)
 """Run a late job rather than drop it: ``serve`` itself refuses once the local day is over."""
 
 CATCH_UP_JOB = "digest-catch-up"
+
+DATABASE_RETRY_FIRST = timedelta(seconds=5)
+DATABASE_RETRY_LONGEST = timedelta(minutes=5)
+"""A database restart is over in seconds; after a long outage the post still follows within
+minutes of its end, without a try every few seconds in between."""
+
+
+def database_retry_delay(failures: int) -> timedelta:
+    """The wait after the ``failures``-th attempt in a row (from 0) found no database:
+    5 s, 15 s, 45 s, ... up to ``DATABASE_RETRY_LONGEST``."""
+    return min(DATABASE_RETRY_LONGEST, DATABASE_RETRY_FIRST * 3 ** min(failures, 4))
 
 
 class DigestTrigger(BaseTrigger):
@@ -99,6 +115,10 @@ class DigestScheduler:
         self._channels = None if channels is None else frozenset(channels)
         self._on_outcome = on_outcome
         self._clock = clock
+        self._database_failures: dict[str, int] = {}
+        """Attempts in a row per channel that found no database, for the backoff."""
+        self._retry_lock = threading.Lock()
+        """Attempts run on a pool: two failing at once must not both schedule the retry."""
         self._scheduler = StoppableScheduler(
             timezone=UTC,
             job_defaults={
@@ -130,6 +150,14 @@ class DigestScheduler:
         """Each subscribed channel's next scheduled post."""
         return self._pending(job_id(""))
 
+    def _schedules(self) -> dict[str, Schedule]:
+        """Each scheduled channel's schedule, as its job holds it: known without the database."""
+        return {
+            job.id.removeprefix(job_id("")): job.trigger.schedule
+            for job in self._scheduler.get_jobs()
+            if job.id.startswith(job_id("")) and isinstance(job.trigger, DigestTrigger)
+        }
+
     def _pending(self, prefix: str) -> dict[str, datetime]:
         return {
             job.id.removeprefix(prefix): job.next_run_time
@@ -147,6 +175,8 @@ class DigestScheduler:
             return
         self._remove(job_id(channel))
         self._remove(_retry_job_id(channel))
+        self._database_failures.pop(channel, None)
+        self._service.retry_pending(channel, None)
         sub = self._service.subscription(channel)
         if sub is None or sub.paused_reason is not None:
             log.info("no digest job for %s any more", channel)
@@ -179,18 +209,69 @@ class DigestScheduler:
         )
 
     def _run(self, channel: str) -> None:
-        self._follow_up(self._service.serve(channel))
+        try:
+            outcome = self._service.serve(channel)
+        except UNAVAILABLE as error:
+            self._database_unavailable(channel, error)
+            return
+        self._follow_up(outcome)
 
     def _catch_up(self) -> None:
-        for outcome in self._service.serve_due(self._channels):
+        try:
+            outcomes = self._service.serve_due(self._channels)
+        except UNAVAILABLE as error:
+            now = self._clock()
+            for channel, schedule in self._schedules().items():
+                if schedule.due(now):
+                    self._database_unavailable(channel, error)
+            return
+        for outcome in outcomes:
             self._follow_up(outcome)
+
+    def _database_unavailable(self, channel: str, error: Exception) -> None:
+        """Try the channel again later, with backoff, while its local day lasts: whatever
+        the attempt had done is in the claim, which the next attempt goes through."""
+        schedules = self._schedules()
+        if channel not in schedules:
+            log.warning("digest for %s: no database, and no longer scheduled here", channel)
+            return
+        reason = str(error).partition("\n")[0]
+        with self._retry_lock:
+            now = self._clock()
+            pending = self._scheduler.get_job(_retry_job_id(channel))
+            if pending is not None and pending.next_run_time > now:
+                return  # another attempt failing at the same time (the catch-up) counts once
+            failures = self._database_failures.get(channel, 0)
+            retry_at = now + database_retry_delay(failures)
+            if retry_at >= schedules[channel].end_of_day(now):
+                self._database_failures.pop(channel, None)
+                self._service.retry_pending(channel, None)
+                log.error(
+                    "no paper of the day in %s today: the database was still unavailable as "
+                    "its local day ended (%s)",
+                    channel,
+                    reason,
+                )
+                return
+            self._database_failures[channel] = failures + 1
+            self._retry_at(channel, retry_at)
+            self._service.retry_pending(channel, retry_at)
+        log.warning(
+            "digest for %s: the database is unavailable (%s); trying again at %s",
+            channel,
+            reason,
+            retry_at.isoformat(),
+        )
 
     def _serves(self, channel: str) -> bool:
         return self._channels is None or channel in self._channels
 
     def _follow_up(self, outcome: DigestOutcome) -> None:
         log.info("digest for %s: %s", outcome.channel, outcome.detail)
+        self._database_failures.pop(outcome.channel, None)
         if self._on_outcome is not None:
             self._on_outcome(outcome)
         if outcome.retry_at is not None:
             self._retry_at(outcome.channel, outcome.retry_at)
+        failed = outcome.status == "failed" and outcome.retry_at is not None
+        self._service.retry_pending(outcome.channel, outcome.retry_at if failed else None)

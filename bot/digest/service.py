@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time as time_module
 from collections.abc import Callable, Container
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from slack_sdk import WebClient
@@ -63,10 +63,22 @@ class DigestService:
             sleep=sleep,
             owner=owner or new_owner(),
         )
-        self._replies = DigestReplies(self._subscriptions, self._rotation, store, clock)
+        self._retries: dict[str, datetime] = {}
+        self._replies = DigestReplies(
+            self._subscriptions, self._rotation, store, clock, self._retries.get
+        )
 
     def add_listener(self, listener: Callable[[str], None]) -> None:
         self._subscriptions.add_listener(listener)
+
+    def retry_pending(self, channel: str, at: datetime | None) -> None:
+        """Remember when this process tries today's post in ``channel`` again after a failure
+        (``None``: no retry is pending), so ``/paper subscriptions`` can say the post is late
+        rather than being posted; the scheduler, which holds the retry, keeps it current."""
+        if at is None:
+            self._retries.pop(channel, None)
+        else:
+            self._retries[channel] = at
 
     def subscription(self, channel: str) -> ChannelSubscription | None:
         """The channel's subscription: a command's settings (even "unsubscribed") win."""
@@ -106,9 +118,7 @@ class DigestService:
 
     def is_due(self, sub: ChannelSubscription) -> bool:
         """Today is a post day and its time has come (posted or not)."""
-        now = self._clock()
-        day = sub.schedule.local_date(now)
-        return sub.schedule.posts_on(day) and now >= sub.schedule.instant_on(day)
+        return sub.schedule.due(self._clock())
 
     def _log_missed_days(self, sub: ChannelSubscription) -> None:
         latest = self._store.latest_claim_date(sub.channel)

@@ -62,6 +62,15 @@ class Schedule:
         """The UTC instant of ``day``'s post (whether or not the cadence posts that day)."""
         return local_instant(day, self.at, self.zone)
 
+    def due(self, instant: datetime) -> bool:
+        """The local date of ``instant`` is a post day and its post time has come."""
+        day = self.local_date(instant)
+        return self.posts_on(day) and instant >= self.instant_on(day)
+
+    def end_of_day(self, instant: datetime) -> datetime:
+        """The UTC instant the local date of ``instant`` ends (the next local midnight)."""
+        return local_instant(self.local_date(instant) + timedelta(days=1), time(0, 0), self.zone)
+
     def next_run(self, after: datetime) -> datetime:
         """The first post instant strictly after ``after`` (aware UTC)."""
         day = self.local_date(after) - timedelta(days=1)

@@ -28,12 +28,21 @@ def local_moment(instant: datetime, zone: ZoneInfo) -> str:
     return f"{long_date(local.date())} at {local:%H:%M} ({zone.key})"
 
 
-def next_post_words(posting_now: bool, following: datetime, zone: ZoneInfo) -> str:
+def next_post_words(
+    posting_now: bool, following: datetime, zone: ZoneInfo, *, retry_at: datetime | None = None
+) -> str:
     """When the next paper comes. Today's, when its time has come, is posted at once, so the
     reader may see it arrive with this line: it is named as today's, and the one after it
-    (``following``) is dated, rather than a "next" that would read as another paper."""
+    (``following``) is dated, rather than a "next" that would read as another paper. When
+    posting it failed (the database or Slack was unavailable), ``retry_at`` is when it is
+    tried again: "being posted now" would promise what is not happening."""
     when = local_moment(following, zone)
-    return f"today's is being posted now, then {when}" if posting_now else when
+    if not posting_now:
+        return when
+    if retry_at is not None:
+        retry = retry_at.astimezone(zone)
+        return f"today's is late and will be retried at {retry:%H:%M}, then {when}"
+    return f"today's is being posted now, then {when}"
 
 
 def _topic_words(topic: str | None) -> str:
