@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import socket
 import threading
-from types import TracebackType
 
 from sqlalchemy.engine import make_url
 
@@ -51,17 +50,6 @@ class PostgresProxy:
         self._listener.close()
         self._drop_all()
         self._flowing.set()
-
-    def __enter__(self) -> PostgresProxy:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _drop_all(self) -> None:
         with self._lock:

@@ -13,6 +13,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -175,7 +176,7 @@ def test_what_needs_the_database_says_it_cannot_be_reached_now(caplog):
 def test_postgresql_refusing_or_frozen_is_waited_for_no_longer_than_the_deadline(
     index: SearchIndex, fault: str
 ):
-    with throwaway_postgres_database() as url, PostgresProxy(url) as proxy:
+    with throwaway_postgres_database() as url, closing(PostgresProxy(url)) as proxy:
         store = Store(proxy.url, fixed_clock, deadline=DEADLINE)
         try:
             answers = Answers(index, store)
@@ -185,6 +186,13 @@ def test_postgresql_refusing_or_frozen_is_waited_for_no_longer_than_the_deadline
             reply, waited = timed(lambda: answers.command(SEARCH, "C1", VIEWER))
             assert waited < PROMPT
             assert_searched_without_paging(reply)
+            link = f"https://openreview.net/forum?id={index.papers[0].id}"
+            unfurls, waited = timed(lambda: answers.unfurls([link]))
+            assert link in unfurls and waited < PROMPT
+            started = time.monotonic()
+            with pytest.raises(DatabaseUnavailable):
+                answers.saved_list(VIEWER)
+            assert time.monotonic() - started < PROMPT
             (status, _body), waited = timed(lambda: health_reply(READY_PATH, store))
             assert status.startswith("503") and waited < PROMPT
             assert health_reply(HEALTH_PATH, store) == (
