@@ -200,17 +200,19 @@ def test_stopping_while_a_one_off_job_is_handed_over_raises_nothing() -> None:
 
 
 class OutageStore:
-    """A store whose every operation fails as a stopped database's does, while ``down``."""
+    """A store whose every operation fails as a stopped database's does while ``down``, and
+    the operations named in ``down_for`` always."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self.down = False
+        self.down_for: set[str] = set()
 
     def __getattr__(self, name: str) -> Any:
         operation = getattr(self._store, name)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            if self.down:
+            if self.down or name in self.down_for:
                 raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
             return operation(*args, **kwargs)
 
@@ -279,6 +281,30 @@ def test_a_database_down_at_the_minute_is_retried_and_posts_once_when_back(
     assert "raised an exception" not in caplog.text
     assert "the database is unavailable (" in caplog.text
     assert "connection refused); trying again at 2025-03-28T08:00:05+00:00" in caplog.text
+
+
+def test_a_database_lost_between_the_post_and_its_record_still_posts_once(
+    outage, outage_service, outage_scheduler, store, recorder, channel
+) -> None:
+    """The retry finds its own claim ``posting``: after the lease it looks in the channel,
+    finds the post, and records it instead of posting again."""
+    service, scheduler = outage_service, outage_scheduler
+    with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
+        service.subscribe(channel, "9:00 Europe/Berlin daily")
+        scheduler.start()
+        assert scheduler.caught_up.wait(5)
+        outage.down_for.add("record_post")
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0))
+        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 5))
+        outage.down_for.clear()
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 5))
+        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0) + LEASE)
+        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0) + LEASE)
+        wait_until(lambda: store.digest_claim(channel, date(2025, 3, 28)).state == "posted")
+        assert channel not in scheduler.retries()
+        scheduler.stop()
+    [post] = posts(recorder, channel)
+    assert store.digest_claim(channel, date(2025, 3, 28)).ts == post.response["ts"]
 
 
 def test_a_database_down_until_the_local_day_ends_gives_the_day_up(
