@@ -7,7 +7,9 @@ Slack: Bolt's authorization has already asked ``auth.test`` for the bot's id, an
 send it again) and not answered. When the bot cannot learn its id it accepts every event as
 it did before it knew: after a failed call it asks again ``RETRY_SECONDS`` later, not on every
 event, and never again when the token lacks the scope (``bots.info`` needs ``users:read``).
-The first event waits for that one call, as the first request waits for Bolt's ``auth.test``.
+The first event waits for that one call, as the first request waits for Bolt's ``auth.test``;
+so that a Slack that hangs cannot hold that event's ack past Slack's 3 s, the call has a short
+timeout of its own and no retries (it is asked again ``RETRY_SECONDS`` later).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 600.0
 """How long an app id Slack would not give is not asked for again."""
+LOOKUP_TIMEOUT_SECONDS = 1.0
+"""The longest the first event's ack waits for ``bots.info``."""
 _NEVER_GIVEN = frozenset({"missing_scope", "not_allowed_token_type"})
 """Answers that asking again will not change."""
 _EVENT_CALLBACK = "event_callback"
@@ -74,7 +78,13 @@ def other_apps(body: dict[str, Any], app_id: str) -> str | None:
 
 def install(app: App, client: WebClient) -> None:
     """Ack and drop events naming another app, before any listener sees them."""
-    own = OwnApp(client)
+    lookup = WebClient(
+        token=client.token,
+        base_url=client.base_url,
+        timeout=LOOKUP_TIMEOUT_SECONDS,
+        retry_handlers=[],
+    )
+    own = OwnApp(lookup)
 
     def ignoring_other_apps(
         body: dict[str, Any], context: BoltContext, next: Callable[[], BoltResponse]
