@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 import time as time_module
@@ -199,6 +200,11 @@ def test_stopping_while_a_one_off_job_is_handed_over_raises_nothing() -> None:
         scheduler.shutdown(wait=True)
 
 
+NINE = berlin(2025, 3, 28, 9, 0)
+"""A Friday's post instant in Berlin."""
+SECOND = timedelta(seconds=1)
+
+
 class OutageStore:
     """A store whose every operation fails as a stopped database's does while ``down``, and
     the operations named in ``down_for`` always."""
@@ -235,6 +241,28 @@ def retry_moves_to(scheduler: ProbedScheduler, channel: str, when: datetime | No
     wait_until(lambda: scheduler.retries().get(channel) == when)
 
 
+def attempts_fail(
+    traveller: time_machine.Coordinates,
+    scheduler: ProbedScheduler,
+    channel: str,
+    *times: datetime,
+) -> None:
+    """The channel's attempt at each of ``times`` but the last fails and sets the next one
+    for the time after it."""
+    for at, retry in itertools.pairwise(times):
+        step_to(traveller, scheduler, at)
+        retry_moves_to(scheduler, channel, retry)
+
+
+def start_subscribed(
+    service: DigestService, scheduler: ProbedScheduler, channel: str, args: str
+) -> None:
+    """Subscribe, start, and let the start-up catch-up finish before a test's fault."""
+    service.subscribe(channel, args)
+    scheduler.start()
+    assert scheduler.caught_up.wait(5)
+
+
 @pytest.fixture
 def outage(store) -> OutageStore:
     return OutageStore(store)
@@ -257,21 +285,16 @@ def test_a_database_down_at_the_minute_is_retried_and_posts_once_when_back(
 ) -> None:
     service, scheduler = outage_service, outage_scheduler
     with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
-        service.subscribe(channel, "9:00 Europe/Berlin daily")
-        scheduler.start()
-        assert scheduler.caught_up.wait(5)
+        start_subscribed(service, scheduler, channel, "9:00 Europe/Berlin daily")
         outage.down = True
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0))
-        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 5))
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 5))
-        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 20))
+        attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND, NINE + 20 * SECOND)
         outage.down = False
         assert next_paper_line(service, channel) == (
             "*Next paper:* today's is late and will be retried at 09:00, "
             "then Saturday 29 March 2025 at 09:00 (Europe/Berlin)"
         )
         assert posts(recorder, channel) == []
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 20))
+        step_to(traveller, scheduler, NINE + 20 * SECOND)
         recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
         retry_moves_to(scheduler, channel, None)
         wait_until(lambda: "late" not in next_paper_line(service, channel))
@@ -290,16 +313,12 @@ def test_a_database_lost_between_the_post_and_its_record_still_posts_once(
     finds the post, and records it instead of posting again."""
     service, scheduler = outage_service, outage_scheduler
     with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
-        service.subscribe(channel, "9:00 Europe/Berlin daily")
-        scheduler.start()
-        assert scheduler.caught_up.wait(5)
+        start_subscribed(service, scheduler, channel, "9:00 Europe/Berlin daily")
         outage.down_for.add("record_post")
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0))
-        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 5))
+        attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND)
         outage.down_for.clear()
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 5))
-        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0) + LEASE)
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0) + LEASE)
+        attempts_fail(traveller, scheduler, channel, NINE + 5 * SECOND, NINE + LEASE)
+        step_to(traveller, scheduler, NINE + LEASE)
         wait_until(lambda: store.digest_claim(channel, date(2025, 3, 28)).state == "posted")
         assert channel not in scheduler.retries()
         scheduler.stop()
@@ -312,15 +331,11 @@ def test_a_database_down_until_the_local_day_ends_gives_the_day_up(
 ) -> None:
     service, scheduler = outage_service, outage_scheduler
     with time_machine.travel(berlin(2025, 3, 28, 23, 58), tick=False) as traveller:
-        service.subscribe(channel, "23:59 Europe/Berlin daily")
-        scheduler.start()
-        assert scheduler.caught_up.wait(5)
+        start_subscribed(service, scheduler, channel, "23:59 Europe/Berlin daily")
         outage.down = True
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 23, 59))
-        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 23, 59, 5))
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 23, 59, 5))
-        retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 23, 59, 20))
-        step_to(traveller, scheduler, berlin(2025, 3, 28, 23, 59, 20))
+        last = berlin(2025, 3, 28, 23, 59)
+        attempts_fail(traveller, scheduler, channel, last, last + 5 * SECOND, last + 20 * SECOND)
+        step_to(traveller, scheduler, last + 20 * SECOND)
         wait_until(lambda: "no paper of the day in" in caplog.text)
         assert channel not in scheduler.retries()
         assert scheduler.next_runs()[channel] == berlin(2025, 3, 29, 23, 59)
@@ -344,14 +359,11 @@ def test_a_write_lock_held_across_the_minute_delays_the_post_until_it_is_release
     other_process = sqlite3.connect(path, isolation_level=None)
     try:
         with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
-            service.subscribe(channel, "9:00 Europe/Berlin")
-            scheduler.start()
-            assert scheduler.caught_up.wait(5)
+            start_subscribed(service, scheduler, channel, "9:00 Europe/Berlin")
             other_process.execute("BEGIN IMMEDIATE")
-            step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0))
-            retry_moves_to(scheduler, channel, berlin(2025, 3, 28, 9, 0, 5))
+            attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND)
             other_process.execute("ROLLBACK")
-            step_to(traveller, scheduler, berlin(2025, 3, 28, 9, 0, 5))
+            step_to(traveller, scheduler, NINE + 5 * SECOND)
             recorder.wait_for(
                 "chat.postMessage", where=lambda call: call.args["channel"] == channel
             )
