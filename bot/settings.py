@@ -84,6 +84,18 @@ def _api_url(value: str | None) -> str | None:
     return value
 
 
+def _drain_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 3600:
+        raise SettingsError(
+            f"PAPERBOT_DRAIN_SECONDS must be a number of seconds between 0 and 3600, not {value!r}"
+        )
+    return seconds
+
+
 def _port(value: str) -> int:
     try:
         port = int(value)
@@ -110,6 +122,9 @@ class Settings:
     digest_time: str = "09:00"
     scheduler_enabled: bool = True
     semantic: bool = True
+    drain_seconds: float = 25.0
+    """How long a stopping process (SIGTERM) may finish what Slack was already promised:
+    under Heroku's 30 s between SIGTERM and SIGKILL, with time left to exit."""
     log_level: str | None = None
     """``PAPERBOT_LOG_LEVEL``, or None when unset: then ``DEFAULT_LOG_LEVEL``, except that the
     local shell keeps the lines below WARNING off the terminal it converses in."""
@@ -151,6 +166,7 @@ class Settings:
             digest_time=_digest_time(get("PAPERBOT_DIGEST_TIME") or "09:00"),
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
             semantic=_flag("PAPERBOT_SEMANTIC", get("PAPERBOT_SEMANTIC") or "on"),
+            drain_seconds=_drain_seconds(get("PAPERBOT_DRAIN_SECONDS") or "25"),
             log_level=_log_level(get("PAPERBOT_LOG_LEVEL")),
         )
         if environ is os.environ:

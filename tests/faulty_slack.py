@@ -49,6 +49,7 @@ class FaultySlackRecorder(SlackRecorder):
         self._script_lock = threading.Lock()
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self._latency: dict[str, float] = {}
+        self._lands_late: set[str] = set()
 
     def calls_to(self, *methods: str) -> list[RecordedCall]:
         with self._condition:
@@ -82,19 +83,26 @@ class FaultySlackRecorder(SlackRecorder):
         with self._script_lock:
             self._faults[method].extend(faults)
 
-    def slow_down(self, method: str, seconds: float) -> None:
+    def slow_down(self, method: str, seconds: float, *, lands_late: bool = False) -> None:
         """Answer every later call of ``method`` ``seconds`` late, like a Slack under load:
-        the call takes effect at once (a message is posted), only its answer is slow."""
+        the call takes effect at once (a message is posted), only its answer is slow; with
+        ``lands_late`` it takes effect (and is recorded) only then, so a bot that dies while
+        waiting leaves no trace of the call."""
         with self._script_lock:
             self._latency[method] = seconds
+            if lands_late:
+                self._lands_late.add(method)
 
     def handle(
         self, method: str, args: dict[str, Any], token: str | None, response_id: str | None = None
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._script_lock:
             delay = self._latency.get(method, 0.0)
+            late = method in self._lands_late
+        if delay and late:
+            time.sleep(delay)
         answer = super().handle(method, args, token, response_id)
-        if delay:
+        if delay and not late:
             time.sleep(delay)
         return answer
 

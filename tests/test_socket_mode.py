@@ -32,6 +32,8 @@ class FakeSocketModeServer:
     def __init__(self) -> None:
         self.received: queue.Queue[dict[str, Any]] = queue.Queue()
         self._connected = threading.Event()
+        self.disconnected = threading.Event()
+        """Set once the client has closed its connection."""
         self._connection: ServerConnection | None = None
         self._server = serve(self._handle, "127.0.0.1", 0, close_timeout=0.2)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -52,8 +54,11 @@ class FakeSocketModeServer:
         connection.send(json.dumps(hello))
         self._connection = connection
         self._connected.set()
-        for message in connection:
-            self.received.put(json.loads(message))
+        try:
+            for message in connection:
+                self.received.put(json.loads(message))
+        finally:
+            self.disconnected.set()
 
     def send(self, envelope_type: str, payload: dict[str, Any]) -> str:
         assert self._connected.wait(5), "the Socket Mode client never connected"

@@ -21,13 +21,13 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 
 from bot.settings import Settings
-from bot.slack import gate, own_app, redaction, respond
+from bot.slack import gate, health, own_app, redaction, respond
+from bot.slack.drain import Drain
 from bot.slack.modes import SOCKET
 
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
 HTTP_THREADS = 8
 
 
@@ -56,15 +56,23 @@ def bolt_app(settings: Settings, client: WebClient, listener_executor: Executor)
     return app
 
 
-def wsgi_app(app: App) -> Callable[..., Iterable[bytes]]:
+def wsgi_app(
+    app: App, drain: Drain | None = None, database: health.DatabaseHealth | None = None
+) -> Callable[..., Iterable[bytes]]:
     """Bolt's WSGI adapter at ``/slack/events``, behind ``gate.malformed``; plus
-    ``GET /healthz`` for the platform."""
+    ``GET /healthz`` and ``GET /readyz`` for the platform, which tell the ``database``'s
+    state (``bot.slack.health``). Once ``drain`` has begun, all answer 503: the
+    platform stops routing here, and Slack gets no ack this process could not keep."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        if environ.get("PATH_INFO") == HEALTH_PATH and environ.get("REQUEST_METHOD") == "GET":
-            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
-            return [b"ok\n"]
+        path = environ.get("PATH_INFO") or ""
+        if path in health.PATHS and environ.get("REQUEST_METHOD") == "GET":
+            if drain is not None and drain.started:
+                return _draining(start_response)
+            status, body = health.health_reply(path, database)
+            start_response(status, [("Content-Type", "application/json")])
+            return [body]
         if environ.get("REQUEST_METHOD") == "POST":
             length = int(environ.get("CONTENT_LENGTH") or 0)
             body = environ["wsgi.input"].read(length) if length > 0 else b""
@@ -76,18 +84,35 @@ def wsgi_app(app: App) -> Callable[..., Iterable[bytes]]:
                 start_response("400 Bad Request", [("Content-Type", "text/plain; charset=utf-8")])
                 return [b"bad request\n"]
             environ["wsgi.input"] = io.BytesIO(body)
-        return bolt(environ, start_response)
+        if drain is None:
+            return bolt(environ, start_response)
+        with drain.admission() as admitted:
+            if not admitted:
+                return _draining(start_response)
+            return bolt(environ, start_response)
 
     return application
 
 
-def create_http_server(app: App, *, host: str = "0.0.0.0", port: int = 3000) -> Any:
+def _draining(start_response: Callable[..., Any]) -> list[bytes]:
+    start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8")])
+    return [b"draining\n"]
+
+
+def create_http_server(
+    app: App,
+    *,
+    host: str = "0.0.0.0",
+    port: int = 3000,
+    drain: Drain | None = None,
+    database: health.DatabaseHealth | None = None,
+) -> Any:
     """A waitress server (multi-threaded WSGI) for the app; ``.run()`` serves, ``.close()``.
 
     Bodies over ``gate.MAX_BODY_BYTES`` are refused by waitress with a 413 before they are
     read into memory."""
     return waitress.create_server(
-        wsgi_app(app),
+        wsgi_app(app, drain, database),
         host=host,
         port=port,
         threads=HTTP_THREADS,
@@ -96,16 +121,31 @@ def create_http_server(app: App, *, host: str = "0.0.0.0", port: int = 3000) -> 
     )
 
 
-def serve(app: App, settings: Settings, client: WebClient, mode: str) -> None:
-    """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``) until interrupted."""
-    try:
-        if mode == SOCKET:
-            SocketModeHandler(app, settings.slack_app_token, web_client=client).connect()
-            print("paperbot: connected to Slack in Socket Mode", flush=True)
-            threading.Event().wait()
-        else:
-            server = create_http_server(app, port=settings.port)
-            print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
-            server.run()
-    except KeyboardInterrupt:
-        pass
+def start_serving(
+    app: App,
+    settings: Settings,
+    client: WebClient,
+    mode: str,
+    drain: Drain,
+    database: health.DatabaseHealth | None = None,
+) -> Callable[[], None]:
+    """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``) on background threads; what stops
+    accepting requests when ``drain`` runs.
+
+    Socket Mode closes its connection (Slack sends to the app's other connections). HTTP
+    keeps serving until the process exits, so ``/healthz`` can say 503 while ``drain``
+    refuses new requests; waitress's threads are daemons and end with the process.
+    """
+    if mode == SOCKET:
+        handler = SocketModeHandler(app, settings.slack_app_token, web_client=client)
+        handler.connect()
+        print("paperbot: connected to Slack in Socket Mode", flush=True)
+        return handler.close
+    server = create_http_server(app, port=settings.port, drain=drain, database=database)
+    threading.Thread(target=server.run, name="http", daemon=True).start()
+    print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
+    return _keep_serving
+
+
+def _keep_serving() -> None:
+    """HTTP stops accepting through the drain's admission, not by closing its socket."""

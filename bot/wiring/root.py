@@ -8,6 +8,9 @@ builds the same app with ``build_services`` and ``build_app``.
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 import threading
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -29,8 +32,9 @@ from bot.render import papers as render
 from bot.search.engine import SearchIndex
 from bot.search.semantic import ranker_for
 from bot.settings import Settings
-from bot.slack.app import bolt_app, serve
+from bot.slack.app import bolt_app, start_serving
 from bot.slack.client import digest_client, make_web_client
+from bot.slack.drain import Drain, stop_on_sigterm, wait_for_stop
 from bot.slack.modes import MODE_NAMES, check_slack
 from bot.slack.work import admission_for, listener_pool
 from bot.store import Store
@@ -99,7 +103,7 @@ def build_app(
 
 def run(settings: Settings, mode: str) -> int:
     """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``, as ``choose_mode`` gave it) until
-    interrupted; the process exit code."""
+    SIGTERM or SIGINT, then drain (``bot.slack.drain``); the process exit code."""
     check_slack(settings, mode)
     client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
     services = build_services(settings, digest_client(settings))
@@ -108,14 +112,36 @@ def run(settings: Settings, mode: str) -> int:
     threading.Thread(
         target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
     ).start()
-    app = build_app(settings, services.answers, client)
+    pool = listener_pool()
+    app = build_app(settings, services.answers, client, listener_executor=pool)
     scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
     if scheduler is not None:
         scheduler.start()
+    drain = Drain(pool, settings.drain_seconds)
     try:
-        serve(app, settings, client, mode)
+        stop_accepting = start_serving(app, settings, client, mode, drain, services.store)
+        stop_on_sigterm()
+        wait_for_stop()
+
+        def stop() -> None:
+            stop_accepting()
+            if scheduler is not None:
+                scheduler.stop()
+
+        unfinished = drain.run(stop)
     finally:
         if scheduler is not None:
             scheduler.stop()
         services.close()
+    if unfinished:
+        _exit_without_waiting()
     return 0
+
+
+def _exit_without_waiting() -> None:
+    """Exit 0 now: the interpreter would join the pool's threads at exit, holding the process
+    past the grace period until the platform kills it (the drain has logged what is left)."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
