@@ -11,6 +11,7 @@ def test_defaults_when_nothing_is_set():
     assert settings.timezone == "UTC"
     assert settings.digest_time == "09:00"
     assert settings.scheduler_enabled is True
+    assert settings.drain_seconds == 25.0
     assert settings.any_slack_variable is False
 
 
@@ -34,9 +35,11 @@ def test_reads_every_variable():
             "PAPERBOT_DIGEST_CHANNEL": "C123",
             "PAPERBOT_DIGEST_TIME": "9:30",
             "PAPERBOT_SCHEDULER": "off",
+            "PAPERBOT_DRAIN_SECONDS": "8.5",
             "PAPERBOT_LOG_LEVEL": "debug",
         }
     )
+    assert settings.drain_seconds == 8.5
     assert settings.port == 8080
     assert settings.corpus == "catalogue"
     assert settings.timezone == "Europe/Berlin"
@@ -53,6 +56,9 @@ def test_reads_every_variable():
         ("PORT", "70000"),
         ("PAPERBOT_TIMEZONE", "Mars/Olympus"),
         ("PAPERBOT_SCHEDULER", "maybe"),
+        ("PAPERBOT_DRAIN_SECONDS", "soon"),
+        ("PAPERBOT_DRAIN_SECONDS", "-1"),
+        ("PAPERBOT_DRAIN_SECONDS", "nan"),
     ],
 )
 def test_bad_values_name_the_variable(name, value):
