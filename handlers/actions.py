@@ -18,7 +18,7 @@ import logging
 from functools import partial
 from typing import Any
 
-from slack_bolt import App, Respond
+from slack_bolt import App, BoltContext, Respond
 from slack_sdk import WebClient
 
 from bot.answers import Answers
@@ -32,7 +32,7 @@ from bot.buttons import (
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.slack.conversations import publish_home
+from bot.slack.conversations import post_reply, publish_home
 from bot.slack.work import Admit
 from handlers.errors import answering_failures, logging_failures
 from handlers.overload import acknowledge_click
@@ -108,9 +108,12 @@ def share(
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
+    context: BoltContext,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
+    """**Share**: the paper, posted for everyone; a post that failed but may have landed is
+    looked for first, so no apology invites a second Share."""
     tell = _private_reply(respond)
     channel = _channel_id(body)
     with answering_failures(tell, logger, channel_id=channel):
@@ -118,7 +121,14 @@ def share(
         if message is None:
             tell(render.not_found_message(action["value"]))
             return
-        client.chat_postMessage(channel=channel, **message.as_kwargs())
+        post_reply(
+            client,
+            channel,
+            None,
+            message,
+            asked_ts=action["action_ts"],
+            bot_user_id=context.bot_user_id,
+        )
 
 
 def register(app: App, answers: Answers, admit: Admit) -> None:
@@ -166,6 +176,7 @@ def post_related(
     answers: Answers,
     action: dict[str, Any],
     client: WebClient,
+    context: BoltContext,
     respond: Respond,
     logger: logging.Logger,
 ) -> None:
@@ -177,7 +188,14 @@ def post_related(
             tell(render.expired_message())
             return
         channel, thread_ts, message = posted
-        client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message.as_kwargs())
+        post_reply(
+            client,
+            channel,
+            thread_ts,
+            message,
+            asked_ts=action["action_ts"],
+            bot_user_id=context.bot_user_id,
+        )
         tell(render.posted_related_message())
 
 

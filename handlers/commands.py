@@ -11,9 +11,10 @@ from slack_sdk import WebClient
 
 from bot.answers import Answers, Viewer
 from bot.answers.typed import Intent, parse_command
+from bot.render import export as render_export
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.slack.conversations import send_file_to_user
+from bot.slack.conversations import Refused, send_file_to_user
 from bot.slack.work import Admit
 from handlers.errors import answering_failures
 from handlers.viewer import viewer_of
@@ -51,12 +52,15 @@ def paper_command(
 
 def export_reading_list(answers: Answers, client: WebClient, viewer: Viewer) -> Message:
     """Send the ``.bib`` file by direct message (it may be far too long for a message) and
-    say so where the command was typed."""
+    say so where the command was typed, or what keeps Slack from taking it."""
     export = answers.export(viewer)
     if export is None:
-        return render.export_empty_message()
-    send_file_to_user(client, viewer.user_id, export)
-    return render.export_sent_message(export.count)
+        return render_export.export_empty_message()
+    try:
+        send_file_to_user(client, viewer.user_id, export)
+    except Refused as refused:
+        return render_export.export_refused_message(refused.code)
+    return render_export.export_sent_message(export.count)
 
 
 def register(app: App, answers: Answers, admit: Admit) -> None:

@@ -28,14 +28,17 @@ class ExpiringCache(Generic[K, V]):
         self._entries: OrderedDict[K, tuple[datetime, V]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        """The answer for ``key``: remembered if fresh, else ``compute``'s, remembered."""
+    def get(self, key: K, compute: Callable[[], V | None]) -> V | None:
+        """The answer for ``key``: remembered if fresh, else ``compute``'s, remembered unless
+        it is None (it could not tell: a failed lookup is asked again next time)."""
         now = self._clock()
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and now - entry[0] < self._ttl:
                 return entry[1]
         value = compute()
+        if value is None:
+            return None
         with self._lock:
             self._keep(key, now, value)
         return value

@@ -40,23 +40,40 @@ class AppHome:
         )
 
     def view(
-        self, viewer: Viewer, can_see: Callable[[str], bool], offset: int = 0
+        self, viewer: Viewer, can_see: Callable[[str], bool | None], offset: int = 0
     ) -> dict[str, Any]:
         """The App Home view: the reading list from ``offset``, the subscribed channels the
-        person can see (``can_see`` asks Slack; its answers are kept a few minutes), and how
-        to use the bot."""
+        person can see, and how to use the bot."""
         total = self._reading_list.count(viewer)
         offset = last_page_start(offset, total, render_home.PAGE_SIZE)
         papers = self._reading_list.saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
+        shown, more = self._visible_channels(viewer, can_see)
+        return render_home.home_view(
+            papers, total=total, offset=offset, subscriptions=shown, more_channels=more
+        )
+
+    def _visible_channels(
+        self, viewer: Viewer, can_see: Callable[[str], bool | None]
+    ) -> tuple[list[render_home.SubscribedChannel], bool]:
+        """The subscribed channels the tab lists, and whether the person sees more of them.
+
+        ``can_see`` asks Slack, one call or more per channel at a rate Slack limits, so only
+        the channels the tab shows are asked about, and one more to know whether there are
+        more; its answers are kept a few minutes, but a channel Slack did not answer about
+        (None) is left out this time only.
+        """
+        shown: list[render_home.SubscribedChannel] = []
         subscriptions = self._digest.active_subscriptions() if self._digest else ()
-        visible = [
-            render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)
-            for sub in subscriptions
-            if self._visible.get(
-                (viewer.team_id, viewer.user_id, sub.channel), partial(can_see, sub.channel)
+        for sub in subscriptions:
+            key = (viewer.team_id, viewer.user_id, sub.channel)
+            if not self._visible.get(key, partial(can_see, sub.channel)):
+                continue
+            if len(shown) == render_home.MAX_CHANNELS_SHOWN:
+                return shown, True
+            shown.append(
+                render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)
             )
-        ]
-        return render_home.home_view(papers, total=total, offset=offset, subscriptions=visible)
+        return shown, False
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:
         """The abstract as a modal, for **Abstract** in the App Home (a tab has no thread)."""

@@ -10,6 +10,7 @@ from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKind
 from bot.papers.bibtex import bibtex
 from bot.papers.catalogue import PaperLookup
+from bot.render import export as render_export
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.store import Store
@@ -93,8 +94,8 @@ class ReadingList:
             return None
         return Export(
             filename="paperbot-reading-list.bib",
-            title=render.EXPORT_TITLE,
+            title=render_export.EXPORT_TITLE,
             content=bibtex(papers),
             count=len(papers),
-            comment=render.export_comment(len(papers)),
+            comment=render_export.export_comment(len(papers)),
         )

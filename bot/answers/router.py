@@ -163,7 +163,7 @@ class Answers:
     # App Home
 
     def home(
-        self, viewer: Viewer, can_see: Callable[[str], bool], offset: int = 0
+        self, viewer: Viewer, can_see: Callable[[str], bool | None], offset: int = 0
     ) -> dict[str, Any]:
         return self._home.view(viewer, can_see, offset)
 

@@ -25,7 +25,7 @@ from bot.render.papers import (
 
 PAGE_SIZE = 20
 MAX_CHANNELS_SHOWN = 20
-"""Channel lines kept on the tab; the rest are counted, so the view never outgrows 100 blocks."""
+"""Channel lines on the tab, so the view never outgrows 100 blocks; more are only mentioned."""
 
 ACTION_ABSTRACT = "home_abstract"
 ACTION_REMOVE = "home_remove"
@@ -92,7 +92,7 @@ def _subscription_line(sub: SubscribedChannel) -> str:
     return f"<#{escape_mrkdwn(sub.channel)}> · {escape_mrkdwn(sub.when)}{topic}"
 
 
-def _channels(subscriptions: Sequence[SubscribedChannel]) -> list[dict[str, Any]]:
+def _channels(subscriptions: Sequence[SubscribedChannel], more: bool) -> list[dict[str, Any]]:
     if not subscriptions:
         return [
             bk.section(
@@ -101,9 +101,8 @@ def _channels(subscriptions: Sequence[SubscribedChannel]) -> list[dict[str, Any]
             )
         ]
     lines = [_subscription_line(sub) for sub in subscriptions[:MAX_CHANNELS_SHOWN]]
-    hidden = len(subscriptions) - MAX_CHANNELS_SHOWN
-    if hidden > 0:
-        lines.append(f"…and {hidden} more")
+    if more or len(subscriptions) > MAX_CHANNELS_SHOWN:
+        lines.append("…and more")
     return [bk.section(piece) for piece in bk.split_mrkdwn("\n".join(lines))]
 
 
@@ -113,14 +112,16 @@ def home_view(
     total: int,
     offset: int,
     subscriptions: Sequence[SubscribedChannel],
+    more_channels: bool = False,
 ) -> dict[str, Any]:
-    """The tab: the reading list page at ``offset``, the subscribed channels, a how-to."""
+    """The tab: the reading list page at ``offset``, the subscribed channels (``more_channels``:
+    the person sees more than those), a how-to."""
     blocks = [
         bk.header("Your reading list"),
         *_reading_list(papers, total, offset),
         bk.divider(),
         bk.header("Paper of the day"),
-        *_channels(subscriptions),
+        *_channels(subscriptions, more_channels),
         bk.divider(),
         bk.header("How to use paperbot"),
         bk.section(HOW_TO),

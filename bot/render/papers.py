@@ -494,32 +494,6 @@ def saved_list_message(
     return bk.message(f"{heading}: {titles}", blocks)
 
 
-def _papers_count(count: int) -> str:
-    return f"{count} paper" if count == 1 else f"{count} papers"
-
-
-def export_sent_message(count: int) -> Message:
-    return notice_message(
-        f"I sent you your reading list ({_papers_count(count)}) as a BibTeX file "
-        "in a direct message."
-    )
-
-
-EXPORT_TITLE = "Reading list (BibTeX)"
-"""The title of the ``.bib`` file in the direct message."""
-
-
-def export_comment(count: int) -> str:
-    """The words above the ``.bib`` file in the direct message (plain text)."""
-    return f"Your paperbot reading list: {_papers_count(count)}, keyed by OpenReview id."
-
-
-def export_empty_message() -> Message:
-    return notice_message(
-        "Your reading list is empty, so there is nothing to export. Click *Save* on a paper first."
-    )
-
-
 def not_found_message(reference: str) -> Message:
     text = f"I don't know a paper {quoted(reference)}."
     tip = "Search with `/paper WORDS`, or use a paper id or an OpenReview link."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
+from urllib.request import Request, urlopen
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -17,19 +18,39 @@ from slack_sdk.errors import SlackApiError
 from bot.answers import Answers, Export, Viewer
 from bot.render.message import Message
 from bot.slack.delivery.landed import Unreadable, find_post, posted_by
-from bot.slack.delivery.retry import error_failure
+from bot.slack.delivery.retry import (
+    HOME_TAB_PATIENCE,
+    UPLOAD_PATIENCE,
+    error_failure,
+    sending_again,
+    waiting_at_most,
+)
 
 log = logging.getLogger(__name__)
 
 MEMBERS_PAGE = 1000
+UNSEEN_ERRORS = frozenset({"channel_not_found", "not_in_channel"})
+"""Slack's word that the bot cannot look at a channel (not in it, or deleted): unseen, for sure."""
 
 
-def user_can_see(client: WebClient, channel_id: str, user_id: str) -> bool:
+class Refused(Exception):
+    """Slack refused for good: sending again would get the same error code (``code``)."""
+
+    def __init__(self, code: str | None) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def user_can_see(client: WebClient, channel_id: str, user_id: str) -> bool | None:
     """Whether ``user_id`` can see the channel: anyone in the workspace sees a public one
     (``channels:read``); a private one only its members (``groups:read``). A channel the bot
-    cannot look at (not in it, or deleted) counts as unseen."""
+    cannot look at (not in it, or deleted) counts as unseen. None when Slack did not say (a
+    rate limit past the retries, a timeout, an answer without the channel): unknown, which
+    must not be remembered as unseen."""
     try:
-        info = client.conversations_info(channel=channel_id)["channel"]
+        info = _channel_info(client, channel_id)
+        if info is None:
+            return None
         if not (info.get("is_private") or info.get("is_group")):
             return not info.get("is_archived", False)
         cursor = None
@@ -37,23 +58,39 @@ def user_can_see(client: WebClient, channel_id: str, user_id: str) -> bool:
             page = client.conversations_members(
                 channel=channel_id, limit=MEMBERS_PAGE, cursor=cursor
             )
-            if user_id in page["members"]:
+            members = page.get("members")
+            if not isinstance(members, list):
+                return None
+            if user_id in members:
                 return True
             cursor = (page.get("response_metadata") or {}).get("next_cursor")
             if not cursor:
                 return False
     except SlackApiError as error:
-        log.info("cannot look at channel %s: %s", channel_id, error.response.get("error"))
-        return False
+        code = error.response.get("error")
+        log.info("cannot look at channel %s: %s", channel_id, code)
+        return False if code in UNSEEN_ERRORS else None
+    except OSError as error:
+        log.info("could not look at channel %s: %s", channel_id, error)
+        return None
 
 
 def bot_can_post(client: WebClient, channel_id: str) -> bool:
-    """Whether the bot is in the conversation (a channel it was invited to, or its own DM)."""
+    """Whether the bot is in the conversation (a channel it was invited to, or its own DM);
+    False also when Slack did not say (an error, a timeout, an answer without the channel):
+    the question only decides whether to offer a button."""
     try:
-        info = client.conversations_info(channel=channel_id)["channel"]
-    except SlackApiError:
+        info = _channel_info(client, channel_id)
+    except (SlackApiError, OSError) as error:
+        log.info("could not tell whether I may post in %s: %s", channel_id, error)
         return False
-    return bool(info.get("is_member") or info.get("is_im"))
+    return bool(info and (info.get("is_member") or info.get("is_im")))
+
+
+def _channel_info(client: WebClient, channel_id: str) -> dict | None:
+    """``conversations.info``'s channel, None when an ``ok`` answer came without one."""
+    info = client.conversations_info(channel=channel_id).get("channel")
+    return info if isinstance(info, dict) else None
 
 
 def post_reply(
@@ -99,19 +136,42 @@ def _answered(
 
 
 def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset: int = 0) -> None:
-    """Draw the person's App Home tab (again), from the reading list page at ``offset``."""
+    """Draw the person's App Home tab (again), from the reading list page at ``offset``: the
+    publish and its channel lookups wait little for Slack (the tab is drawn again on the next
+    open)."""
     can_see = partial(user_can_see, client, user_id=viewer.user_id)
-    client.views_publish(user_id=viewer.user_id, view=answers.home(viewer, can_see, offset))
+    with waiting_at_most(HOME_TAB_PATIENCE):
+        client.views_publish(user_id=viewer.user_id, view=answers.home(viewer, can_see, offset))
 
 
 def send_file_to_user(client: WebClient, user_id: str, export: Export) -> None:
     """Upload ``export`` into the bot's direct message with the person (``files:write``;
-    opening the DM needs ``im:write``)."""
-    channel = client.conversations_open(users=user_id)["channel"]["id"]
-    client.files_upload_v2(
-        channel=channel,
-        content=export.content,
-        filename=export.filename,
-        title=export.title,
-        initial_comment=export.comment,
-    )
+    opening the DM needs ``im:write``); raise ``Refused`` when Slack refuses for good.
+
+    The three steps of Slack's upload are made here rather than by ``files_upload_v2`` so
+    that the middle one, a plain POST of the bytes that bypasses the client's retries, is
+    sent again like the calls around it; sending the bytes again is always safe, since
+    nothing is shared before ``files.completeUploadExternal``.
+    """
+    try:
+        channel = client.conversations_open(users=user_id)["channel"]["id"]
+        content = export.content.encode()
+        upload = client.files_getUploadURLExternal(filename=export.filename, length=len(content))
+        _upload_bytes(str(upload["upload_url"]), content, timeout=client.timeout)
+        client.files_completeUploadExternal(
+            files=[{"id": upload["file_id"], "title": export.title}],
+            channel_id=channel,
+            initial_comment=export.comment,
+        )
+    except SlackApiError as error:
+        if error_failure(error) is None:
+            raise Refused(error.response.get("error")) from error
+        raise
+
+
+def _upload_bytes(url: str, content: bytes, *, timeout: int) -> None:
+    def post() -> None:
+        with urlopen(Request(url, data=content, method="POST"), timeout=timeout):
+            pass
+
+    sending_again(post, patience=UPLOAD_PATIENCE)

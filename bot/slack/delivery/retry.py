@@ -11,20 +11,35 @@ duplicate is better than no answer, but not after a timeout (Slack is slow, not 
 post usually lands), and a mention's reply then looks in its thread before apologising;
 ``respond()`` sends to its ``response_url`` again after a 5xx, and after a connection that
 failed once the request was out it sends the reply once by ``chat.postEphemeral`` instead.
+
+No call waits longer than its work is worth: the client's waits come out of a budget (a reply
+to a person, a few seconds; the daily post, on its own thread and retried by a later job,
+longer), and a call site whose work is worth less narrows it for its calls (``waiting_at_most``:
+the App Home, published again on the next open, a second or two). A ``Retry-After`` longer
+than what is left is not waited for at all: the call fails at once, and the worker it held is
+free for the next person.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
-from urllib.error import URLError
+from typing import Any, TypeVar
+from urllib.error import HTTPError, URLError
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.handler import RetryHandler
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 RATE_LIMITED = 429
 
@@ -62,6 +77,8 @@ def error_failure(error: BaseException) -> Failure | None:
     a 4xx, or something that is not about reaching Slack)."""
     if isinstance(error, SlackApiError):
         return answer_failure(error.response.status_code, error.response.headers)
+    if isinstance(error, HTTPError):
+        return answer_failure(error.code, error.headers)
     if isinstance(error, URLError):
         # urllib raises URLError while connecting and sending; a failure while waiting for
         # the answer comes out as the bare OSError below.
@@ -124,17 +141,96 @@ CLIENT_BACKOFF = Backoff((0.5, 1.0, 2.0), longest=300.0)
 CLIENT_RETRIES_MAYBE_DELIVERED = 2
 """Of the client's attempts, how many may follow a failure after which the post may exist."""
 
+REPLY_PATIENCE = 5.0
+"""Seconds a call made for a person who waits (a reply, a click's answer) may spend waiting to
+be sent again: more, and the worker it holds is missed by everyone queued behind it."""
+HOME_TAB_PATIENCE = 2.0
+"""Seconds an App Home publish, with its channel lookups, may spend waiting: the tab is drawn
+again on the next open."""
+DIGEST_PATIENCE = 60.0
+"""Seconds the paper of the day's calls may wait: they run on the scheduler's own thread, and
+what cannot wait that long is tried again by the digest's own later job."""
+UPLOAD_PATIENCE = REPLY_PATIENCE
+"""Seconds the bytes of a file sent to a person may wait to be sent again."""
+
+_sleep: Callable[[float], None] = time.sleep
+"""Module-level so tests can record the waits instead of sleeping them."""
+
+
+class WaitBudget:
+    """Seconds a piece of work may still spend waiting between attempts, however many calls it
+    makes; shared by the calls made under one ``waiting_at_most``."""
+
+    def __init__(self, seconds: float) -> None:
+        self._left = seconds
+        self._lock = threading.Lock()
+
+    def take(self, wait: float) -> bool:
+        """Spend ``wait`` seconds if that many are left; False (nothing spent) otherwise."""
+        with self._lock:
+            if wait > self._left:
+                return False
+            self._left -= wait
+            return True
+
+
+_narrowed: ContextVar[WaitBudget | None] = ContextVar("slack_wait_budget", default=None)
+
+
+@contextmanager
+def waiting_at_most(seconds: float) -> Iterator[None]:
+    """Let the Slack calls made inside (on this thread) wait at most ``seconds`` in all, for
+    work worth less than a reply (the App Home)."""
+    token = _narrowed.set(WaitBudget(seconds))
+    try:
+        yield
+    finally:
+        _narrowed.reset(token)
+
+
+def next_wait(failure: Failure, attempt: int, backoff: Backoff, budget: WaitBudget) -> float | None:
+    """Seconds to wait before sending again after ``failure`` of attempt ``attempt``, or None
+    when the attempts are used up or the wait is longer than the work is worth."""
+    wait = backoff.wait(failure, attempt)
+    if wait is None:
+        return None
+    if not budget.take(wait):
+        log.info("not waiting %.1fs to send again after %s: not worth it", wait, failure.reason)
+        return None
+    return wait
+
+
+def sending_again(send: Callable[[], T], *, patience: float) -> T:
+    """``send()``, sent again after any failure to reach Slack for as long as ``patience``
+    lasts; only for what may be sent again whether or not it landed (the bytes of a file
+    upload, shared only when the upload is completed)."""
+    budget = WaitBudget(patience)
+    attempt = 0
+    while True:
+        try:
+            return send()
+        except OSError as error:
+            failure = error_failure(error)
+            wait = next_wait(failure, attempt, CLIENT_BACKOFF, budget) if failure else None
+            if wait is None:
+                raise
+            log.info("sending again in %.1fs after %s", wait, failure.reason)
+            _sleep(wait)
+            attempt += 1
+
 
 class PolicyRetryHandler(RetryHandler):
     """The policy as ``slack_sdk``'s retry hook, for every ``WebClient`` the bot makes.
 
     ``duplicates_tolerated`` is off for a client whose caller looks before sending again
-    (the daily post): it then retries only what never reached Slack.
+    (the daily post): it then retries only what never reached Slack. ``patience`` is the
+    seconds each call may wait in all, unless its call site narrowed it (``waiting_at_most``).
     """
 
-    def __init__(self, *, duplicates_tolerated: bool) -> None:
+    def __init__(self, *, duplicates_tolerated: bool, patience: float) -> None:
         super().__init__(max_retry_count=len(CLIENT_BACKOFF.waits))
         self._duplicates_tolerated = duplicates_tolerated
+        self._patience = patience
 
     def _can_retry(
         self,
@@ -149,14 +245,26 @@ class PolicyRetryHandler(RetryHandler):
             return False
         if failure.maybe_delivered and state.current_attempt >= CLIENT_RETRIES_MAYBE_DELIVERED:
             return False
-        return send_again_blindly(failure, duplicates_tolerated=self._duplicates_tolerated)
+        if not send_again_blindly(failure, duplicates_tolerated=self._duplicates_tolerated):
+            return False
+        wait = next_wait(failure, state.current_attempt, CLIENT_BACKOFF, self._budget(state))
+        if wait is None:
+            return False
+        state.custom_values = {**(state.custom_values or {}), "wait": wait}
+        return True
 
-    def prepare_for_next_attempt(self, *, state: RetryState, **call: Any) -> None:
-        failure = _failure(call.get("response"), call.get("error"))
-        wait = CLIENT_BACKOFF.wait(failure, state.current_attempt) if failure else None
+    def prepare_for_next_attempt(self, *, state: RetryState, **_call: Any) -> None:
         state.next_attempt_requested = True
-        time.sleep(wait or 0.0)
+        _sleep((state.custom_values or {}).get("wait", 0.0))
         state.increment_current_attempt()
+
+    def _budget(self, state: RetryState) -> WaitBudget:
+        """The call site's budget, else this call's own (kept in the call's retry state)."""
+        narrowed = _narrowed.get()
+        if narrowed is not None:
+            return narrowed
+        values = state.custom_values = state.custom_values or {}
+        return values.setdefault("budget", WaitBudget(self._patience))
 
 
 def _failure(response: HttpResponse | None, error: Exception | None) -> Failure | None:
