@@ -117,7 +117,9 @@ class LiveBot:
             client,
             listener_executor=listener_executor or (None if app_listener_pool else self._executor),
         )
-        self._server = create_http_server(self.app, host="127.0.0.1", port=0)
+        self._server = create_http_server(
+            self.app, host="127.0.0.1", port=0, database=self.services.store
+        )
         self.url = f"http://127.0.0.1:{self._server.effective_port}"
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
-import socket
 import subprocess
 import sys
 import urllib.request
 
 import pytest
-from project import PROJECT_ROOT
+from project import PROJECT_ROOT, free_port, start_bot
 
 from bot.cli import main
 from bot.settings import Settings
@@ -106,32 +106,17 @@ def test_python_dash_m_bot_prints_no_traceback(tmp_path):
     assert done.stderr == "paperbot: SLACK_BOT_TOKEN must be a token starting with 'xoxb-'\n"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
-    port = _free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SLACK_")}
+    port = free_port()
     with SlackRecorder() as recorder:
-        env.update(
+        process = start_bot(
+            tmp_path,
             SLACK_BOT_TOKEN=BOT,
             SLACK_SIGNING_SECRET=SECRET,
             SLACK_API_URL=recorder.base_url,
             PORT=str(port),
             PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
             PAPERBOT_SCHEDULER="off",
-            PYTHONPATH=str(PROJECT_ROOT),
-        )
-        process = subprocess.Popen(
-            [sys.executable, "-m", "bot"],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
         )
         try:
             first = process.stdout.readline()
@@ -139,7 +124,7 @@ def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
             assert first.startswith("paperbot: HTTP; 76 papers")
             assert second == f"paperbot: listening on port {port} at /slack/events\n"
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
-                assert reply.read() == b"ok\n"
+                assert json.loads(reply.read()) == {"status": "ok", "database": "ok"}
         finally:
             process.terminate()
             _, errors = process.communicate(timeout=10)

@@ -9,6 +9,7 @@ deadline is made small through the store's constructor, so nothing here sleeps.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import time
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 from postgres_proxy import PostgresProxy
+from slack_bolt import App
 from slack_harness import all_text
 from test_store import throwaway_postgres_database
 
@@ -29,6 +31,7 @@ from bot.answers.typed import Intent, Request
 from bot.render.message import Message
 from bot.render.replies import PAGING_UNAVAILABLE, database_unavailable_message
 from bot.search.engine import SearchIndex
+from bot.slack.app import wsgi_app
 from bot.slack.health import HEALTH_PATH, READY_PATH, health_reply
 from bot.store import DatabaseUnavailable, Store
 from handlers import commands, events
@@ -169,6 +172,30 @@ def test_what_needs_the_database_says_it_cannot_be_reached_now(caplog):
     commands.paper_command(Unreachable(), command, None, lambda **r: replies.append(r), LOGGER)
     assert [reply["text"] for reply in replies] == [database_unavailable_message().text]
     assert not any(record.exc_info for record in caplog.records)
+
+
+class Down:
+    """A store whose database stopped answering."""
+
+    def answered_last(self) -> bool:
+        return False
+
+    def reachable(self) -> bool:
+        return False
+
+
+def test_liveness_holds_and_readiness_fails_while_the_database_is_down():
+    app = App(token="xoxb-test", signing_secret="secret", token_verification_enabled=False)
+    serve = wsgi_app(app, database=Down())
+    statuses: list[str] = []
+    answered = {}
+    for path in (HEALTH_PATH, READY_PATH):
+        body = serve({"PATH_INFO": path, "REQUEST_METHOD": "GET"}, lambda s, _h: statuses.append(s))
+        answered[path] = (statuses[-1], json.loads(b"".join(body)))
+    assert answered == {
+        HEALTH_PATH: ("200 OK", {"status": "ok", "database": "unavailable"}),
+        READY_PATH: ("503 Service Unavailable", {"status": "unready", "database": "unavailable"}),
+    }
 
 
 @pytest.mark.postgres

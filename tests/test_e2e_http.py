@@ -56,7 +56,12 @@ def test_url_verification_echoes_the_challenge(bot):
 
 def test_health_check(bot):
     reply = bot.get("/healthz")
-    assert (reply.status, reply.body.strip()) == (200, "ok")
+    assert (reply.status, json.loads(reply.body)) == (200, {"status": "ok", "database": "ok"})
+
+
+def test_readiness_check(bot):
+    reply = bot.get("/readyz")
+    assert (reply.status, json.loads(reply.body)) == (200, {"status": "ok", "database": "ok"})
 
 
 def test_forged_signature_is_rejected_without_work(bot):
