@@ -3,12 +3,8 @@ answers every one it had acked (within the grace period), says so in its log, an
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -19,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from faulty_slack import FaultySlackRecorder
-from project import PROJECT_ROOT
+from project import free_port, start_bot
 from slack_harness import BOT_TOKEN, SIGNING_SECRET, Reply
 from test_socket_mode import APP_TOKEN, FakeSocketModeServer
 
@@ -38,21 +34,12 @@ class BotProcess:
     """``python -m bot`` in a child process, its log read line by line as it comes."""
 
     def __init__(self, tmp_path: Path, **variables: str) -> None:
-        env = {key: value for key, value in os.environ.items() if not key.startswith("SLACK_")}
-        env.update(
+        self._process = start_bot(
+            tmp_path,
             PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
             PAPERBOT_SEMANTIC="off",
             PAPERBOT_LOG_LEVEL="INFO",
-            PYTHONPATH=str(PROJECT_ROOT),
             **variables,
-        )
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "bot"],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
         )
         self._lines: list[str] = []
         self._new_line = threading.Condition()
@@ -102,12 +89,6 @@ class BotProcess:
             self._process.wait(timeout=WAIT_SECONDS)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class SlackOverHttp:
     """What Slack and the platform send to a bot process's port."""
 
@@ -144,7 +125,7 @@ class SlackOverHttp:
 def _http_bot(tmp_path: Path, drain_seconds: str) -> Iterator[tuple[BotProcess, SlackOverHttp]]:
     """A bot process in HTTP mode, and what talks to it (the fake Slack it answers through)."""
     recorder = FaultySlackRecorder().start()
-    port = _free_port()
+    port = free_port()
     bot = BotProcess(
         tmp_path,
         SLACK_BOT_TOKEN=BOT_TOKEN,
