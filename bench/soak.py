@@ -32,7 +32,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,13 +44,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from faulty_slack import FaultySlackRecorder, rate_limited, server_error  # noqa: E402
+from project import free_port, start_bot  # noqa: E402
 
 from bot.render import papers as render_papers  # noqa: E402
 from bot.shell.fake_slack import RESPONSE_URL  # noqa: E402
@@ -243,40 +243,38 @@ class Traffic:
         return Request(kind, *payloads.json_body(envelope), keys)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _start_bot(slack: FailingSlack, folder: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    env = {
-        "SLACK_BOT_TOKEN": "xoxb-soak",
-        "SLACK_SIGNING_SECRET": SECRET,
-        "SLACK_API_URL": slack.base_url,
-        "PORT": str(port),
-        "PAPERBOT_DATABASE_URL": f"sqlite:///{folder / 'soak.db'}",
-        "PAPERBOT_SCHEDULER": "off",
-        "PAPERBOT_LOG_LEVEL": "INFO",
-        "PYTHONPATH": str(ROOT),
-        "PATH": "/usr/bin:/bin",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "--http"],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=open(folder / "bot.log", "w"),  # noqa: SIM115 - closed with the process
-        text=True,
+def _start_bot(slack: FailingSlack, folder: Path) -> tuple[subprocess.Popen, str, threading.Thread]:
+    """The bot serving HTTP on a free loopback port, its URL, and the thread that copies its
+    log to ``bot.log`` (it ends when the bot does)."""
+    port = free_port()
+    process = start_bot(
+        folder,
+        SLACK_BOT_TOKEN="xoxb-soak",
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=slack.base_url,
+        PORT=str(port),
+        PAPERBOT_DATABASE_URL=f"sqlite:///{folder / 'soak.db'}",
+        PAPERBOT_SCHEDULER="off",
+        PAPERBOT_LOG_LEVEL="INFO",
     )
+    copier = threading.Thread(target=_copy, args=(process.stderr, folder / "bot.log"), daemon=True)
+    copier.start()
     deadline = time.monotonic() + 120
     while "listening on port" not in (process.stdout.readline() if process.stdout else ""):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
-            raise RuntimeError(f"the bot did not start; see {folder / 'bot.log'}")
+            copier.join(timeout=10)
+            raise RuntimeError(f"the bot did not start:\n{(folder / 'bot.log').read_text()}")
     threading.Thread(target=process.stdout.read, daemon=True).start()  # keep the pipe empty
-    return process, f"http://127.0.0.1:{port}"
+    return process, f"http://127.0.0.1:{port}", copier
+
+
+def _copy(stream: IO[str], path: Path) -> None:
+    """Write the bot's log lines to ``path`` as they come, so its pipe never fills."""
+    with path.open("w", encoding="utf-8") as log:
+        for line in stream:
+            log.write(line)
+            log.flush()
 
 
 def sample(pid: int, moment: str) -> dict[str, Any]:
@@ -388,7 +386,7 @@ def settle(slack: FailingSlack, requests: list[Request]) -> None:
             request.turned_away = request.turned_away or first_text == BUSY_TEXT
 
 
-def stop(process: subprocess.Popen, log: Path) -> dict[str, Any]:
+def stop(process: subprocess.Popen, log: Path, copier: threading.Thread) -> dict[str, Any]:
     """SIGTERM, as a platform stops a process: exit code, seconds taken, what it logged."""
     logged_before = log.stat().st_size
     started = time.monotonic()
@@ -399,6 +397,7 @@ def stop(process: subprocess.Popen, log: Path) -> dict[str, Any]:
         process.kill()
         process.wait(timeout=10)
         code = f"still running after {STOP_GRACE_SECONDS:.0f} s, killed"
+    copier.join(timeout=10)
     with log.open(encoding="utf-8", errors="replace") as file:
         file.seek(logged_before)
         lines = [line.rstrip() for line in file if line.strip()]
@@ -479,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory() as tmp, slack:
         folder = Path(tmp)
-        process, url = _start_bot(slack, folder)
+        process, url, copier = _start_bot(slack, folder)
         try:
             traffic = Traffic(
                 slack,
@@ -501,7 +500,8 @@ def main(argv: list[str] | None = None) -> int:
             samples.append(sample(process.pid, f"end ({waited:.0f} s after the last request)"))
             settle(slack, requests)
         finally:
-            stopped = stop(process, folder / "bot.log") if process.poll() is None else None
+            alive = process.poll() is None
+            stopped = stop(process, folder / "bot.log", copier) if alive else None
             log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     report = [
         "# Soak (`python bench/soak.py`)",
