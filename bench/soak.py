@@ -544,8 +544,9 @@ def main(argv: list[str] | None = None) -> int:
             "```",
             "",
         ]
-    args.output.write_text("\n".join(report))
-    print("\n".join(report))
+    text = "\n".join(report)
+    args.output.write_text(text)
+    print(text)
     return 0
 
 
