@@ -12,6 +12,7 @@ from slack_harness import LiveBot
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.search.engine import SearchIndex
+from bot.slack.delivery import retry
 
 # Property tests draw the same examples on every run (the suite is deterministic): a red CI
 # run is red on a laptop too, and no run finds a new case the one before passed.
@@ -54,3 +55,12 @@ def bot(seed_corpus, tmp_path) -> Iterator[LiveBot]:
     live = LiveBot(seed_corpus, tmp_path)
     yield live
     live.close()
+
+
+@pytest.fixture
+def retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits between attempts of a Web API call, recorded instead of slept: a
+    ``Retry-After: 60`` costs a test nothing."""
+    recorded: list[float] = []
+    monkeypatch.setattr(retry, "_sleep", recorded.append)
+    return recorded

@@ -233,9 +233,11 @@ class LiveBot:
         is_ephemeral: bool = True,
         message_ts: str = "1700000000.000001",
         channel_id: str | None = None,
+        action_ts: str | None = None,
     ) -> Reply:
         """Click a button on a message showing ``blocks``; a public message is sent along,
-        as Slack does, an ephemeral one is not."""
+        as Slack does, an ephemeral one is not. ``action_ts`` is when it was clicked, on the
+        recorder's clock (by default, now)."""
         button, block_id = find_button(blocks, action_id, index)
         message = {
             "type": "message",
@@ -255,6 +257,8 @@ class LiveBot:
             channel_id=channel_id,
             message=message,
         )
+        if action_ts is not None:
+            payload["actions"][0]["action_ts"] = action_ts
         return self.signed_post(*payloads.interactive_body(payload))
 
     def link(self, urls: list[str], **options: Any) -> tuple[Reply, dict[str, Any]]:

@@ -2,19 +2,18 @@
 than its wait, the App Home's channel lookups, a Find related papers lookup, a Share that
 timed out but landed, and the three steps of the ``.bib`` upload.
 
-Waits between attempts are recorded instead of slept, so a ``Retry-After: 60`` costs nothing.
+Waits between attempts are recorded instead of slept (``retry_waits``).
 """
 
 from __future__ import annotations
 
 import pytest
 from faulty_slack import Fault, rate_limited, server_error, slack_error
-from slack_harness import LiveBot, all_text, find_button
+from slack_harness import LiveBot, all_text
 
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.shell.fake_slack import FILE_UPLOAD, RESPONSE_URL
-from bot.slack import payloads
 from bot.slack.delivery import retry
 from bot.store import SubscriptionRecord
 
@@ -23,14 +22,6 @@ MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 BEFORE_THE_POST = "1700000000.000000"
 """A click's ``action_ts`` on the fake Slack's clock: before any message it stores."""
 OK_WITHOUT_CHANNEL = Fault(200, {"ok": True})
-
-
-@pytest.fixture
-def waits(monkeypatch) -> list[float]:
-    """The waits between attempts of a Slack call, recorded instead of slept."""
-    recorded: list[float] = []
-    monkeypatch.setattr(retry, "_sleep", recorded.append)
-    return recorded
 
 
 def _answers(bot: LiveBot, count: int = 1) -> list:
@@ -51,7 +42,7 @@ def _home_text(bot: LiveBot, count: int = 1) -> str:
 # --- defect 5: a wait longer than the work is worth ------------------------------------------
 
 
-def test_a_rate_limited_home_tab_gives_up_at_once_and_the_next_search_is_answered(bot, waits):
+def test_a_rate_limited_home_tab_gives_up_and_the_next_search_is_answered(bot, retry_waits):
     bot.recorder.fail_next("views.publish", rate_limited(retry_after=60))
     bot.open_home()
     bot.slash("graph sparsification")
@@ -59,15 +50,15 @@ def test_a_rate_limited_home_tab_gives_up_at_once_and_the_next_search_is_answere
     bot.drain()
     assert MOG_TITLE in all_text(answer.blocks)
     assert len(bot.recorder.calls_to("views.publish")) == 1
-    assert waits == []
+    assert retry_waits == []
 
 
-def test_a_short_retry_after_is_still_waited_for_on_the_home_tab(bot, waits):
+def test_a_short_retry_after_is_still_waited_for_on_the_home_tab(bot, retry_waits):
     bot.recorder.fail_next("views.publish", rate_limited(retry_after=1))
     bot.open_home()
     bot.drain()
     assert [call.status for call in bot.recorder.calls_to("views.publish")] == [429, 200]
-    assert waits == [1.0]
+    assert retry_waits == [1.0]
 
 
 # --- defect 6: the App Home asks only about what it shows ----------------------------------
@@ -84,7 +75,7 @@ def test_the_home_asks_about_the_channels_it_shows_and_one_more(bot):
     assert len(bot.recorder.calls_to("conversations.info")) == render_home.MAX_CHANNELS_SHOWN + 1
 
 
-def test_a_failed_lookup_is_not_remembered_as_unseen(bot, waits):
+def test_a_failed_lookup_is_not_remembered_as_unseen(bot, retry_waits):
     _subscribe(bot, "C0PUBLIC")
     bot.recorder.fail_next("conversations.info", rate_limited(retry_after=60))
     bot.open_home()
@@ -139,19 +130,9 @@ def test_find_related_answers_without_post_in_thread_when_the_lookup_times_out(b
 def test_a_share_that_timed_out_but_landed_gets_no_apology(bot):
     bot.slash("graph sparsification")
     [results] = _answers(bot)
-    button, block_id = find_button(results.blocks, render.ACTION_SHARE)
-    click = payloads.block_actions(
-        bot.workspace,
-        button,
-        block_id,
-        bot.recorder.response_url(),
-        message_ts=BEFORE_THE_POST,
-        is_ephemeral=True,
-    )
-    click["actions"][0]["action_ts"] = BEFORE_THE_POST
     bot.app.client.timeout = 1
     bot.recorder.slow_down("chat.postMessage", 2.0)
-    bot.signed_post(*payloads.interactive_body(click))
+    bot.click(results.blocks, render.ACTION_SHARE, action_ts=BEFORE_THE_POST)
     bot.drain()
     [post] = bot.recorder.calls_to("chat.postMessage")
     assert MOG_TITLE in all_text(post.blocks)
@@ -165,7 +146,7 @@ def test_a_share_that_timed_out_but_landed_gets_no_apology(bot):
 @pytest.mark.parametrize(
     "step", ["files.getUploadURLExternal", FILE_UPLOAD, "files.completeUploadExternal"]
 )
-def test_a_server_error_on_any_upload_step_is_retried(bot, waits, step):
+def test_a_server_error_on_any_upload_step_is_retried(bot, retry_waits, step):
     bot.services.store.save_paper(bot.workspace.team_id, bot.workspace.user_id, MOG_ID)
     bot.recorder.fail_next(step, server_error())
     bot.slash("saved export")
@@ -173,7 +154,7 @@ def test_a_server_error_on_any_upload_step_is_retried(bot, waits, step):
     assert "as a BibTeX file in a direct message" in said.text
     assert [call.status for call in bot.recorder.calls_to(step)] == [500, 200]
     assert len(bot.recorder.files) == 1
-    assert waits == [retry.CLIENT_BACKOFF.waits[0]]
+    assert retry_waits == [retry.CLIENT_BACKOFF.waits[0]]
 
 
 @pytest.mark.parametrize("code", ["cannot_dm_bot", "user_disabled"])
