@@ -33,7 +33,7 @@ from bot.render.replies import PAGING_UNAVAILABLE, database_unavailable_message
 from bot.search.engine import SearchIndex
 from bot.slack.app import wsgi_app
 from bot.slack.health import HEALTH_PATH, READY_PATH, health_reply
-from bot.store import DatabaseUnavailable, Store
+from bot.store import DatabaseUnavailable, Store, SubscriptionRecord
 from handlers import commands, events
 
 DEADLINE = 0.3
@@ -131,6 +131,17 @@ def test_reads_go_on_under_another_process_write_lock(sqlite_store):
         assert waited < PROMPT
     finally:
         lock.release()
+
+
+def test_subscribing_under_a_write_lock_gives_up_at_the_deadline(locked):
+    """A subscription is a person's request too: ``/paper subscribe`` waits for the lock no
+    longer than the deadline (not SQLite's 15 s), and says the records cannot be reached."""
+    record = SubscriptionRecord("C1", "09:00", "UTC", "daily", None, "command")
+    started = time.monotonic()
+    with pytest.raises(DatabaseUnavailable):
+        locked.save_subscription(record)
+    assert time.monotonic() - started < PROMPT
+    assert locked.subscription("C1") is None
 
 
 class Thread:

@@ -7,12 +7,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.store.part import Part
+from bot.store.part import Part, bounded
 from bot.store.records import SubscriptionRecord
 from bot.store.tables import subscriptions
 
 
 class SubscriptionRows(Part):
+    @bounded
     def save_subscription(self, record: SubscriptionRecord) -> None:
         """Create or replace a channel's subscription (unpausing it)."""
         values = {
@@ -32,6 +33,7 @@ class SubscriptionRows(Part):
                 .on_conflict_do_update(index_elements=["channel"], set_=values)
             )
 
+    @bounded
     def pause_subscription(self, channel: str, reason: str) -> bool:
         with self._database.begin() as connection:
             result = connection.execute(
@@ -41,6 +43,7 @@ class SubscriptionRows(Part):
             )
         return result.rowcount == 1
 
+    @bounded
     def subscription(self, channel: str) -> SubscriptionRecord | None:
         with self._database.connect() as connection:
             row = connection.execute(
@@ -48,6 +51,7 @@ class SubscriptionRows(Part):
             ).first()
         return None if row is None else _record(row)
 
+    @bounded
     def subscriptions(self) -> list[SubscriptionRecord]:
         """Every stored row, unsubscribed and paused ones included, by channel."""
         with self._database.connect() as connection:
