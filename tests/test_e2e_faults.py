@@ -20,8 +20,8 @@ from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
 from bot.slack import respond as respond_module
-from bot.slack.client import make_web_client
 from bot.slack.admission import WorkTime
+from bot.slack.client import make_web_client
 from bot.slack.work import WorkPool
 from bot.wiring.root import build_app, build_services
 
