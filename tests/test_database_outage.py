@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -142,6 +143,22 @@ def test_subscribing_under_a_write_lock_gives_up_at_the_deadline(locked):
         locked.save_subscription(record)
     assert time.monotonic() - started < PROMPT
     assert locked.subscription("C1") is None
+
+
+def test_a_write_given_up_at_the_deadline_is_rolled_back_not_saved_later(sqlite_store):
+    """The person was told the records cannot be reached: the write left waiting for the
+    lock must not save the subscription once the lock is free (no digest job would exist)."""
+    store, path = sqlite_store
+    lock = WriteLock(path)
+    try:
+        with pytest.raises(DatabaseUnavailable):
+            store.save_subscription(SubscriptionRecord("C1", "09:00", "UTC", "daily", None, "x"))
+    finally:
+        lock.release()
+    for stranded in [t for t in threading.enumerate() if t.name == "database"]:
+        stranded.join(timeout=PROMPT)
+        assert not stranded.is_alive()
+    assert store.subscription("C1") is None
 
 
 class Thread:

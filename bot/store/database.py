@@ -65,6 +65,10 @@ _READ_ONLY = "paperbot_read_only"
 log = logging.getLogger(__package__)
 """The store's one logger: operators read ``bot.store`` whichever part wrote the line."""
 
+_work = threading.local()
+"""On a thread running ``Database.bounded`` work: ``abandoned``, the event set when its
+caller stops waiting, which ``Database.begin`` checks right before committing."""
+
 
 class StoreError(StartupError, RuntimeError):
     """The database cannot be used as is: unreachable, refused, or written by a newer bot."""
@@ -110,9 +114,17 @@ class Database:
     def now(self) -> datetime:
         return self._clock().astimezone(UTC)
 
-    def begin(self) -> AbstractContextManager[Connection]:
-        """A connection in a transaction that commits on leaving (for writes)."""
-        return self._engine.begin()
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A connection in a transaction that commits on leaving (for writes), unless the
+        caller of the ``bounded`` work it belongs to has stopped waiting: that person was
+        told the records could not be reached, so the write is rolled back rather than
+        saved behind their back (a subscription with no digest job, say)."""
+        with self._engine.begin() as connection:
+            yield connection
+            if _caller_gave_up():
+                log.info("a write was rolled back: its caller stopped waiting for it")
+                raise DatabaseUnavailable("the caller stopped waiting; rolled back")
 
     def connect(self) -> AbstractContextManager[Connection]:
         """A connection for reads: with SQLite, a plain deferred transaction, which WAL lets
@@ -140,8 +152,10 @@ class Database:
         if not self._threads.acquire(timeout=self._deadline):
             raise DatabaseUnavailable("every connection is waiting for the database")
         outcome: Future[T] = Future()
+        abandoned = threading.Event()
 
         def run() -> None:
+            _work.abandoned = abandoned
             try:
                 outcome.set_result(work())
             except Exception as error:
@@ -153,6 +167,7 @@ class Database:
         try:
             return outcome.result(timeout=max(0.0, give_up - time.monotonic()))
         except TimeoutError:
+            abandoned.set()
             raise DatabaseUnavailable(f"no answer within {self._deadline:g} s") from None
         except UNAVAILABLE as error:
             raise DatabaseUnavailable(_first_line(error)) from error
@@ -235,6 +250,13 @@ def _shown_url(database_url: str) -> str:
         return make_url(database_url).render_as_string(hide_password=True)
     except ArgumentError:
         return "(not a database URL)"
+
+
+def _caller_gave_up() -> bool:
+    """Whether the ``bounded`` work running on this thread has been given up by its caller
+    (never, for work run directly: migrations, the digest's own claims)."""
+    abandoned: threading.Event | None = getattr(_work, "abandoned", None)
+    return abandoned is not None and abandoned.is_set()
 
 
 def _first_line(error: Exception) -> str:
