@@ -373,3 +373,18 @@ def test_a_write_lock_held_across_the_minute_delays_the_post_until_it_is_release
         other_process.close()
         locked.close()
     assert len(posts(recorder, channel)) == 1
+
+
+def test_a_refresh_that_cannot_read_the_subscription_keeps_the_job(
+    outage, outage_service, outage_scheduler, channel, caplog
+) -> None:
+    """The old job goes only once the new subscription is known: a refresh during an outage
+    must not leave the channel with no job until a restart."""
+    service, scheduler = outage_service, outage_scheduler
+    with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False):
+        start_subscribed(service, scheduler, channel, "9:00 Europe/Berlin daily")
+        outage.down_for = {"subscription"}
+        scheduler.refresh(channel)
+        assert scheduler.next_runs()[channel] == NINE
+        scheduler.stop()
+    assert f"digest for {channel}: kept its schedule" in caplog.text

@@ -170,14 +170,24 @@ class DigestScheduler:
 
         A subscription whose time already passed today, unposted, is served at once, so
         ``/paper subscriptions`` saying "today" is true whether or not the bot restarts.
+        The subscription is read before anything is removed: when it cannot be read, the
+        jobs the channel has stay as they are rather than leave it with none until a restart.
         """
         if not self._serves(channel):
+            return
+        try:
+            sub = self._service.subscription(channel)
+        except UNAVAILABLE as error:
+            log.warning(
+                "digest for %s: kept its schedule, the subscription could not be read: %s",
+                channel,
+                str(error).partition("\n")[0],
+            )
             return
         self._remove(job_id(channel))
         self._remove(_retry_job_id(channel))
         self._database_failures.pop(channel, None)
         self._service.retry_pending(channel, None)
-        sub = self._service.subscription(channel)
         if sub is None or sub.paused_reason is not None:
             log.info("no digest job for %s any more", channel)
             return
