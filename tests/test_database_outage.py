@@ -29,9 +29,11 @@ from test_store import throwaway_postgres_database
 
 from bot.answers import Answers, Viewer
 from bot.answers.typed import Intent, Request
+from bot.digest.service import DigestService
 from bot.render.message import Message
 from bot.render.replies import PAGING_UNAVAILABLE, database_unavailable_message
 from bot.search.engine import SearchIndex
+from bot.settings import Settings
 from bot.slack.app import wsgi_app
 from bot.slack.health import HEALTH_PATH, READY_PATH, health_reply
 from bot.store import DatabaseUnavailable, Store, SubscriptionRecord
@@ -198,6 +200,26 @@ def test_what_needs_the_database_says_it_cannot_be_reached_now(caplog):
     replies: list[dict[str, Any]] = []
     command = {"text": "saved", "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
     commands.paper_command(Unreachable(), command, None, lambda **r: replies.append(r), LOGGER)
+    assert [reply["text"] for reply in replies] == [database_unavailable_message().text]
+    assert not any(record.exc_info for record in caplog.records)
+
+
+@pytest.mark.parametrize("text", ["subscriptions", "today"])
+def test_the_digest_commands_say_the_records_cannot_be_reached_when_claims_cannot_be_read(
+    index: SearchIndex, sqlite_store, text: str, caplog
+):
+    """``/paper subscriptions`` and ``/paper today`` read the day's claim too: a database that
+    refuses that read gets the same answer as the rest, not an apology with a traceback (the
+    claims table is gone here, which fails the read as a refused connection does)."""
+    store, path = sqlite_store
+    digest = DigestService(store, index, None, Settings())
+    digest.subscribe("C1", "9:00 UTC")
+    with closing(sqlite3.connect(path, isolation_level=None)) as other_process:
+        other_process.execute("DROP TABLE digest_claims")
+    replies: list[dict[str, Any]] = []
+    command = {"text": text, "channel_id": "C1", "team_id": "T1", "user_id": "U1"}
+    answers = Answers(index, store, digest)
+    commands.paper_command(answers, command, None, lambda **r: replies.append(r), LOGGER)
     assert [reply["text"] for reply in replies] == [database_unavailable_message().text]
     assert not any(record.exc_info for record in caplog.records)
 
