@@ -21,9 +21,9 @@ from bot.answers.typed import Intent, message_text, parse_mention
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import post_reply, publish_home
-from bot.slack.work import Admit
+from bot.slack.work import IGNORED, Admit
 from handlers.errors import answering_failures, logging_failures
-from handlers.overload import HOME, IGNORED, MENTION, PREVIEW, acknowledge_quietly
+from handlers.overload import HOME, MENTION, PREVIEW, acknowledge_quietly
 from handlers.viewer import viewer_of
 
 log = logging.getLogger(__name__)

@@ -34,9 +34,6 @@ MENTION = "mention"
 SHORTCUT = "shortcut"
 PREVIEW = "preview"
 HOME = "home tab"
-IGNORED = "ignored event"
-"""Messages no listener answers (a channel message, a bot's post): no-ops, kept out of the
-mentions' lane."""
 
 
 def acknowledge_click(admit: Admit, ack: Ack, body: dict[str, Any], respond: Respond) -> None:

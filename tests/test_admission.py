@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from bot.slack.admission import MAX_WAIT_SECONDS, WEIGHT_OF_LATEST, Lanes, WorkTime
-from bot.slack.work import NOTICES, OTHER, InlineExecutor, WorkPool, admission_for
+from bot.slack.admission import MAX_WAIT_SECONDS, WEIGHT_OF_LATEST, Lanes
+from bot.slack.work import IGNORED, NOTICES, OTHER, InlineExecutor, WorkPool, admission_for
 
 
 class Clock:
@@ -23,7 +23,7 @@ class Clock:
 
 
 def lanes(workers: int, mean: float, clock: Clock | None = None) -> Lanes[str]:
-    return Lanes(workers, clock or Clock(), work_time=WorkTime(mean))
+    return Lanes(workers, clock or Clock(), first_guess=mean)
 
 
 def test_the_work_time_is_a_weighted_mean_of_what_was_measured() -> None:
@@ -33,7 +33,7 @@ def test_the_work_time_is_a_weighted_mean_of_what_was_measured() -> None:
     queue.start_next()
     clock.now += 3.0
     queue.finish("c1")
-    assert queue.work_time.mean == pytest.approx(1.0 + WEIGHT_OF_LATEST * 2.0)
+    assert queue.work_seconds("click") == pytest.approx(1.0 + WEIGHT_OF_LATEST * 2.0)
 
 
 def test_the_expected_wait_grows_with_the_queue_until_the_kind_is_turned_away() -> None:
@@ -59,6 +59,67 @@ def test_a_flood_of_one_kind_does_not_lengthen_another_kinds_wait() -> None:
     verdict = queue.judge("/paper")
     # one click runs before it (the lanes take turns), not four
     assert (verdict.admitted, verdict.ahead, verdict.expected_seconds) == (True, 1, 6.0)
+
+
+def test_a_slow_kind_does_not_turn_another_kind_away() -> None:
+    """Searches measured at 20 ms, then App Home publishes at 8 s: with both workers on
+    publishes and two more queued, a publish is turned away, while a search is expected after
+    one queued publish's share of the workers and its own 20 ms (a mean shared by every kind
+    would say 8 s for the search too, and turn it away)."""
+    clock = Clock()
+    queue = lanes(2, 0.05, clock)
+    for kind, seconds, count in (("/paper", 0.02, 20), ("home tab", 8.0, 40)):
+        for n in range(count):
+            queue.add(kind, f"{kind} {n}")
+            queue.start_next()
+            clock.now += seconds
+            queue.finish(f"{kind} {n}")
+    for n in range(4):
+        queue.add("home tab", f"slow {n}")
+    queue.start_next(), queue.start_next()
+    home, search = queue.judge("home tab"), queue.judge("/paper")
+    assert home.work_seconds == pytest.approx(8.0, abs=0.01)
+    assert search.work_seconds == pytest.approx(0.02, abs=0.001)
+    assert not home.admitted
+    assert search.admitted and search.expected_seconds == pytest.approx(
+        home.work_seconds / 2 + search.work_seconds
+    )
+
+
+def test_a_kind_not_yet_measured_is_expected_to_take_the_first_guess() -> None:
+    clock = Clock()
+    queue = lanes(1, 0.05, clock)
+    queue.add("home tab", "slow")
+    queue.start_next()
+    clock.now += 8.0
+    queue.finish("slow")
+    assert queue.work_seconds("home tab") > 1.0
+    assert queue.work_seconds("mention") == 0.05
+
+
+def test_busy_notices_and_ignored_events_are_not_timed() -> None:
+    """They take ~0 ms: measured, they would say a request of their lane costs nothing."""
+    clock = Clock()
+    queue = Lanes(1, clock, first_guess=2.0, untimed={NOTICES, IGNORED})
+    for kind in (NOTICES, IGNORED, "click"):
+        queue.add(kind, kind)
+        queue.start_next()
+        queue.finish(kind)
+    assert queue.work_seconds(NOTICES) == queue.work_seconds(IGNORED) == 2.0
+    assert queue.work_seconds("click") < 2.0
+    assert set(queue.work_times) == {"click"}
+
+
+def test_the_pool_does_not_time_notices_or_ignored_events() -> None:
+    clock = Clock()
+    pool = WorkPool(1, first_guess=2.0, clock=clock)
+    try:
+        assert pool.admit(IGNORED)
+        pool.submit(lambda: None).result(timeout=5)
+        assert pool.wait_idle(5)
+        assert pool._lanes.work_times == {}
+    finally:
+        pool.shutdown()
 
 
 def test_the_lanes_take_turns() -> None:
@@ -98,7 +159,7 @@ def test_a_free_worker_always_takes_work_so_the_estimate_can_recover() -> None:
     queue.add("mention", "running")
     queue.start_next()
     assert queue.judge("mention").admitted
-    assert queue.work_time.mean < 1.0
+    assert queue.work_times["mention"].mean < 1.0
 
 
 def test_an_idle_pool_admits_and_runs_each_kind_in_its_lane() -> None:
@@ -113,7 +174,7 @@ def test_an_idle_pool_admits_and_runs_each_kind_in_its_lane() -> None:
 
 def test_a_request_turned_away_never_runs_and_its_notice_does() -> None:
     release = threading.Event()
-    pool = WorkPool(1, work_time=WorkTime(60.0), clock=Clock())
+    pool = WorkPool(1, first_guess=60.0, clock=Clock())
     ran: list[str] = []
     try:
         assert pool.admit("/paper")

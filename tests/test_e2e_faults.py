@@ -20,7 +20,6 @@ from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
 from bot.slack import respond as respond_module
-from bot.slack.admission import WorkTime
 from bot.slack.client import make_web_client
 from bot.slack.work import WorkPool
 from bot.wiring.root import build_app, build_services
@@ -114,7 +113,7 @@ def test_forty_commands_are_acked_in_time_while_response_url_is_slow_in_socket_m
 
 
 def test_an_overloaded_bot_says_so_in_the_ack(seed_corpus, tmp_path):
-    pool = WorkPool(1, work_time=WorkTime(60.0), clock=lambda: 0.0)
+    pool = WorkPool(1, first_guess=60.0, clock=lambda: 0.0)
     bot = LiveBot(seed_corpus, tmp_path, listener_executor=pool)
     try:
         bot.recorder.slow_down(RESPONSE_URL, 1.0)

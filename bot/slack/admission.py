@@ -4,28 +4,34 @@ A request is turned away only when its answer could not be expected within about
 ``MAX_WAIT_SECONDS``; the rest queue. A count of workers and queued requests says nothing
 about that: a hundred searches of 20 ms are two seconds of work, a hundred clicks behind a
 Slack that answers 3 s late are ten. So the estimate follows what the pool is measured to
-do: an exponentially weighted mean of how long one request's work took (raised to how long
-the running ones have taken so far, so a Slack that suddenly hangs counts before anything
-finishes), times the requests that would run first, shared among the workers.
+do: for each kind, an exponentially weighted mean of how long one request's work took
+(raised to how long that kind's running ones have taken so far, so a Slack that suddenly
+hangs counts before anything finishes); a new request waits for the work of the requests
+that would run first, shared among the workers, then for its own.
 
 Each kind of request (a command, a click, a mention, ...) queues in its own lane, and the
 lanes take turns: a flood of one kind lengthens that kind's wait, never another's, so no
-kind can starve another. Everything here is plain bookkeeping with an injected clock;
-``bot.slack.work`` runs it on threads.
+kind can starve another. Each lane keeps its own mean for the same reason: App Home
+publishes that take seconds must not make a 20 ms search look too slow to take, and work
+that is no measure of a request (a busy notice, an ignored event) is not timed at all.
+Everything here is plain bookkeeping with an injected clock; ``bot.slack.work`` runs it on
+threads.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 MAX_WAIT_SECONDS = 10.0
 """The longest a person should wait for an answer: past it, being told to try again is better."""
 FIRST_GUESS_SECONDS = 0.05
-"""One request's work before any was measured (a search is ~20 ms); measurements replace it
-within a few dozen requests."""
+"""One request's work for a kind none of which was measured yet (a search is ~20 ms):
+guessing low costs little, since a free worker always takes the request and its measurement
+replaces the guess within a few dozen requests, while guessing high would turn a new kind
+away before anything was known about it."""
 WEIGHT_OF_LATEST = 0.2
 """How much the latest request's work moves the mean: it follows a Slack that slows down
 within a handful of requests, without one outlier deciding."""
@@ -51,13 +57,16 @@ class Verdict:
     admitted: bool
     expected_seconds: float
     ahead: int
+    work_seconds: float
+    """What one request of ``kind`` is expected to take."""
 
 
 class Lanes(Generic[Item]):
     """Queued work by kind, taken in turns, and the estimate that admits it.
 
     ``clock`` gives seconds (``time.monotonic`` in production); nothing here reads the time
-    on its own, so tests move it by hand.
+    on its own, so tests move it by hand. ``first_guess`` is a kind's work before any of it
+    was measured; the work of ``untimed`` kinds is never measured.
     """
 
     def __init__(
@@ -65,16 +74,20 @@ class Lanes(Generic[Item]):
         workers: int,
         clock: Callable[[], float],
         *,
-        work_time: WorkTime | None = None,
+        first_guess: float = FIRST_GUESS_SECONDS,
+        untimed: Collection[str] = (),
         max_wait: float = MAX_WAIT_SECONDS,
     ) -> None:
         self.workers = workers
-        self.work_time = work_time or WorkTime()
+        self.first_guess = first_guess
+        self.work_times: dict[str, WorkTime] = {}
+        """The measured mean of each kind that finished work."""
         self.max_wait = max_wait
+        self._untimed = frozenset(untimed)
         self._clock = clock
         self._lanes: dict[str, deque[Item]] = {}
         self._turns: deque[str] = deque()
-        self._started: dict[Item, float] = {}
+        self._started: dict[Item, tuple[str, float]] = {}
 
     @property
     def queued(self) -> int:
@@ -94,9 +107,12 @@ class Lanes(Generic[Item]):
         work time could never come down again after a slow spell.
         """
         ahead = self._ahead_of_new(kind)
-        expected = (ahead / self.workers + 1) * self._work_seconds()
+        own = self.work_seconds(kind)
+        ahead_seconds = sum(count * self.work_seconds(lane) for lane, count in ahead.items())
+        expected = ahead_seconds / self.workers + own
         free_worker = self.running + self.queued < self.workers
-        return Verdict(kind, free_worker or expected <= self.max_wait, expected, ahead)
+        admitted = free_worker or expected <= self.max_wait
+        return Verdict(kind, admitted, expected, sum(ahead.values()), own)
 
     def add(self, kind: str, item: Item) -> None:
         lane = self._lanes.setdefault(kind, deque())
@@ -113,23 +129,31 @@ class Lanes(Generic[Item]):
         item = lane.popleft()
         if lane:
             self._turns.append(kind)
-        self._started[item] = self._clock()
+        self._started[item] = (kind, self._clock())
         return item
 
     def finish(self, item: Item) -> None:
-        self.work_time.record(self._clock() - self._started.pop(item))
+        kind, started = self._started.pop(item)
+        if kind not in self._untimed:
+            self.work_times.setdefault(kind, WorkTime(self.first_guess)).record(
+                self._clock() - started
+            )
 
-    def _ahead_of_new(self, kind: str) -> int:
-        """Requests that run before a new one of ``kind``: its own lane, and from each other
-        lane at most one per turn its own lane gets."""
-        own = len(self._lanes.get(kind, ()))
-        others = sum(min(len(lane), own + 1) for name, lane in self._lanes.items() if name != kind)
-        return own + others
-
-    def _work_seconds(self) -> float:
-        """The measured mean, or longer while the running work has already taken longer."""
-        if not self._started:
-            return self.work_time.mean
+    def work_seconds(self, kind: str) -> float:
+        """One request of ``kind``: its measured mean (or the first guess), or longer while
+        its running ones have already taken longer."""
+        measured = self.work_times.get(kind)
+        mean = measured.mean if measured else self.first_guess
         now = self._clock()
-        running_so_far = sum(now - started for started in self._started.values())
-        return max(self.work_time.mean, running_so_far / len(self._started))
+        running = [now - started for of_kind, started in self._started.values() if of_kind == kind]
+        return max(mean, sum(running) / len(running)) if running else mean
+
+    def _ahead_of_new(self, kind: str) -> dict[str, int]:
+        """Requests of each kind that run before a new one of ``kind``: its own lane, and from
+        each other lane at most one per turn its own lane gets."""
+        own = len(self._lanes.get(kind, ()))
+        return {
+            name: len(lane) if name == kind else min(len(lane), own + 1)
+            for name, lane in self._lanes.items()
+            if lane
+        }

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
-from bot.slack.admission import Lanes, WorkTime
+from bot.slack.admission import FIRST_GUESS_SECONDS, Lanes
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,11 @@ OTHER = "other"
 """The lane of work handed over without an ack that named its kind."""
 NOTICES = "busy notices"
 """The lane of the short answers of requests turned away; it takes its turn like the others."""
+IGNORED = "ignored event"
+"""Messages no listener answers (a channel message, a bot's post): no-ops, kept out of the
+mentions' lane."""
+UNTIMED = frozenset({NOTICES, IGNORED})
+"""Lanes whose work says nothing of what a request costs: a notice or a no-op takes ~0 ms."""
 NOTICES_PER_WORKER = 4
 """Busy notices queued at most, per worker: each is one short post, and the lanes' turns give
 them a worker every round, but a notice that would come minutes late is better not sent."""
@@ -64,11 +69,11 @@ class WorkPool(Executor):
         self,
         workers: int,
         *,
-        work_time: WorkTime | None = None,
+        first_guess: float = FIRST_GUESS_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="listener")
-        self._lanes: Lanes[_Task] = Lanes(workers, clock, work_time=work_time)
+        self._lanes: Lanes[_Task] = Lanes(workers, clock, first_guess=first_guess, untimed=UNTIMED)
         self._next_lane = threading.local()
         self._completed = 0
         self._count_lock = threading.Condition()
@@ -84,11 +89,12 @@ class WorkPool(Executor):
             return True
         log.warning(
             "turned a %s away: its answer was expected in %.1f s (%d requests ahead, "
-            "%.2f s of work each)",
+            "%.2f s of work for a %s)",
             kind,
             verdict.expected_seconds,
             verdict.ahead,
-            self._lanes.work_time.mean,
+            verdict.work_seconds,
+            kind,
         )
         if turned_away is not None:
             self._tell_turned_away(turned_away)
