@@ -167,3 +167,18 @@ def test_a_permanent_upload_error_says_what_is_wrong(bot, code):
     assert "Trying again won't help" in said.text
     assert "try again in a moment" not in said.text
     assert bot.recorder.files == []
+
+
+def test_a_client_error_from_the_upload_url_is_a_permanent_refusal(bot, retry_waits):
+    """The upload URL refusing the bytes (an expired or rejected upload) would refuse them
+    again: the person hears that trying again won't help, not "try again"."""
+    bot.services.store.save_paper(bot.workspace.team_id, bot.workspace.user_id, MOG_ID)
+    bot.recorder.fail_next(FILE_UPLOAD, Fault(404, {"ok": False, "error": "not_found"}))
+    bot.slash("saved export")
+    [said] = _answers(bot)
+    assert "couldn't send you your reading list" in said.text
+    assert "Trying again won't help" in said.text
+    assert "try again in a moment" not in said.text
+    assert [call.status for call in bot.recorder.calls_to(FILE_UPLOAD)] == [404]
+    assert bot.recorder.calls_to("files.completeUploadExternal") == []
+    assert retry_waits == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
+from urllib.error import HTTPError
 from urllib.request import Request, urlopen
 
 from slack_sdk import WebClient
@@ -146,7 +147,8 @@ def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset:
 
 def send_file_to_user(client: WebClient, user_id: str, export: Export) -> None:
     """Upload ``export`` into the bot's direct message with the person (``files:write``;
-    opening the DM needs ``im:write``); raise ``Refused`` when Slack refuses for good.
+    opening the DM needs ``im:write``); raise ``Refused`` when Slack refuses for good (an
+    error code, or a 4xx from the upload URL: an expired or rejected upload).
 
     The three steps of Slack's upload are made here rather than by ``files_upload_v2`` so
     that the middle one, a plain POST of the bytes that bypasses the client's retries, is
@@ -166,6 +168,10 @@ def send_file_to_user(client: WebClient, user_id: str, export: Export) -> None:
     except SlackApiError as error:
         if error_failure(error) is None:
             raise Refused(error.response.get("error")) from error
+        raise
+    except HTTPError as error:
+        if error_failure(error) is None:
+            raise Refused(f"upload answered HTTP {error.code}") from error
         raise
 
 
