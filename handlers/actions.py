@@ -32,7 +32,7 @@ from bot.buttons import (
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.slack.conversations import post_reply, publish_home
+from bot.slack.conversations import click_tag, post_reply, publish_home
 from bot.slack.work import Admit
 from handlers.errors import answering_failures, logging_failures
 from handlers.overload import acknowledge_click
@@ -113,7 +113,8 @@ def share(
     logger: logging.Logger,
 ) -> None:
     """**Share**: the paper, posted for everyone; a post that failed but may have landed is
-    looked for first, so no apology invites a second Share."""
+    looked for first (by its message metadata: this click's post, not another bot post), so
+    no apology invites a second Share."""
     tell = _private_reply(respond)
     channel = _channel_id(body)
     with answering_failures(tell, logger, channel_id=channel):
@@ -128,6 +129,7 @@ def share(
             message,
             asked_ts=action["action_ts"],
             bot_user_id=context.bot_user_id,
+            tag=click_tag(action["value"], body["user"]["id"], action["action_ts"]),
         )
 
 
@@ -174,6 +176,7 @@ def set_saved(
 
 def post_related(
     answers: Answers,
+    body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
     context: BoltContext,
@@ -195,6 +198,7 @@ def post_related(
             message,
             asked_ts=action["action_ts"],
             bot_user_id=context.bot_user_id,
+            tag=click_tag(action["value"], body["user"]["id"], action["action_ts"]),
         )
         tell(render.posted_related_message())
 

@@ -140,6 +140,23 @@ def test_a_share_that_timed_out_but_landed_gets_no_apology(bot):
     assert bot.recorder.calls_to("conversations.history")
 
 
+def test_a_share_that_failed_is_not_mistaken_for_another_bot_post(bot, retry_waits):
+    bot.slash("graph sparsification")
+    [results] = _answers(bot)
+    bot.app.client.chat_postMessage(channel=bot.workspace.channel_id, text="The paper of the day")
+    bot.recorder.fail_next("chat.postMessage", *[server_error()] * 4)
+    bot.click(results.blocks, render.ACTION_SHARE, action_ts=BEFORE_THE_POST)
+    bot.drain()
+    shared = [
+        message
+        for message in bot.recorder.messages(bot.workspace.channel_id)
+        if MOG_TITLE in all_text(message.get("blocks", []))
+    ]
+    assert shared == []
+    [apology] = bot.recorder.calls_to(RESPONSE_URL)[1:]
+    assert MOG_TITLE not in apology.text
+
+
 # --- defect 12: the .bib upload ------------------------------------------------------------
 
 

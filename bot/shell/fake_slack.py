@@ -358,14 +358,13 @@ class SlackRecorder:
         limit = int(args.get("limit") or 1000)
         return {
             "ok": True,
-            "messages": [dict(message) for message in thread[:limit]],
+            "messages": _shown(thread[:limit], args),
             "has_more": len(thread) > limit,
         }
 
     def _history(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Top-level messages newest first; ``metadata`` only when asked for, like Slack."""
+        """Top-level messages newest first."""
         channel = str(args.get("channel"))
-        with_metadata = str(args.get("include_all_metadata", "")).lower() in {"1", "true"}
         oldest = float(args.get("oldest") or 0)
         latest = float(args.get("latest") or "inf")
         limit = int(args.get("limit") or 100)
@@ -376,17 +375,10 @@ class SlackRecorder:
             if message.get("thread_ts", message["ts"]) == message["ts"]
             and oldest < float(message["ts"]) < latest
         ]
-        page = top_level[offset : offset + limit]
         has_more = offset + limit < len(top_level)
-        messages = []
-        for message in page:
-            shown = dict(message)
-            if not with_metadata:
-                shown.pop("metadata", None)
-            messages.append(shown)
         return {
             "ok": True,
-            "messages": messages,
+            "messages": _shown(top_level[offset : offset + limit], args),
             "has_more": has_more,
             "response_metadata": {"next_cursor": str(offset + limit) if has_more else ""},
         }
@@ -491,6 +483,17 @@ class SlackRecorder:
         if name is None:
             return {"ok": False, "error": "user_not_found"}
         return {"ok": True, "user": {"id": user, "name": name, "real_name": name}}
+
+
+def _shown(messages: list[dict[str, Any]], args: dict[str, Any]) -> list[dict[str, Any]]:
+    """Copies of stored messages as a read returns them: ``metadata`` only when asked for
+    (``include_all_metadata``), like Slack."""
+    with_metadata = str(args.get("include_all_metadata", "")).lower() in {"1", "true"}
+    shown = [dict(message) for message in messages]
+    if not with_metadata:
+        for message in shown:
+            message.pop("metadata", None)
+    return shown
 
 
 def _decoded(value: Any) -> Any:

@@ -9,7 +9,9 @@ free of Slack.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 from urllib.error import HTTPError
 from urllib.request import Request, urlopen
 
@@ -18,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.answers import Answers, Export, Viewer
 from bot.render.message import Message
-from bot.slack.delivery.landed import Unreadable, find_post, posted_by
+from bot.slack.delivery.landed import Unreadable, find_post, posted_by, tagged
 from bot.slack.delivery.retry import (
     HOME_TAB_PATIENCE,
     UPLOAD_PATIENCE,
@@ -32,6 +34,8 @@ log = logging.getLogger(__name__)
 MEMBERS_PAGE = 1000
 UNSEEN_ERRORS = frozenset({"channel_not_found", "not_in_channel"})
 """Slack's word that the bot cannot look at a channel (not in it, or deleted): unseen, for sure."""
+CLICK_POST_EVENT_TYPE = "paperbot_share"
+"""Slack message metadata type marking a post a click asked for (**Share**, **Post in thread**)."""
 
 
 class Refused(Exception):
@@ -94,6 +98,13 @@ def _channel_info(client: WebClient, channel_id: str) -> dict | None:
     return info if isinstance(info, dict) else None
 
 
+def click_tag(subject: str, clicker: str, action_ts: str) -> dict[str, Any]:
+    """The message metadata of a post the click at ``action_ts`` by ``clicker`` asked for
+    about ``subject`` (a paper id, a related list's key): that click's post and no other."""
+    payload = {"subject": subject, "clicker": clicker, "action_ts": action_ts}
+    return {"event_type": CLICK_POST_EVENT_TYPE, "event_payload": payload}
+
+
 def post_reply(
     client: WebClient,
     channel: str,
@@ -102,9 +113,11 @@ def post_reply(
     *,
     asked_ts: str,
     bot_user_id: str | None,
+    tag: dict[str, Any] | None = None,
 ) -> None:
     """Post ``message`` in the thread ``thread_ts`` (None: in the conversation) in answer to
-    the message at ``asked_ts``; raise when it did not get there.
+    the message at ``asked_ts``; raise when it did not get there. A post with message
+    metadata (``tag``) is looked for by it; one without, as any bot post since ``asked_ts``.
 
     A post that failed after Slack had it (a 5xx, a dropped connection) or that timed out,
     also while connecting (a slow Slack or network, after the client's own attempts), may
@@ -113,24 +126,30 @@ def post_reply(
     counts as landed rather than risk the apology.
     """
     try:
-        client.chat_postMessage(channel=channel, thread_ts=thread_ts, **message.as_kwargs())
+        tagging = {"metadata": tag} if tag is not None else {}
+        client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, **tagging, **message.as_kwargs()
+        )
     except (SlackApiError, OSError) as error:
         failure = error_failure(error)
         if failure is None or not (failure.maybe_delivered or failure.timed_out):
             raise
-        if not _answered(client, channel, thread_ts, asked_ts, bot_user_id):
+        mine = tagged(tag) if tag is not None else posted_by(bot_user_id, asked_ts)
+        if not _answered(client, channel, thread_ts, asked_ts, mine):
             raise
         log.info("chat.postMessage in %s failed (%s) but did post", channel, failure.reason)
 
 
 def _answered(
-    client: WebClient, channel: str, thread_ts: str | None, asked_ts: str, bot_user_id: str | None
+    client: WebClient,
+    channel: str,
+    thread_ts: str | None,
+    asked_ts: str,
+    mine: Callable[[dict[str, Any]], bool],
 ) -> bool:
-    """Whether the bot has said something here since ``asked_ts`` (True when unreadable)."""
+    """Whether the bot's post (``mine``) is here since ``asked_ts`` (True when unreadable)."""
     try:
-        found = find_post(
-            client, channel, posted_by(bot_user_id, asked_ts), oldest=asked_ts, thread_ts=thread_ts
-        )
+        found = find_post(client, channel, mine, oldest=asked_ts, thread_ts=thread_ts)
     except Unreadable:
         return True
     return found is not None

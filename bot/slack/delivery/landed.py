@@ -5,7 +5,9 @@ a 5xx, a dropped connection), the only way to know is to read the conversation b
 mention's reply looks in its thread before apologising; the daily post looks in the
 channel's history before posting again, and when it settles a post a dead process left.
 Each says what its message looks like (``matches``); reading, paging and what a failed
-read means are the same for both.
+read means are the same for both. A post that carries Slack message metadata is matched on it
+(``tagged``), so another bot post since (someone else's Share, the daily post) is not taken
+for it.
 """
 
 from __future__ import annotations
@@ -72,3 +74,9 @@ def _read(client: WebClient, channel: str, thread_ts: str | None, **page: str | 
 def posted_by(user_id: str | None, after_ts: str) -> Callable[[Message], bool]:
     """Matches a message ``user_id`` posted after ``after_ts`` (a reply to that message)."""
     return lambda message: message.get("user") == user_id and float(message["ts"]) > float(after_ts)
+
+
+def tagged(metadata: Message) -> Callable[[Message], bool]:
+    """Matches a message posted with exactly this message metadata (``event_type`` and
+    ``event_payload``, as Slack returns it with ``include_all_metadata``)."""
+    return lambda message: message.get("metadata") == metadata
