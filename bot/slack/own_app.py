@@ -1,15 +1,14 @@
 """Events meant for another Slack app are not answered.
 
 Every event envelope names the app it is delivered to (``api_app_id``), and an event an app
-caused names that app (``event.app_id``). The bot learns its own app id once, lazily, from
-Slack: Bolt's authorization has already asked ``auth.test`` for the bot's id, and
-``bots.info`` names the bot's app. An event naming another app is acked (so Slack does not
-send it again) and not answered. When the bot cannot learn its id it accepts every event as
-it did before it knew: after a failed call it asks again ``RETRY_SECONDS`` later, not on every
-event, and never again when the token lacks the scope (``bots.info`` needs ``users:read``).
-The first event waits for that one call, as the first request waits for Bolt's ``auth.test``;
-so that a Slack that hangs cannot hold that event's ack past Slack's 3 s, the call has a short
-timeout of its own and no retries (it is asked again ``RETRY_SECONDS`` later).
+caused names that app (``event.app_id``). The bot learns its own app id from Slack: Bolt's
+authorization has already asked ``auth.test`` for the bot's id, and ``bots.info`` names the
+bot's app. An event naming another app is acked (so Slack does not send it again) and not
+answered. No Slack call sits on an ack's path: the first event starts the lookup on a
+background thread (one at a time) and is accepted, as is every event until the id is known,
+exactly as when the bot cannot learn it. After a failed lookup it is asked again
+``RETRY_SECONDS`` later, not on every event, and never again when the token lacks the scope
+(``bots.info`` needs ``users:read``).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from slack_bolt import App, BoltContext, BoltResponse
@@ -28,45 +28,82 @@ log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 600.0
 """How long an app id Slack would not give is not asked for again."""
-LOOKUP_TIMEOUT_SECONDS = 1.0
-"""The longest the first event's ack waits for ``bots.info``."""
+LOOKUP_TIMEOUT_SECONDS = 10.0
+"""How long one ``bots.info`` may take: a hung lookup holds no ack, but while it runs no other
+starts."""
 _NEVER_GIVEN = frozenset({"missing_scope", "not_allowed_token_type"})
 """Answers that asking again will not change."""
 _EVENT_CALLBACK = "event_callback"
 
 
-class OwnApp:
-    """This bot's Slack app id, asked of Slack at most once per ``RETRY_SECONDS``."""
+Background = Callable[[Callable[[], None]], object]
+"""Runs the lookup away from the ack's thread (a thread of its own in production)."""
 
-    def __init__(self, client: WebClient, *, clock: Callable[[], float] = time.monotonic):
+
+def _on_its_own_thread(lookup: Callable[[], None]) -> None:
+    threading.Thread(target=lookup, name="own-app-id", daemon=True).start()
+
+
+class OwnApp:
+    """This bot's Slack app id, asked of Slack in the background at most once per
+    ``RETRY_SECONDS``."""
+
+    def __init__(
+        self,
+        client: WebClient,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        background: Background = _on_its_own_thread,
+    ):
         self._client = client
         self._clock = clock
+        self._background = background
         self._lock = threading.Lock()
         self._app_id: str | None = None
+        self._asking = False
         self._next_attempt = float("-inf")
 
     def app_id(self, bot_id: str | None) -> str | None:
-        """The app id, or None while it cannot be learned; ``bot_id`` is from ``auth.test``."""
+        """The app id, or None while it is not known (a lookup then starts in the background
+        when none is running and one is due); ``bot_id`` is from ``auth.test``."""
         with self._lock:
-            if self._app_id is None and bot_id and self._clock() >= self._next_attempt:
-                self._app_id = self._ask(bot_id)
+            due = (
+                self._app_id is None
+                and bool(bot_id)
+                and not self._asking
+                and self._clock() >= self._next_attempt
+            )
+            self._asking = self._asking or due
+        if due and bot_id:
+            self._background(partial(self._learn, bot_id))
+        with self._lock:
             return self._app_id
 
-    def _ask(self, bot_id: str) -> str | None:
+    def _learn(self, bot_id: str) -> None:
+        app_id: str | None = None
+        retry_after = RETRY_SECONDS
+        try:
+            app_id, retry_after = self._ask(bot_id)
+        finally:
+            with self._lock:
+                self._app_id = app_id
+                self._next_attempt = self._clock() + retry_after
+                self._asking = False
+
+    def _ask(self, bot_id: str) -> tuple[str | None, float]:
+        """The app id, or None and how long before asking again."""
         try:
             bot = self._client.bots_info(bot=bot_id).get("bot")
         except (SlackApiError, SlackClientError, OSError) as error:
             permanent = (
                 isinstance(error, SlackApiError) and error.response.get("error") in _NEVER_GIVEN
             )
-            self._next_attempt = float("inf") if permanent else self._clock() + RETRY_SECONDS
             log.warning("could not learn this app's id (events of any app are answered): %s", error)
-            return None
+            return None, float("inf") if permanent else RETRY_SECONDS
         app_id = bot.get("app_id") if isinstance(bot, dict) else None
         if isinstance(app_id, str) and app_id:
-            return app_id
-        self._next_attempt = self._clock() + RETRY_SECONDS
-        return None
+            return app_id, RETRY_SECONDS
+        return None, RETRY_SECONDS
 
 
 def other_apps(body: dict[str, Any], app_id: str) -> str | None:
