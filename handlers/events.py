@@ -112,10 +112,10 @@ def direct_message(
 
 def register(app: App, answers: Answers, admit: Admit) -> None:
     app.event("app_mention")(
-        ack=partial(acknowledge_mention, admit), lazy=[partial(app_mention, answers)]
+        ack=partial(acknowledge_mention, answers, admit), lazy=[partial(app_mention, answers)]
     )
     app.event("message")(
-        ack=partial(acknowledge_message, admit), lazy=[partial(direct_message, answers)]
+        ack=partial(acknowledge_message, answers, admit), lazy=[partial(direct_message, answers)]
     )
     app.event("link_shared")(
         ack=partial(acknowledge_quietly, PREVIEW, admit), lazy=[partial(unfurl_links, answers)]
@@ -132,25 +132,36 @@ def _reply_ts(event: dict[str, Any], *, direct: bool) -> str | None:
 
 
 def acknowledge_mention(
-    admit: Admit, ack: Ack, event: dict[str, Any], client: WebClient, context: BoltContext
+    answers: Answers,
+    admit: Admit,
+    ack: Ack,
+    event: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
 ) -> None:
-    _admit_question(admit, event, client, context.bot_user_id, direct=False)
+    _admit_question(answers, admit, event, client, context.bot_user_id, direct=False)
     ack()
 
 
 def acknowledge_message(
-    admit: Admit, ack: Ack, event: dict[str, Any], client: WebClient, context: BoltContext
+    answers: Answers,
+    admit: Admit,
+    ack: Ack,
+    event: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
 ) -> None:
     """Only a person's direct message is a question; every other message is a no-op with a
     lane of its own, so a busy channel never lengthens the questions' wait."""
     if event.get("channel_type") == "im":
-        _admit_question(admit, event, client, context.bot_user_id, direct=True)
+        _admit_question(answers, admit, event, client, context.bot_user_id, direct=True)
     else:
         admit(IGNORED, None)
     ack()
 
 
 def _admit_question(
+    answers: Answers,
     admit: Admit,
     event: dict[str, Any],
     client: WebClient,
@@ -163,13 +174,23 @@ def _admit_question(
     if _not_from_a_person(event, bot_user_id):
         admit(IGNORED, None)
         return
-    admit(MENTION, partial(_tell_busy_in_thread, event, client, bot_user_id, direct=direct))
+    notice = partial(_tell_busy_in_thread, answers, event, client, bot_user_id, direct=direct)
+    admit(MENTION, notice)
 
 
 def _tell_busy_in_thread(
-    event: dict[str, Any], client: WebClient, bot_user_id: str | None, *, direct: bool
+    answers: Answers,
+    event: dict[str, Any],
+    client: WebClient,
+    bot_user_id: str | None,
+    *,
+    direct: bool,
 ) -> None:
+    """The notice claims the message like an answer does: a mention in a direct message
+    arrives as two events (``app_mention`` and ``message.im``), and the person hears once."""
     with logging_failures(log):
+        if not answers.first_delivery(event["channel"], event["ts"]):
+            return
         post_reply(
             client,
             event["channel"],

@@ -138,3 +138,27 @@ def test_every_kind_is_turned_away_when_its_answer_would_come_too_late(overloade
     assert in_thread.text == in_dm.text == render.busy_message().text
     # a link preview and the App Home: nothing at all
     assert bot.recorder.calls_to("chat.unfurl", "views.publish") == []
+
+
+def test_a_mention_in_a_direct_message_turned_away_twice_gets_one_busy_notice(
+    overloaded, monkeypatch
+):
+    """A mention in the bot's DM arrives as ``message.im`` and ``app_mention``: both are
+    turned away, and the person is told once."""
+    bot, pool = overloaded(1, 60.0)
+    bot.recorder.clear()
+    held = Held(monkeypatch, bot.services.answers, "command")
+    text = f"<@{bot.workspace.bot_user_id}> graph sparsification"
+    as_dm = payloads.direct_message(bot.workspace, text, "1700000100.000900")
+    as_mention = dict(as_dm, type="app_mention")
+    del as_mention["channel_type"]
+    try:
+        acked(bot.slash("diffusion"))
+        held.wait_until_running(1)
+        acked(bot.event(as_dm))
+        acked(bot.event(as_mention))
+    finally:
+        held.release()
+    assert pool.wait_idle(10)
+    [notice] = bot.recorder.calls_to("chat.postMessage")
+    assert notice.text == render.busy_message().text
