@@ -13,7 +13,10 @@ copied.
 Every listener is registered as an ack and a lazy listener: the ack runs on the request's own
 thread and returns at once (Slack allows 3 seconds, and the app processes before responding,
 so nothing else precedes it); the lazy listener parses, asks ``bot.answers`` and sends what
-it returns, on the app's pool. No ranking, no SQL and no Block Kit literals live here.
+it returns, on the app's pool. Before it acks, each ack asks that pool whether its answer
+could come in time (``admit``); when the bot is overloaded the request is turned away and
+its listener never runs, and ``overload`` says what each kind of request tells its person
+then. No ranking, no SQL and no Block Kit literals live here.
 """
 
 from __future__ import annotations
