@@ -26,7 +26,7 @@ from bot.clock import Clock, system_clock
 from bot.digest.posting import DigestOutcome
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
-from bot.store import UNAVAILABLE
+from bot.store import UNAVAILABLE, first_line
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ class DigestScheduler:
         if channel not in schedules:
             log.warning("digest for %s: no database, and no longer scheduled here", channel)
             return
-        reason = str(error).partition("\n")[0]
+        reason = first_line(error)
         with self._retry_lock:
             now = self._clock()
             pending = self._scheduler.get_job(_retry_job_id(channel))

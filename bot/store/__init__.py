@@ -11,7 +11,7 @@ is the schema, ``migrations`` upgrades it, ``expiry`` forgets what no request ne
 the values they name, from here.
 """
 
-from bot.store.database import UNAVAILABLE, DatabaseUnavailable
+from bot.store.database import UNAVAILABLE, DatabaseUnavailable, first_line
 from bot.store.facade import Store
 from bot.store.records import (
     POSTED,
@@ -34,4 +34,5 @@ __all__ = [
     "Remembered",
     "Store",
     "SubscriptionRecord",
+    "first_line",
 ]

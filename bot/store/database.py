@@ -170,7 +170,7 @@ class Database:
             abandoned.set()
             raise DatabaseUnavailable(f"no answer within {self._deadline:g} s") from None
         except UNAVAILABLE as error:
-            raise DatabaseUnavailable(_first_line(error)) from error
+            raise DatabaseUnavailable(first_line(error)) from error
 
     def reachable(self) -> bool:
         """Whether the database answers a trivial query within the deadline (readiness)."""
@@ -198,7 +198,7 @@ def unusable_database_refused(database_url: str) -> Iterator[None]:
     except (SQLAlchemyError, OSError, ImportError) as error:
         raise StoreError(
             f"cannot use the database {_shown_url(database_url)} (PAPERBOT_DATABASE_URL): "
-            f"{_first_line(error)}"
+            f"{first_line(error)}"
         ) from None
 
 
@@ -259,7 +259,8 @@ def _caller_gave_up() -> bool:
     return abandoned is not None and abandoned.is_set()
 
 
-def _first_line(error: Exception) -> str:
-    """The driver's own words, without SQLAlchemy's wrapping, statement or help link."""
+def first_line(error: Exception) -> str:
+    """The driver's own words, without SQLAlchemy's wrapping, statement or help link: what
+    a log line says of a database error."""
     cause = error.orig if isinstance(error, DBAPIError) and error.orig is not None else error
     return str(cause).strip().split("\n", 1)[0].removeprefix("connection failed: ")
