@@ -35,7 +35,7 @@ from bot.render.replies import PAGING_UNAVAILABLE, database_unavailable_message
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
 from bot.slack.app import wsgi_app
-from bot.slack.health import HEALTH_PATH, READY_PATH, health_reply
+from bot.slack.health import HEALTH_PATH, READY_PATH, HealthCheck
 from bot.store import DatabaseUnavailable, Store, SubscriptionRecord
 from handlers import commands, events
 
@@ -257,7 +257,7 @@ def test_postgresql_refusing_or_frozen_is_waited_for_no_longer_than_the_deadline
         store = Store(proxy.url, fixed_clock, deadline=DEADLINE)
         try:
             answers = Answers(index, store)
-            assert health_reply(READY_PATH, store)[0].startswith("200")
+            assert HealthCheck(store).reply(READY_PATH)[0].startswith("200")
             assert "Next 5" in button_labels(answers.command(SEARCH, "C1", VIEWER))
             getattr(proxy, fault)()
             reply, waited = timed(lambda: answers.command(SEARCH, "C1", VIEWER))
@@ -270,9 +270,9 @@ def test_postgresql_refusing_or_frozen_is_waited_for_no_longer_than_the_deadline
             with pytest.raises(DatabaseUnavailable):
                 answers.saved_list(VIEWER)
             assert time.monotonic() - started < PROMPT
-            (status, _body), waited = timed(lambda: health_reply(READY_PATH, store))
+            (status, _body), waited = timed(lambda: HealthCheck(store).reply(READY_PATH))
             assert status.startswith("503") and waited < PROMPT
-            assert health_reply(HEALTH_PATH, store) == (
+            assert HealthCheck(store).reply(HEALTH_PATH) == (
                 "200 OK",
                 b'{"status": "ok", "database": "unavailable"}\n',
             )

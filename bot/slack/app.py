@@ -64,13 +64,14 @@ def wsgi_app(
     state (``bot.slack.health``). Once ``drain`` has begun, all answer 503: the
     platform stops routing here, and Slack gets no ack this process could not keep."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+    health_check = health.HealthCheck(database)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         path = environ.get("PATH_INFO") or ""
         if path in health.PATHS and environ.get("REQUEST_METHOD") == "GET":
             if drain is not None and drain.started:
                 return _draining(start_response)
-            status, body = health.health_reply(path, database)
+            status, body = health_check.reply(path)
             start_response(status, [("Content-Type", "application/json")])
             return [body]
         if environ.get("REQUEST_METHOD") == "POST":

@@ -6,13 +6,21 @@ and restarting every replica during a database outage adds cold starts to the ou
 the bot could still answer searches. It reports the database's state as last seen, without
 waiting for it (a liveness probe times out in a second or so). Readiness asks the database,
 within the store's deadline, and fails while it cannot be used, so a router that checks it
-sends traffic where saving and paging work.
+sends traffic where saving and paging work. The probes run on the threads that ack Slack:
+the database is asked at most once every ``READY_FOR_SECONDS``, by one probe at a time
+(the others answer with the state last seen), and only a change of state is logged.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
+import time
+from collections.abc import Callable
 from typing import Protocol
+
+log = logging.getLogger(__name__)
 
 HEALTH_PATH = "/healthz"
 READY_PATH = "/readyz"
@@ -20,6 +28,9 @@ PATHS = frozenset({HEALTH_PATH, READY_PATH})
 
 OK = "200 OK"
 UNAVAILABLE = "503 Service Unavailable"
+READY_FOR_SECONDS = 5.0
+"""How long a readiness probe's answer stands: a platform probes every few seconds per
+replica, and each probe may wait up to the store's deadline."""
 
 
 class DatabaseHealth(Protocol):
@@ -30,17 +41,50 @@ class DatabaseHealth(Protocol):
     def reachable(self) -> bool: ...
 
 
-def health_reply(path: str, database: DatabaseHealth | None) -> tuple[str, bytes]:
-    """The status line and JSON body for ``path`` (one of ``PATHS``); with no ``database``
-    (a bot built without one) there is nothing to report on it."""
-    if database is None:
-        return OK, _body({"status": "ok"})
-    if path == READY_PATH and not database.reachable():
-        return UNAVAILABLE, _body({"status": "unready", "database": "unavailable"})
-    if path == READY_PATH:
-        return OK, _body({"status": "ok", "database": "ok"})
-    state = "ok" if database.answered_last() else "unavailable"
-    return OK, _body({"status": "ok", "database": state})
+class HealthCheck:
+    """The answers to ``PATHS`` for one process; with no ``database`` (a bot built without
+    one) there is nothing to report on it."""
+
+    def __init__(
+        self, database: DatabaseHealth | None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._database = database
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._probing = False
+        self._ready: bool | None = None
+        self._probed_at = 0.0
+
+    def reply(self, path: str) -> tuple[str, bytes]:
+        """The status line and JSON body for ``path`` (one of ``PATHS``)."""
+        if self._database is None:
+            return OK, _body({"status": "ok"})
+        if path == READY_PATH and not self._is_ready(self._database):
+            return UNAVAILABLE, _body({"status": "unready", "database": "unavailable"})
+        if path == READY_PATH:
+            return OK, _body({"status": "ok", "database": "ok"})
+        state = "ok" if self._database.answered_last() else "unavailable"
+        return OK, _body({"status": "ok", "database": state})
+
+    def _is_ready(self, database: DatabaseHealth) -> bool:
+        with self._lock:
+            last = self._ready
+            fresh = last is not None and self._clock() - self._probed_at < READY_FOR_SECONDS
+            if fresh or self._probing:
+                return last if last is not None else database.answered_last()
+            self._probing = True
+        ready = False
+        try:
+            ready = database.reachable()
+        finally:
+            with self._lock:
+                self._probing = False
+                self._ready, self._probed_at = ready, self._clock()
+        if not ready and last is not False:
+            log.warning("not ready: the database does not answer")
+        elif ready and last is False:
+            log.info("ready again: the database answers")
+        return ready
 
 
 def _body(fields: dict[str, str]) -> bytes:

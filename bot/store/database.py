@@ -173,11 +173,12 @@ class Database:
             raise DatabaseUnavailable(first_line(error)) from error
 
     def reachable(self) -> bool:
-        """Whether the database answers a trivial query within the deadline (readiness)."""
+        """Whether the database answers a trivial query within the deadline (readiness, which
+        logs when the answer changes)."""
         try:
             self.bounded(self._ping)
         except DatabaseUnavailable as error:
-            log.warning("the database is unavailable: %s", error)
+            log.debug("the database is unavailable: %s", error)
             return False
         return True
 
