@@ -179,6 +179,33 @@ def test_work_left_at_the_end_of_the_grace_period_is_logged_and_the_exit_is_0(tm
         assert bot.wait_for_line(DRAINED).groups() == ("0", "1")
 
 
+def test_a_digest_post_under_way_does_not_hold_the_exit_past_the_grace_period(tmp_path):
+    """The paper of the day waits for a slow Slack on APScheduler's thread, which the
+    interpreter would join at exit: the stop waits for it only for what is left of the grace
+    period, then exits 0 (the claim lets the next attempt finish the post)."""
+    recorder = FaultySlackRecorder().start()
+    recorder.slow_down("chat.postMessage", 3 * WAIT_SECONDS)
+    bot = BotProcess(
+        tmp_path,
+        SLACK_BOT_TOKEN=BOT_TOKEN,
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_URL=recorder.base_url,
+        PORT=str(free_port()),
+        PAPERBOT_DRAIN_SECONDS="0.2",
+        PAPERBOT_DIGEST_CHANNEL="C0DIGEST",
+        PAPERBOT_DIGEST_TIME="00:00",
+    )
+    try:
+        bot.wait_for_line("listening on port")
+        recorder.wait_for("chat.postMessage", timeout=WAIT_SECONDS)
+        bot.terminate()
+        assert bot.exit_code() == 0
+        bot.wait_for_line("stopping while the paper of the day is being posted")
+    finally:
+        bot.kill()
+        recorder.stop()
+
+
 def test_sigterm_in_socket_mode_closes_the_connection_and_answers_what_was_acked(tmp_path):
     server = FakeSocketModeServer()
     recorder = FaultySlackRecorder().start()

@@ -17,6 +17,7 @@ from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.triggers.date import DateTrigger
 from digest_probes import ProbedScheduler
 from faulty_slack import FaultySlackRecorder
+from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
 from bot.digest.posting import LEASE
@@ -373,6 +374,44 @@ def test_a_write_lock_held_across_the_minute_delays_the_post_until_it_is_release
         other_process.close()
         locked.close()
     assert len(posts(recorder, channel)) == 1
+
+
+def test_a_frozen_database_at_the_minute_costs_a_retry_not_the_digest(
+    tmp_path, index, recorder, channel, caplog
+) -> None:
+    """A server that stops answering once the subscription is read: the digest's claim
+    stops waiting at its deadline (shortened here from 30 s) and hands the attempt to the
+    retry, rather than holding the digest's thread, and the channel's later runs, for good."""
+    frozen = Store(f"sqlite:///{tmp_path / 'frozen.db'}", digest_deadline=0.2)
+    thawed = threading.Event()
+    thawed.set()
+
+    def freeze_the_claim(_connection, _cursor, statement, *_) -> None:
+        if statement.startswith("INSERT INTO digest_claims"):
+            thawed.wait()
+
+    event.listen(frozen._database._engine, "before_cursor_execute", freeze_the_claim)
+    service = DigestService(
+        frozen, index, make_web_client("xoxb-test", recorder.base_url), Settings()
+    )
+    scheduler = ProbedScheduler(service)
+    try:
+        with time_machine.travel(berlin(2025, 3, 28, 8, 59, 40), tick=False) as traveller:
+            start_subscribed(service, scheduler, channel, "9:00 Europe/Berlin")
+            thawed.clear()
+            attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND)
+            thawed.set()
+            step_to(traveller, scheduler, NINE + 5 * SECOND)
+            recorder.wait_for(
+                "chat.postMessage", where=lambda call: call.args["channel"] == channel
+            )
+            retry_moves_to(scheduler, channel, None)
+            scheduler.stop()
+    finally:
+        thawed.set()
+        frozen.close()
+    assert len(posts(recorder, channel)) == 1
+    assert "no answer within 0.2 s); trying again at" in caplog.text
 
 
 def test_a_refresh_that_cannot_read_the_subscription_keeps_the_job(

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.jobstores.base import JobLookupError
@@ -119,6 +120,9 @@ class DigestScheduler:
         """Attempts in a row per channel that found no database, for the backoff."""
         self._retry_lock = threading.Lock()
         """Attempts run on a pool: two failing at once must not both schedule the retry."""
+        self._attempts = threading.Condition()
+        self._running = 0
+        """Attempts under way, which a stop may wait for (``stop``)."""
         self._scheduler = StoppableScheduler(
             timezone=UTC,
             job_defaults={
@@ -142,9 +146,25 @@ class DigestScheduler:
         )
         log.info("digest scheduler started with %d subscription(s)", len(self.next_runs()))
 
-    def stop(self) -> None:
+    def stop(self, wait_seconds: float = 0.0) -> bool:
+        """Start no more attempts, and wait up to ``wait_seconds`` for those under way;
+        whether none is left. One left is stranded (a post waiting for Slack, a claim for the
+        database): its claim lets the next attempt, here or elsewhere, finish it."""
         if self._scheduler.running:
             self._scheduler.shutdown(wait=False)
+        with self._attempts:
+            return self._attempts.wait_for(lambda: self._running == 0, wait_seconds)
+
+    @contextmanager
+    def _attempt(self) -> Iterator[None]:
+        with self._attempts:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._attempts:
+                self._running -= 1
+                self._attempts.notify_all()
 
     def next_runs(self) -> dict[str, datetime]:
         """Each subscribed channel's next scheduled post."""
@@ -219,6 +239,10 @@ class DigestScheduler:
         )
 
     def _run(self, channel: str) -> None:
+        with self._attempt():
+            self._serve(channel)
+
+    def _serve(self, channel: str) -> None:
         try:
             outcome = self._service.serve(channel)
         except UNAVAILABLE as error:
@@ -227,6 +251,10 @@ class DigestScheduler:
         self._follow_up(outcome)
 
     def _catch_up(self) -> None:
+        with self._attempt():
+            self._serve_due()
+
+    def _serve_due(self) -> None:
         try:
             outcomes = self._service.serve_due(self._channels)
         except UNAVAILABLE as error:

@@ -52,6 +52,7 @@ class Drain:
         self._state = threading.Condition()
         self._started = False
         self._acking = 0
+        self._deadline: float | None = None
 
     @property
     def started(self) -> bool:
@@ -87,6 +88,7 @@ class Drain:
         deadline = self._clock() + self._grace_seconds
         with self._state:
             self._started = True
+            self._deadline = deadline
         finished_before = self._pool.progress()[1]
         try:
             with self._state:
@@ -100,6 +102,13 @@ class Drain:
         unfinished, finished = self._pool.progress()
         log.info("drained: %d finished, %d unfinished", finished - finished_before, unfinished)
         return unfinished
+
+    def time_left(self) -> float:
+        """What is left of the grace period (all of it before ``run``): what else the stop
+        waits for (the digest's attempt) gets no more."""
+        with self._state:
+            deadline = self._deadline
+        return self._grace_seconds if deadline is None else self._left(deadline)
 
     def _left(self, deadline: float) -> float:
         return max(deadline - self._clock(), 0.0)

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.store.database import log
-from bot.store.part import Part
+from bot.store.part import Part, bounded, digest_bounded
 from bot.store.records import CLAIMED, POSTED, POSTING, ClaimAttempt, DigestClaim
 from bot.store.tables import digest_claims, digest_seen
 
@@ -26,6 +26,7 @@ def never_gone(_owner: str) -> bool:
 
 
 class DigestClaims(Part):
+    @bounded
     def rotation(self, channel: str) -> tuple[int, frozenset[str]]:
         """The channel's current round and the papers it has had in that round."""
         with self._database.connect() as connection:
@@ -41,11 +42,13 @@ class DigestClaims(Part):
             ).scalars()
             return current, frozenset(seen)
 
+    @bounded
     def digest_claim(self, channel: str, local_date: date) -> DigestClaim | None:
         with self._database.connect() as connection:
             row = connection.execute(_claim_query(channel, local_date)).first()
         return None if row is None else DigestClaim(**row._mapping)
 
+    @digest_bounded
     def latest_claim_date(self, channel: str) -> date | None:
         """The last local date the channel's post was claimed (to notice missed days)."""
         with self._database.connect() as connection:
@@ -55,6 +58,7 @@ class DigestClaims(Part):
                 )
             ).scalar()
 
+    @digest_bounded
     def claim_digest(
         self,
         channel: str,
@@ -148,14 +152,17 @@ class DigestClaims(Part):
             )
         return result.rowcount == 1
 
+    @digest_bounded
     def mark_posting(self, channel: str, local_date: date, owner: str) -> bool:
         """Record that the post is about to be sent; False if the claim was lost."""
         return self._update_owned_claim(channel, local_date, owner, {"state": POSTING})
 
+    @digest_bounded
     def touch_claim(self, channel: str, local_date: date, owner: str) -> bool:
         """Renew the lease while retrying; False if another process took the claim over."""
         return self._update_owned_claim(channel, local_date, owner, {})
 
+    @digest_bounded
     def release_claim(self, channel: str, local_date: date, owner: str, *, sent: bool) -> bool:
         """Give the claim up so another attempt can take it at once.
 
@@ -166,6 +173,7 @@ class DigestClaims(Part):
             channel, local_date, owner, {"owner": None, "state": POSTING if sent else CLAIMED}
         )
 
+    @digest_bounded
     def record_post(self, channel: str, local_date: date, ts: str, owner: str) -> bool:
         """Mark the claim posted with the message ``ts`` and count the paper as seen."""
         return self._mark_posted(channel, local_date, ts, digest_claims.c.owner == owner)
@@ -194,6 +202,7 @@ class DigestClaims(Part):
             )
         return True
 
+    @digest_bounded
     def unsettled_claims(self, channel: str, before: date, lease: timedelta) -> list[DigestClaim]:
         """Earlier days' claims left ``posting`` by an owner silent for longer than ``lease``:
         their message may or may not be in the channel, and their paper is not yet seen."""
@@ -210,6 +219,7 @@ class DigestClaims(Part):
             )
             return [DigestClaim(**row._mapping) for row in rows]
 
+    @digest_bounded
     def settle_claim(self, claim: DigestClaim, ts: str | None) -> bool:
         """Settle an abandoned ``posting`` claim from what the channel's history showed: posted
         as ``ts`` (the paper counts as seen), or, with no ``ts``, never sent. Only the claim

@@ -52,6 +52,11 @@ DEADLINE_S = 3.0
 """How long a request waits for the database before answering without it. Slack itself
 gives an ack 3 s; a person waits no longer for a search that needs no database, and what
 does need it (a reading list) says so instead of hanging."""
+DIGEST_DEADLINE_S = 30.0
+"""How long the paper of the day's work waits for the database. No person is waiting, so a
+write may wait out another process's lock; but a frozen server must not hold the digest's
+thread for good (one run per channel at a time: its later runs would be skipped too), and
+``DatabaseUnavailable`` hands the attempt to the digest's retry."""
 DATABASE_THREADS = 15
 """Requests' database work (``Database.bounded``) running at once, as many as the engine's
 pool holds (5 + 10 overflow): a frozen server strands at most these threads, never the
@@ -94,9 +99,17 @@ of them and still surfaces."""
 class Database:
     """One engine and the clock the parts read "now" from, shared by every part of a store."""
 
-    def __init__(self, database_url: str, clock: Clock, deadline: float = DEADLINE_S) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        clock: Clock,
+        deadline: float = DEADLINE_S,
+        digest_deadline: float = DIGEST_DEADLINE_S,
+    ) -> None:
         self._clock = clock
         self._deadline = deadline
+        self.digest_deadline = digest_deadline
+        """The deadline of the paper of the day's work (``part.digest_bounded``)."""
         self._engine = _make_engine(database_url)
         self._threads = threading.BoundedSemaphore(DATABASE_THREADS)
         self.answered_last = True
@@ -131,25 +144,26 @@ class Database:
         read while another process holds the write lock."""
         return self._engine.connect().execution_options(**{_READ_ONLY: True})
 
-    def bounded(self, work: Callable[[], T]) -> T:
-        """``work``'s result if the database gives it within the deadline; otherwise, or when
-        the database cannot be used, ``DatabaseUnavailable``.
+    def bounded(self, work: Callable[[], T], deadline: float | None = None) -> T:
+        """``work``'s result if the database gives it within the deadline (``deadline``
+        seconds, or the store's); otherwise, or when the database cannot be used,
+        ``DatabaseUnavailable``.
 
         The work runs on a thread of its own so the caller can stop waiting: work stuck on a
         frozen server strands that thread, not a listener. The threads are daemons, so a
         stranded one never holds up the process's exit.
         """
         try:
-            result = self._within_deadline(work)
+            result = self._within_deadline(work, deadline or self._deadline)
         except DatabaseUnavailable:
             self.answered_last = False
             raise
         self.answered_last = True
         return result
 
-    def _within_deadline(self, work: Callable[[], T]) -> T:
-        give_up = time.monotonic() + self._deadline
-        if not self._threads.acquire(timeout=self._deadline):
+    def _within_deadline(self, work: Callable[[], T], deadline: float) -> T:
+        give_up = time.monotonic() + deadline
+        if not self._threads.acquire(timeout=deadline):
             raise DatabaseUnavailable("every connection is waiting for the database")
         outcome: Future[T] = Future()
         abandoned = threading.Event()
@@ -168,7 +182,7 @@ class Database:
             return outcome.result(timeout=max(0.0, give_up - time.monotonic()))
         except TimeoutError:
             abandoned.set()
-            raise DatabaseUnavailable(f"no answer within {self._deadline:g} s") from None
+            raise DatabaseUnavailable(f"no answer within {deadline:g} s") from None
         except UNAVAILABLE as error:
             raise DatabaseUnavailable(first_line(error)) from error
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.clock import Clock, system_clock
 from bot.store.claims import DigestClaims
-from bot.store.database import DEADLINE_S, Database, unusable_database_refused
+from bot.store.database import DEADLINE_S, DIGEST_DEADLINE_S, Database, unusable_database_refused
 from bot.store.events import SlackEvents
 from bot.store.expiry import Expiry
 from bot.store.migrations import migrate
@@ -24,11 +24,17 @@ class Store(SlackEvents, StoredSearches, ReadingLists, Unfurls, SubscriptionRows
     """Durable state for one bot process; safe to share a database with other processes."""
 
     def __init__(
-        self, database_url: str, clock: Clock = system_clock, *, deadline: float = DEADLINE_S
+        self,
+        database_url: str,
+        clock: Clock = system_clock,
+        *,
+        deadline: float = DEADLINE_S,
+        digest_deadline: float = DIGEST_DEADLINE_S,
     ) -> None:
-        """``deadline``: how long a request waits for the database (``DEADLINE_S``)."""
+        """``deadline``: how long a request waits for the database (``DEADLINE_S``);
+        ``digest_deadline``: how long the paper of the day's work does."""
         with unusable_database_refused(database_url):
-            database = Database(database_url, clock, deadline)
+            database = Database(database_url, clock, deadline, digest_deadline)
             migrate(database)
         super().__init__(database, Expiry())
 

@@ -29,9 +29,24 @@ def bounded(
     """Mark what a person's request asks of the store: it waits for the database no longer
     than the deadline and raises ``DatabaseUnavailable`` when it cannot be used, so the
     request can answer without it (``Database.bounded``)."""
+    return _within(method, digest=False)
 
+
+def digest_bounded(
+    method: Callable[Concatenate[SomePart, P], T],
+) -> Callable[Concatenate[SomePart, P], T]:
+    """Mark what the paper of the day asks of the store: as ``bounded``, with the digest's
+    longer deadline (``database.DIGEST_DEADLINE_S``); its retry takes ``DatabaseUnavailable``."""
+    return _within(method, digest=True)
+
+
+def _within(
+    method: Callable[Concatenate[SomePart, P], T], *, digest: bool
+) -> Callable[Concatenate[SomePart, P], T]:
     @functools.wraps(method)
     def within_deadline(part: SomePart, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return part._database.bounded(lambda: method(part, *args, **kwargs))
+        database = part._database
+        deadline = database.digest_deadline if digest else None
+        return database.bounded(lambda: method(part, *args, **kwargs), deadline)
 
     return within_deadline

@@ -40,6 +40,8 @@ from bot.slack.work import admission_for, listener_pool
 from bot.store import Store
 from handlers import register_all
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Services:
@@ -128,19 +130,26 @@ def run(settings: Settings, mode: str) -> int:
             if scheduler is not None:
                 scheduler.stop()
 
-        unfinished = drain.run(stop)
+        stranded = drain.run(stop) > 0
+        if scheduler is not None and not scheduler.stop(drain.time_left()):
+            log.warning(
+                "stopping while the paper of the day is being posted: its claim lets the "
+                "next attempt finish it"
+            )
+            stranded = True
     finally:
         if scheduler is not None:
             scheduler.stop()
         services.close()
-    if unfinished:
+    if stranded:
         _exit_without_waiting()
     return 0
 
 
 def _exit_without_waiting() -> None:
-    """Exit 0 now: the interpreter would join the pool's threads at exit, holding the process
-    past the grace period until the platform kills it (the drain has logged what is left)."""
+    """Exit 0 now: the interpreter would join the pool's (and APScheduler's) threads at exit,
+    holding the process past the grace period until the platform kills it (the drain has
+    logged what is left)."""
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
