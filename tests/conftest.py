@@ -62,5 +62,5 @@ def retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The waits between attempts of a Web API call, recorded instead of slept: a
     ``Retry-After: 60`` costs a test nothing."""
     recorded: list[float] = []
-    monkeypatch.setattr(retry, "_sleep", recorded.append)
+    monkeypatch.setattr(retry, "sleep", recorded.append)
     return recorded

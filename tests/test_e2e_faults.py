@@ -134,7 +134,7 @@ def test_an_overloaded_bot_says_so_in_the_ack(seed_corpus, tmp_path):
 def waits(monkeypatch) -> list[float]:
     """The waits between response_url attempts, recorded instead of slept."""
     recorded: list[float] = []
-    monkeypatch.setattr(respond_module, "_sleep", recorded.append)
+    monkeypatch.setattr(respond_module, "sleep", recorded.append)
     return recorded
 
 

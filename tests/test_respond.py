@@ -52,7 +52,7 @@ class Listener:
 @pytest.fixture
 def waits(monkeypatch) -> list[float]:
     recorded: list[float] = []
-    monkeypatch.setattr(respond_module, "_sleep", recorded.append)
+    monkeypatch.setattr(respond_module, "sleep", recorded.append)
     return recorded
 
 

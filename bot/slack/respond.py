@@ -16,8 +16,8 @@ listeners keep asking for ``respond`` as Bolt documents it.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
+from time import sleep
 from typing import Any
 
 from slack_bolt import App, BoltContext
@@ -42,9 +42,6 @@ MAX_WAIT = 30.0
 """The longest ``Retry-After`` honoured: a response_url lives 30 minutes, a person less."""
 _PATIENCE = Backoff(BACKOFF, longest=MAX_WAIT, retry_after_replaces=True)
 TIMEOUT_SECONDS = 10
-
-_sleep: Callable[[float], None] = time.sleep
-"""Module-level so tests can record the waits instead of sleeping them."""
 
 _EPHEMERAL_FIELDS = ("text", "blocks", "attachments", "thread_ts")
 
@@ -93,7 +90,7 @@ class ReliableRespond(Respond):
             if wait is None:
                 break
             log.info("response_url %s; retrying in %.1fs", problem, wait)
-            _sleep(wait)
+            sleep(wait)
             attempt += 1
         log.warning("a reply was not delivered: the response_url %s", problem)
         return self._post_ephemeral(message)

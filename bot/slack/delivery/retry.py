@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from time import sleep
 from typing import Any, TypeVar
 from urllib.error import HTTPError, URLError
 
@@ -153,9 +153,6 @@ what cannot wait that long is tried again by the digest's own later job."""
 UPLOAD_PATIENCE = REPLY_PATIENCE
 """Seconds the bytes of a file sent to a person may wait to be sent again."""
 
-_sleep: Callable[[float], None] = time.sleep
-"""Module-level so tests can record the waits instead of sleeping them."""
-
 
 class WaitBudget:
     """Seconds a piece of work may still spend waiting between attempts, however many calls it
@@ -215,7 +212,7 @@ def sending_again(send: Callable[[], T], *, patience: float) -> T:
             if wait is None:
                 raise
             log.info("sending again in %.1fs after %s", wait, failure.reason)
-            _sleep(wait)
+            sleep(wait)
             attempt += 1
 
 
@@ -255,7 +252,7 @@ class PolicyRetryHandler(RetryHandler):
 
     def prepare_for_next_attempt(self, *, state: RetryState, **_call: Any) -> None:
         state.next_attempt_requested = True
-        _sleep((state.custom_values or {}).get("wait", 0.0))
+        sleep((state.custom_values or {}).get("wait", 0.0))
         state.increment_current_attempt()
 
     def _budget(self, state: RetryState) -> WaitBudget:
