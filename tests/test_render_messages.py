@@ -3,7 +3,8 @@ a plain-text fallback a notification can show, and echoes hostile input harmless
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -68,3 +69,17 @@ def test_the_daily_post_of_every_seed_paper_is_valid(seed_corpus):
         bk.validate(message)
         assert message.text.startswith("Paper of the day, Friday 28 March 2025: ")
         assert "<!channel>" not in message.text + repr(message.blocks)
+
+
+def test_a_retry_within_the_readers_minute_is_named_to_the_second():
+    berlin = ZoneInfo("Europe/Berlin")
+    following = datetime(2025, 3, 29, 8, 0, tzinfo=UTC)
+    retry_at = datetime(2025, 3, 28, 8, 0, 20, tzinfo=UTC)
+
+    def words(now: datetime) -> str:
+        return digest_render.next_post_words(True, following, berlin, now=now, retry_at=retry_at)
+
+    assert words(datetime(2025, 3, 28, 8, 0, 5, tzinfo=UTC)).startswith(
+        "today's is late and will be retried at 09:00:20, then Saturday 29 March 2025"
+    )
+    assert "retried at 09:00, then" in words(datetime(2025, 3, 28, 7, 59, 50, tzinfo=UTC))

@@ -291,7 +291,7 @@ def test_a_database_down_at_the_minute_is_retried_and_posts_once_when_back(
         attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND, NINE + 20 * SECOND)
         outage.down = False
         assert next_paper_line(service, channel) == (
-            "*Next paper:* today's is late and will be retried at 09:00, "
+            "*Next paper:* today's is late and will be retried at 09:00:20, "
             "then Saturday 29 March 2025 at 09:00 (Europe/Berlin)"
         )
         assert posts(recorder, channel) == []

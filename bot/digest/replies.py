@@ -135,5 +135,5 @@ class DigestReplies:
         if retry_at is not None and schedule.local_date(retry_at) != day:
             retry_at = None
         return render.next_post_words(
-            posting_now, schedule.next_run(now), schedule.zone, retry_at=retry_at
+            posting_now, schedule.next_run(now), schedule.zone, now=now, retry_at=retry_at
         )

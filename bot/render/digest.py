@@ -29,20 +29,37 @@ def local_moment(instant: datetime, zone: ZoneInfo) -> str:
 
 
 def next_post_words(
-    posting_now: bool, following: datetime, zone: ZoneInfo, *, retry_at: datetime | None = None
+    posting_now: bool,
+    following: datetime,
+    zone: ZoneInfo,
+    *,
+    now: datetime,
+    retry_at: datetime | None = None,
 ) -> str:
     """When the next paper comes. Today's, when its time has come, is posted at once, so the
     reader may see it arrive with this line: it is named as today's, and the one after it
     (``following``) is dated, rather than a "next" that would read as another paper. When
     posting it failed (the database or Slack was unavailable), ``retry_at`` is when it is
-    tried again: "being posted now" would promise what is not happening."""
+    tried again: "being posted now" would promise what is not happening. A retry within the
+    minute the reader is in (``now``) is named to the second: "retried at 09:00" read at
+    09:00 says nothing."""
     when = local_moment(following, zone)
     if not posting_now:
         return when
     if retry_at is not None:
-        retry = retry_at.astimezone(zone)
-        return f"today's is late and will be retried at {retry:%H:%M}, then {when}"
+        retry = _retry_time(retry_at, now, zone)
+        return f"today's is late and will be retried at {retry}, then {when}"
     return f"today's is being posted now, then {when}"
+
+
+def _retry_time(retry_at: datetime, now: datetime, zone: ZoneInfo) -> str:
+    retry = retry_at.astimezone(zone)
+    minute = now.astimezone(zone).replace(second=0, microsecond=0)
+    return (
+        f"{retry:%H:%M:%S}"
+        if retry.replace(second=0, microsecond=0) == minute
+        else f"{retry:%H:%M}"
+    )
 
 
 def _topic_words(topic: str | None) -> str:
