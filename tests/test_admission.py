@@ -26,7 +26,7 @@ def lanes(workers: int, mean: float, clock: Clock | None = None) -> Lanes[str]:
     return Lanes(workers, clock or Clock(), first_guess=mean)
 
 
-def test_the_work_time_is_a_weighted_mean_of_what_was_measured() -> None:
+def test_each_kinds_work_time_is_a_weighted_mean_of_what_was_measured_of_it() -> None:
     clock = Clock()
     queue = lanes(1, 1.0, clock)
     queue.add("click", "c1")
@@ -34,6 +34,7 @@ def test_the_work_time_is_a_weighted_mean_of_what_was_measured() -> None:
     clock.now += 3.0
     queue.finish("c1")
     assert queue.work_seconds("click") == pytest.approx(1.0 + WEIGHT_OF_LATEST * 2.0)
+    assert queue.work_seconds("mention") == 1.0  # not measured yet: the first guess
 
 
 def test_the_expected_wait_grows_with_the_queue_until_the_kind_is_turned_away() -> None:
@@ -84,17 +85,6 @@ def test_a_slow_kind_does_not_turn_another_kind_away() -> None:
     assert search.admitted and search.expected_seconds == pytest.approx(
         home.work_seconds / 2 + search.work_seconds
     )
-
-
-def test_a_kind_not_yet_measured_is_expected_to_take_the_first_guess() -> None:
-    clock = Clock()
-    queue = lanes(1, 0.05, clock)
-    queue.add("home tab", "slow")
-    queue.start_next()
-    clock.now += 8.0
-    queue.finish("slow")
-    assert queue.work_seconds("home tab") > 1.0
-    assert queue.work_seconds("mention") == 0.05
 
 
 def test_busy_notices_and_ignored_events_are_not_timed() -> None:
