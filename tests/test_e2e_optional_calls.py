@@ -14,6 +14,7 @@ from slack_harness import LiveBot, all_text
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.shell.fake_slack import FILE_UPLOAD, RESPONSE_URL
+from bot.slack import conversations
 from bot.slack.delivery import retry
 from bot.store import SubscriptionRecord
 
@@ -82,6 +83,20 @@ def test_a_failed_lookup_is_not_remembered_as_unseen(bot, retry_waits):
     assert "C0PUBLIC" not in _home_text(bot)
     bot.open_home()
     assert "<#C0PUBLIC>" in _home_text(bot, 2)
+
+
+def test_hanging_lookups_are_given_up_in_time_and_asked_again_next_open(bot, monkeypatch):
+    monkeypatch.setattr(conversations, "HOME_LOOKUP_TIMEOUT", 0.2)
+    monkeypatch.setattr(conversations, "HOME_LOOKUPS_SECONDS", 0.5)
+    channels = [f"C0HANG{n}" for n in range(4)]
+    _subscribe(bot, *channels)
+    bot.recorder.slow_down("conversations.info", 1.0)
+    bot.open_home()
+    assert not any(channel in _home_text(bot) for channel in channels)
+    assert len(bot.recorder.calls_to("conversations.info")) < len(channels)
+    bot.recorder.slow_down("conversations.info", 0.0)
+    bot.open_home()
+    assert all(f"<#{channel}>" in _home_text(bot, 2) for channel in channels)
 
 
 # --- defect 8: an optional call that fails does not spoil the answer -----------------------

@@ -8,7 +8,9 @@ free of Slack.
 
 from __future__ import annotations
 
+import copy
 import logging
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -34,6 +36,13 @@ log = logging.getLogger(__name__)
 MEMBERS_PAGE = 1000
 UNSEEN_ERRORS = frozenset({"channel_not_found", "not_in_channel"})
 """Slack's word that the bot cannot look at a channel (not in it, or deleted): unseen, for sure."""
+HOME_LOOKUP_TIMEOUT = 3
+"""Seconds at most one of the App Home's channel lookups waits for Slack's answer (a reply's
+calls wait the client's own timeout)."""
+HOME_LOOKUPS_SECONDS = 8.0
+"""Seconds the App Home's channel lookups may start within: the channels not looked up by
+then are left out this time (and asked about on the next open), so lookups that hang one
+after another cannot hold a worker for minutes."""
 CLICK_POST_EVENT_TYPE = "paperbot_share"
 """Slack message metadata type marking a post a click asked for (**Share**, **Post in thread**)."""
 
@@ -159,9 +168,28 @@ def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset:
     """Draw the person's App Home tab (again), from the reading list page at ``offset``: the
     publish and its channel lookups wait little for Slack (the tab is drawn again on the next
     open)."""
-    can_see = partial(user_can_see, client, user_id=viewer.user_id)
+    lookups = copy.copy(client)
+    lookups.timeout = min(client.timeout, HOME_LOOKUP_TIMEOUT)
+    can_see = _while_time_left(
+        time.monotonic() + HOME_LOOKUPS_SECONDS,
+        partial(user_can_see, lookups, user_id=viewer.user_id),
+    )
     with waiting_at_most(HOME_TAB_PATIENCE):
         client.views_publish(user_id=viewer.user_id, view=answers.home(viewer, can_see, offset))
+
+
+def _while_time_left(
+    give_up_at: float, can_see: Callable[[str], bool | None]
+) -> Callable[[str], bool | None]:
+    """``can_see`` until ``give_up_at`` (``time.monotonic``); after it, unknown (None)."""
+
+    def asked_in_time(channel_id: str) -> bool | None:
+        if time.monotonic() >= give_up_at:
+            log.info("left channel %s out of the App Home: no time left to look", channel_id)
+            return None
+        return can_see(channel_id)
+
+    return asked_in_time
 
 
 def send_file_to_user(client: WebClient, user_id: str, export: Export) -> None:
