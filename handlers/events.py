@@ -112,10 +112,12 @@ def direct_message(
 
 def register(app: App, answers: Answers, admit: Admit) -> None:
     app.event("app_mention")(
-        ack=partial(acknowledge_mention, answers, admit), lazy=[partial(app_mention, answers)]
+        ack=partial(acknowledge_question, answers, admit, direct=False),
+        lazy=[partial(app_mention, answers)],
     )
     app.event("message")(
-        ack=partial(acknowledge_message, answers, admit), lazy=[partial(direct_message, answers)]
+        ack=partial(acknowledge_question, answers, admit, direct=True),
+        lazy=[partial(direct_message, answers)],
     )
     app.event("link_shared")(
         ack=partial(acknowledge_quietly, PREVIEW, admit), lazy=[partial(unfurl_links, answers)]
@@ -131,32 +133,23 @@ def _reply_ts(event: dict[str, Any], *, direct: bool) -> str | None:
     return event.get("thread_ts") or (None if direct else event["ts"])
 
 
-def acknowledge_mention(
+def acknowledge_question(
     answers: Answers,
     admit: Admit,
     ack: Ack,
     event: dict[str, Any],
     client: WebClient,
     context: BoltContext,
+    *,
+    direct: bool,
 ) -> None:
-    _admit_question(answers, admit, event, client, context.bot_user_id, direct=False)
-    ack()
-
-
-def acknowledge_message(
-    answers: Answers,
-    admit: Admit,
-    ack: Ack,
-    event: dict[str, Any],
-    client: WebClient,
-    context: BoltContext,
-) -> None:
-    """Only a person's direct message is a question; every other message is a no-op with a
-    lane of its own, so a busy channel never lengthens the questions' wait."""
-    if event.get("channel_type") == "im":
-        _admit_question(answers, admit, event, client, context.bot_user_id, direct=True)
-    else:
+    """A mention, or a message: of messages only a person's direct message is a question;
+    every other message is a no-op with a lane of its own, so a busy channel never lengthens
+    the questions' wait."""
+    if direct and event.get("channel_type") != "im":
         admit(IGNORED, None)
+    else:
+        _admit_question(answers, admit, event, client, context.bot_user_id, direct=direct)
     ack()
 
 
