@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import threading
 import time
 import urllib.error
@@ -36,10 +37,12 @@ class BotProcess:
     def __init__(self, tmp_path: Path, **variables: str) -> None:
         self._process = start_bot(
             tmp_path,
-            PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
-            PAPERBOT_SEMANTIC="off",
-            PAPERBOT_LOG_LEVEL="INFO",
-            **variables,
+            **{
+                "PAPERBOT_DATABASE_URL": f"sqlite:///{tmp_path / 'bot.db'}",
+                "PAPERBOT_SEMANTIC": "off",
+                "PAPERBOT_LOG_LEVEL": "INFO",
+                **variables,
+            },
         )
         self._lines: list[str] = []
         self._new_line = threading.Condition()
@@ -179,10 +182,10 @@ def test_work_left_at_the_end_of_the_grace_period_is_logged_and_the_exit_is_0(tm
         assert bot.wait_for_line(DRAINED).groups() == ("0", "1")
 
 
-def test_a_digest_post_under_way_does_not_hold_the_exit_past_the_grace_period(tmp_path):
-    """The paper of the day waits for a slow Slack on APScheduler's thread, which the
-    interpreter would join at exit: the stop waits for it only for what is left of the grace
-    period, then exits 0 (the claim lets the next attempt finish the post)."""
+@contextmanager
+def _bot_posting_the_digest(tmp_path: Path, drain_seconds: str) -> Iterator[BotProcess]:
+    """A bot process serving HTTP whose paper of the day (due at start-up) waits for a
+    Slack that answers its post only long after any test ends."""
     recorder = FaultySlackRecorder().start()
     recorder.slow_down("chat.postMessage", 3 * WAIT_SECONDS)
     bot = BotProcess(
@@ -191,19 +194,66 @@ def test_a_digest_post_under_way_does_not_hold_the_exit_past_the_grace_period(tm
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
         SLACK_API_URL=recorder.base_url,
         PORT=str(free_port()),
-        PAPERBOT_DRAIN_SECONDS="0.2",
+        PAPERBOT_DRAIN_SECONDS=drain_seconds,
         PAPERBOT_DIGEST_CHANNEL="C0DIGEST",
         PAPERBOT_DIGEST_TIME="00:00",
     )
     try:
         bot.wait_for_line("listening on port")
         recorder.wait_for("chat.postMessage", timeout=WAIT_SECONDS)
-        bot.terminate()
-        assert bot.exit_code() == 0
-        bot.wait_for_line("stopping while the paper of the day is being posted")
+        yield bot
     finally:
         bot.kill()
         recorder.stop()
+
+
+def test_a_digest_post_under_way_does_not_hold_the_exit_past_the_grace_period(tmp_path):
+    """The paper of the day waits for a slow Slack on APScheduler's thread, which the
+    interpreter would join at exit: the stop waits for it only for what is left of the grace
+    period, then exits 0 (the claim lets the next attempt finish the post)."""
+    with _bot_posting_the_digest(tmp_path, "0.2") as bot:
+        bot.terminate()
+        assert bot.exit_code() == 0
+        bot.wait_for_line("stopping while the paper of the day is being posted")
+
+
+def test_a_signal_after_the_drain_is_ignored(tmp_path):
+    """The platform (or an impatient person) signals again while the stop waits out the
+    digest's attempt: nothing is left to cut short, so no traceback and still exit 0."""
+    with _bot_posting_the_digest(tmp_path, "2") as bot:
+        bot.terminate()
+        bot.wait_for_line(DRAINED)
+        bot.terminate()
+        assert bot.exit_code() == 0
+        bot.wait_for_line("stopping while the paper of the day is being posted")
+        assert "Traceback" not in bot.log
+
+
+def test_sigterm_during_start_up_exits_0_after_one_line(tmp_path):
+    """A platform may stop a process that is still starting (a deploy replaced at once). The
+    start-up is held here by a database that accepts the connection and never answers."""
+    recorder = FaultySlackRecorder().start()
+    with socket.create_server(("127.0.0.1", 0)) as silent_database:
+        port = silent_database.getsockname()[1]
+        bot = BotProcess(
+            tmp_path,
+            SLACK_BOT_TOKEN=BOT_TOKEN,
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SLACK_API_URL=recorder.base_url,
+            PORT=str(free_port()),
+            PAPERBOT_DATABASE_URL=f"postgresql://bot@127.0.0.1:{port}/paperbot",
+        )
+        try:
+            silent_database.settimeout(WAIT_SECONDS)
+            connection, _ = silent_database.accept()
+            with connection:
+                bot.terminate()
+                assert bot.exit_code() == 0
+        finally:
+            bot.kill()
+            recorder.stop()
+    assert "stopped while starting" in bot.log
+    assert "Traceback" not in bot.log
 
 
 def test_sigterm_in_socket_mode_closes_the_connection_and_answers_what_was_acked(tmp_path):

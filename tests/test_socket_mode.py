@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from faulty_slack import FaultySlackRecorder
+from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_harness import ACK_LIMIT_SECONDS, BOT_TOKEN, all_text, find_button, fixed_clock
 from websockets.sync.server import ServerConnection, serve
@@ -20,6 +21,7 @@ from websockets.sync.server import ServerConnection, serve
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
+from bot.slack.app import close_socket_mode
 from bot.slack.client import make_web_client
 from bot.wiring.root import build_app, build_services
 
@@ -213,3 +215,24 @@ def test_the_app_home_and_its_buttons_over_socket_mode(socket_bot):
     )
     view = recorder.wait_for("views.publish", 3)[2].args["view"]
     assert "Your reading list is empty" in all_text(view["blocks"])
+
+
+def test_a_reconnect_under_way_as_the_bot_stops_does_not_turn_reconnecting_back_on() -> None:
+    """Closing runs while the SDK reconnects (Slack refreshes connections every few hours):
+    its ``connect`` sets auto-reconnect to the client's default, which must be off by then."""
+    server = FakeSocketModeServer()
+    recorder = FaultySlackRecorder().start()
+    recorder.socket_mode_url = server.url
+    client = make_web_client(BOT_TOKEN, recorder.base_url)
+    handler = SocketModeHandler(
+        App(client=client, token_verification_enabled=False), APP_TOKEN, web_client=client
+    )
+    try:
+        handler.connect()
+        close_socket_mode(handler)
+        handler.client.connect()
+        assert handler.client.auto_reconnect_enabled is False
+    finally:
+        handler.client.disconnect()
+        server.close()
+        recorder.stop()

@@ -7,6 +7,7 @@ serves all three modes (the shell dispatches into it directly).
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import threading
@@ -141,11 +142,18 @@ def start_serving(
         handler = SocketModeHandler(app, settings.slack_app_token, web_client=client)
         handler.connect()
         print("paperbot: connected to Slack in Socket Mode", flush=True)
-        return handler.close
+        return functools.partial(close_socket_mode, handler)
     server = create_http_server(app, port=settings.port, drain=drain, database=database)
     threading.Thread(target=server.run, name="http", daemon=True).start()
     print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
     return _keep_serving
+
+
+def close_socket_mode(handler: SocketModeHandler) -> None:
+    """Close the connection for good: the SDK, if it is reconnecting just then, turns
+    auto-reconnect back on as it connects (to its default), so the default goes off first."""
+    handler.client.default_auto_reconnect_enabled = False
+    handler.close()
 
 
 def _keep_serving() -> None:

@@ -28,6 +28,13 @@ def stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
+def ignore_stop_signals() -> None:
+    """Once the drain is over (or the start-up given up), a further SIGTERM or SIGINT has
+    nothing left to cut short: it is ignored, so the exit stays 0, without a traceback."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def wait_for_stop() -> None:
     """Block the main thread until SIGTERM or SIGINT."""
     try:
@@ -80,7 +87,8 @@ class Drain:
 
     def run(self, stop_accepting: Callable[[], None]) -> int:
         """Refuse new requests, wait up to the grace period for what was acked, and log both
-        ends; the number of tasks left unfinished. A second signal ends the wait at once.
+        ends; the number of tasks left unfinished. A second signal ends the wait at once;
+        once the wait is over, further ones are ignored (``ignore_stop_signals``).
 
         ``stop_accepting`` runs once the drain has counted what is in flight: closing a
         Socket Mode connection takes seconds (it waits for the acks being sent), and the
@@ -98,7 +106,9 @@ class Drain:
             stop_accepting()
             self._pool.wait_idle(self._left(deadline))
         except KeyboardInterrupt:
+            ignore_stop_signals()
             log.warning("stopping at once: a second signal ended the drain")
+        ignore_stop_signals()
         unfinished, finished = self._pool.progress()
         log.info("drained: %d finished, %d unfinished", finished - finished_before, unfinished)
         return unfinished

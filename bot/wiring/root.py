@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ from bot.search.semantic import ranker_for
 from bot.settings import Settings
 from bot.slack.app import bolt_app, start_serving
 from bot.slack.client import digest_client, make_web_client
-from bot.slack.drain import Drain, stop_on_sigterm, wait_for_stop
+from bot.slack.drain import Drain, ignore_stop_signals, stop_on_sigterm, wait_for_stop
 from bot.slack.modes import MODE_NAMES, check_slack
 from bot.slack.work import admission_for, listener_pool
 from bot.store import Store
@@ -105,25 +106,39 @@ def build_app(
 
 def run(settings: Settings, mode: str) -> int:
     """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``, as ``choose_mode`` gave it) until
-    SIGTERM or SIGINT, then drain (``bot.slack.drain``); the process exit code."""
-    check_slack(settings, mode)
-    client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
-    services = build_services(settings, digest_client(settings))
-    print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
-    threading.Thread(target=services.index.prepare, name="prepare-index", daemon=True).start()
-    threading.Thread(
-        target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
-    ).start()
-    pool = listener_pool()
-    app = build_app(settings, services.answers, client, listener_executor=pool)
-    scheduler = DigestScheduler(services.digest) if settings.scheduler_enabled else None
-    if scheduler is not None:
-        scheduler.start()
-    drain = Drain(pool, settings.drain_seconds)
+    SIGTERM or SIGINT, then drain (``bot.slack.drain``); the process exit code.
+
+    The signal is taken from the first moment: a platform may stop a process that is still
+    starting, and that is an exit 0 with one line, not a kill."""
+    stop_on_sigterm()
+    services: Services | None = None
+    scheduler: DigestScheduler | None = None
+    stop_accepting: Callable[[], None] | None = None
     try:
-        stop_accepting = start_serving(app, settings, client, mode, drain, services.store)
-        stop_on_sigterm()
-        wait_for_stop()
+        try:
+            check_slack(settings, mode)
+            client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
+            services = build_services(settings, digest_client(settings))
+            print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
+            threading.Thread(
+                target=services.index.prepare, name="prepare-index", daemon=True
+            ).start()
+            threading.Thread(
+                target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
+            ).start()
+            pool = listener_pool()
+            app = build_app(settings, services.answers, client, listener_executor=pool)
+            if settings.scheduler_enabled:
+                scheduler = DigestScheduler(services.digest)
+                scheduler.start()
+            drain = Drain(pool, settings.drain_seconds)
+            stop_accepting = start_serving(app, settings, client, mode, drain, services.store)
+            wait_for_stop()
+        except KeyboardInterrupt:
+            if stop_accepting is None:
+                ignore_stop_signals()
+                log.warning("stopped while starting: no request had been taken")
+                return 0
 
         def stop() -> None:
             stop_accepting()
@@ -140,7 +155,8 @@ def run(settings: Settings, mode: str) -> int:
     finally:
         if scheduler is not None:
             scheduler.stop()
-        services.close()
+        if services is not None:
+            services.close()
     if stranded:
         _exit_without_waiting()
     return 0
