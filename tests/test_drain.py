@@ -124,6 +124,16 @@ class SlackOverHttp:
         return Reply(status, body, time.monotonic() - started)
 
 
+def _over_http(recorder: FaultySlackRecorder, port: int) -> dict[str, str]:
+    """The environment of a bot serving HTTP on ``port`` through the fake Slack."""
+    return {
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": recorder.base_url,
+        "PORT": str(port),
+    }
+
+
 @contextmanager
 def _http_bot(tmp_path: Path, drain_seconds: str) -> Iterator[tuple[BotProcess, SlackOverHttp]]:
     """A bot process in HTTP mode, and what talks to it (the fake Slack it answers through)."""
@@ -131,10 +141,7 @@ def _http_bot(tmp_path: Path, drain_seconds: str) -> Iterator[tuple[BotProcess, 
     port = free_port()
     bot = BotProcess(
         tmp_path,
-        SLACK_BOT_TOKEN=BOT_TOKEN,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=recorder.base_url,
-        PORT=str(port),
+        **_over_http(recorder, port),
         PAPERBOT_DRAIN_SECONDS=drain_seconds,
     )
     try:
@@ -190,10 +197,7 @@ def _bot_posting_the_digest(tmp_path: Path, drain_seconds: str) -> Iterator[BotP
     recorder.slow_down("chat.postMessage", 3 * WAIT_SECONDS)
     bot = BotProcess(
         tmp_path,
-        SLACK_BOT_TOKEN=BOT_TOKEN,
-        SLACK_SIGNING_SECRET=SIGNING_SECRET,
-        SLACK_API_URL=recorder.base_url,
-        PORT=str(free_port()),
+        **_over_http(recorder, free_port()),
         PAPERBOT_DRAIN_SECONDS=drain_seconds,
         PAPERBOT_DIGEST_CHANNEL="C0DIGEST",
         PAPERBOT_DIGEST_TIME="00:00",
@@ -237,10 +241,7 @@ def test_sigterm_during_start_up_exits_0_after_one_line(tmp_path):
         port = silent_database.getsockname()[1]
         bot = BotProcess(
             tmp_path,
-            SLACK_BOT_TOKEN=BOT_TOKEN,
-            SLACK_SIGNING_SECRET=SIGNING_SECRET,
-            SLACK_API_URL=recorder.base_url,
-            PORT=str(free_port()),
+            **_over_http(recorder, free_port()),
             PAPERBOT_DATABASE_URL=f"postgresql://bot@127.0.0.1:{port}/paperbot",
         )
         try:

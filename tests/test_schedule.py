@@ -255,6 +255,19 @@ def attempts_fail(
         retry_moves_to(scheduler, channel, retry)
 
 
+def retry_posts(
+    traveller: time_machine.Coordinates,
+    scheduler: ProbedScheduler,
+    recorder: FaultySlackRecorder,
+    channel: str,
+    when: datetime,
+) -> None:
+    """The channel's retry at ``when`` posts, and leaves no retry behind."""
+    step_to(traveller, scheduler, when)
+    recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
+    retry_moves_to(scheduler, channel, None)
+
+
 def start_subscribed(
     service: DigestService, scheduler: ProbedScheduler, channel: str, args: str
 ) -> None:
@@ -364,11 +377,7 @@ def test_a_write_lock_held_across_the_minute_delays_the_post_until_it_is_release
             other_process.execute("BEGIN IMMEDIATE")
             attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND)
             other_process.execute("ROLLBACK")
-            step_to(traveller, scheduler, NINE + 5 * SECOND)
-            recorder.wait_for(
-                "chat.postMessage", where=lambda call: call.args["channel"] == channel
-            )
-            retry_moves_to(scheduler, channel, None)
+            retry_posts(traveller, scheduler, recorder, channel, NINE + 5 * SECOND)
             scheduler.stop()
     finally:
         other_process.close()
@@ -401,11 +410,7 @@ def test_a_frozen_database_at_the_minute_costs_a_retry_not_the_digest(
             thawed.clear()
             attempts_fail(traveller, scheduler, channel, NINE, NINE + 5 * SECOND)
             thawed.set()
-            step_to(traveller, scheduler, NINE + 5 * SECOND)
-            recorder.wait_for(
-                "chat.postMessage", where=lambda call: call.args["channel"] == channel
-            )
-            retry_moves_to(scheduler, channel, None)
+            retry_posts(traveller, scheduler, recorder, channel, NINE + 5 * SECOND)
             scheduler.stop()
     finally:
         thawed.set()
