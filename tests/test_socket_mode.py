@@ -108,8 +108,10 @@ def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, Fa
     handler = SocketModeHandler(app, APP_TOKEN, web_client=client)
     handler.connect()
     yield server, recorder
-    handler.close()
+    # The server goes first: a client that is closed while connected waits out its 3 s
+    # receive timeout, one that has lost its connection stops at once.
     server.close()
+    handler.close()
     recorder.stop()
     services.close()
 
