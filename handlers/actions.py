@@ -122,15 +122,29 @@ def share(
         if message is None:
             tell(render.not_found_message(action["value"]))
             return
-        post_reply(
-            client,
-            channel,
-            None,
-            message,
-            asked_ts=action["action_ts"],
-            bot_user_id=context.bot_user_id,
-            tag=click_tag(action["value"], body["user"]["id"], action["action_ts"]),
-        )
+        _post_for_click(client, context, body, action, channel, None, message)
+
+
+def _post_for_click(
+    client: WebClient,
+    context: BoltContext,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    channel: str | None,
+    thread_ts: str | None,
+    message: Message,
+) -> None:
+    """Post what a click asked for, tagged with that click, so a post that timed out is
+    looked for as this click's own and not mistaken for another bot post."""
+    post_reply(
+        client,
+        channel,
+        thread_ts,
+        message,
+        asked_ts=action["action_ts"],
+        bot_user_id=context.bot_user_id,
+        tag=click_tag(action["value"], body["user"]["id"], action["action_ts"]),
+    )
 
 
 def register(app: App, answers: Answers, admit: Admit) -> None:
@@ -191,15 +205,7 @@ def post_related(
             tell(render.expired_message())
             return
         channel, thread_ts, message = posted
-        post_reply(
-            client,
-            channel,
-            thread_ts,
-            message,
-            asked_ts=action["action_ts"],
-            bot_user_id=context.bot_user_id,
-            tag=click_tag(action["value"], body["user"]["id"], action["action_ts"]),
-        )
+        _post_for_click(client, context, body, action, channel, thread_ts, message)
         tell(render.posted_related_message())
 
 
