@@ -35,10 +35,20 @@ def ignore_stop_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+SIGNAL_POLL_SECONDS = 0.2
+"""How often the waiting main thread wakes to run a signal's handler."""
+
+
 def wait_for_stop() -> None:
-    """Block the main thread until SIGTERM or SIGINT."""
+    """Block the main thread until SIGTERM or SIGINT.
+
+    Python runs a signal's handler only in the main thread, and only once that thread wakes:
+    the kernel may deliver the signal to any thread, and a main thread blocked for good on a
+    lock is then never woken (a lost SIGTERM). So it waits in short steps."""
+    never = threading.Event()
     try:
-        threading.Event().wait()
+        while not never.wait(SIGNAL_POLL_SECONDS):
+            pass
     except KeyboardInterrupt:
         return
 
