@@ -7,11 +7,14 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from project import PROJECT_ROOT
 
 from bot.render.notes import result_text
+from bot.search import semantic
 from bot.search.cli import main
+from bot.search.embedding import DIMENSIONS
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
 
@@ -196,9 +199,9 @@ def test_batch_mode_prepares_the_index_before_the_first_query(monkeypatch) -> No
     events: list[str] = []
     prepare, search = SearchIndex.prepare, SearchIndex.search
 
-    def recorded_prepare(self):
+    def recorded_prepare(self, **options):
         events.append("prepare")
-        return prepare(self)
+        return prepare(self, **options)
 
     def recorded_search(self, *args, **kwargs):
         events.append("search")
@@ -208,3 +211,48 @@ def test_batch_mode_prepares_the_index_before_the_first_query(monkeypatch) -> No
     monkeypatch.setattr(SearchIndex, "search", recorded_search)
     run(["--json", "-"], stdin="graph\nattention\n")
     assert events == ["prepare", "search", "search"]
+
+
+class _RecordingEmbedder:
+    """The model's seam: records every text it is asked to embed."""
+
+    fingerprint = "test-model"
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, text: str) -> np.ndarray:
+        self.texts.append(text)
+        vector = np.zeros(DIMENSIONS, dtype=np.float32)
+        vector[0] = 1.0
+        return vector
+
+
+def test_a_batch_on_an_unembedded_corpus_embeds_no_paper_and_says_once_how_to(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    corpus = tmp_path / "mine.jsonl"
+    records = [
+        {"id": f"P{n}", "title": title, "abstract": abstract, "authors": []}
+        for n, (title, abstract) in enumerate(
+            [
+                ("Sparse graphs", "We sparsify graphs for faster GNN training."),
+                ("Label noise", "Training classifiers when annotators err."),
+                ("Quokka counts", "We count quokkas on an island."),
+            ]
+        )
+    ]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    embedder = _RecordingEmbedder()
+    monkeypatch.setattr(semantic, "shared_embedder", lambda: embedder)
+
+    code, out = run(["--corpus", str(corpus), "--json", "-k", "1", "-"], "quokkas\nannotators\n")
+
+    assert code == 0
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [answer[0]["id"] for answer in answers] == ["P2", "P1"]  # by BM25
+    assert embedder.texts == ["quokkas", "annotators"]  # the queries, no paper
+    assert not (tmp_path / "mine.vectors.npz").exists()
+    hint = "3 of 3 papers have no stored vector and rank by BM25 alone; to embed them: "
+    hint += f"python -m bot embed --corpus {corpus}"
+    assert capsys.readouterr().err.count(hint) == 1

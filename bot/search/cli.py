@@ -3,6 +3,8 @@
 Readable output is for a person trying queries; ``--json`` prints only hits, one JSON array
 per query, and with ``-`` reads one query per line from standard input, flushing after each
 line so an evaluation script can drive one long-lived process (the index is built once).
+Neither embeds a paper: papers without a stored vector rank by BM25 alone, and standard error
+says once how to embed them, so an answer never waits minutes for a model run per paper.
 """
 
 from __future__ import annotations
@@ -10,15 +12,17 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError, load_corpus
+from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
 from bot.search.results import OPERATORS, Hit, SearchResult
-from bot.search.semantic import ranker_for
+from bot.search.semantic import SemanticRanker, ranker_for
 from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -109,6 +113,28 @@ def _lines(stdin: TextIO) -> Iterator[str]:
             yield line.decode("utf-8", errors="replace")
 
 
+def _telling_missing(spec: str) -> Callable[[Sequence[Paper]], SemanticRanker | None]:
+    """The re-ranker over the vectors stored for ``spec``, saying on standard error how many
+    papers it has no vector for and the command that embeds them: this command does not (for
+    a corpus nobody embedded that takes minutes), and without the line a reader would not
+    know those papers are ranked by BM25 alone."""
+    make = ranker_for(spec)
+
+    def build(papers: Sequence[Paper]) -> SemanticRanker | None:
+        ranker = make(papers)
+        if ranker is not None and ranker.missing:
+            print(
+                f"paperbot search: {ranker.missing} of {len(papers)} papers have no stored "
+                "vector and rank by BM25 alone; to embed them: "
+                f"python -m bot embed --corpus {shlex.quote(spec)}",
+                file=sys.stderr,
+                flush=True,
+            )
+        return ranker
+
+    return build
+
+
 ResultText = Callable[[SearchResult], str]
 """A result as readable lines: render's (``bot.render.notes.result_text``), handed in by the
 command line, since search writes no sentence itself."""
@@ -137,9 +163,9 @@ def main(
         print(f"paperbot search: {error}", file=sys.stderr)
         return 2
     spec = args.corpus or settings.corpus
-    index = SearchIndex.build(corpus.papers, ranker_for(spec) if settings.semantic else None)
+    index = SearchIndex.build(corpus.papers, _telling_missing(spec) if settings.semantic else None)
     if words == ["-"]:
-        index.prepare()
+        index.prepare(embed=False)
         for line in _lines(sys.stdin):
             query = line.strip()
             if not query:

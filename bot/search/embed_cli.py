@@ -5,14 +5,16 @@ every text the built-in corpora can show (every catalogue
 record, and the seed abstracts that replace some of theirs) into the file beside the
 catalogue, which is committed and shipped. With ``--corpus PATH`` it embeds an operator's
 corpus into the file beside it. Vectors already in the file for the same text and model are
-kept, so a rerun after a few edits embeds only those.
+kept, so a rerun after a few edits embeds only those. It shows its progress on standard error
+(a bar on a terminal, a line every tenth of the way in a log), since it can take minutes.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
 
 from tqdm import tqdm
 
@@ -32,6 +34,7 @@ from bot.search.vectors import (
 from bot.settings import Settings
 
 BUILT_IN = ("seeds", "catalogue")
+_LOG_STEPS = 10  # progress lines when standard error is not a terminal
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,6 +58,27 @@ def _papers(corpus: str | None) -> list[Paper]:
     return [paper for spec in specs for paper in load_corpus(spec).papers]
 
 
+def progress(keys: list[int], stream: TextIO) -> Iterable[int]:
+    """The keys to embed, shown as they go: a bar on a terminal; elsewhere (a log, a pipe)
+    a line every tenth of the way, since a bar redrawn with carriage returns is one unreadable
+    line there."""
+    if stream.isatty():
+        return tqdm(keys, desc="embedding", unit="paper", file=stream)
+    return _progress_lines(keys, stream)
+
+
+def _progress_lines(keys: list[int], stream: TextIO) -> Iterator[int]:
+    step = max(1, -(-len(keys) // _LOG_STEPS))
+    for done, key in enumerate(keys, start=1):
+        yield key
+        if done % step == 0 or done == len(keys):
+            print(
+                f"paperbot embed: {done} of {len(keys)} papers embedded",
+                file=stream,
+                flush=True,
+            )
+
+
 def main(argv: Sequence[str], settings: Settings) -> int:
     args = _parser().parse_args(argv)
     corpus = args.corpus or settings.corpus
@@ -73,7 +97,7 @@ def main(argv: Sequence[str], settings: Settings) -> int:
         old.only(texts),
         texts,
         embedder.embed,
-        each=lambda keys: tqdm(keys, desc="embedding", unit="paper", file=sys.stderr),
+        each=lambda keys: progress(keys, sys.stderr),
     )
     write_vectors(path, stored)
     print(f"{len(texts)} texts ({embedded} embedded now), vectors in {path}")

@@ -107,18 +107,19 @@ class SearchIndex:
             ranker_options=ranker_options,
         )
 
-    def prepare(self) -> None:
+    def prepare(self, *, embed: bool = True) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
         lexicon, the author map and, for a large corpus, the pruned ranking's tables. At
         hundreds of thousands of papers each takes seconds, which a long-running bot had
-        better spend while it is idle after start-up than in a researcher's query. Then embed
-        the papers that have no stored vector (minutes, for a corpus nobody embedded)."""
+        better spend while it is idle after start-up than in a researcher's query. Then, with
+        ``embed``, embed the papers that have no stored vector (minutes, for a corpus nobody
+        embedded): a bot does so in the background, a batch that waits for its answers not."""
         self._planner.speller  # noqa: B018 - reading a part built once builds it
         self._authors.by_token  # noqa: B018
         if self._ranker.prunes:
             self._ranker.pruned  # noqa: B018
         english_words()
-        if self._semantic is not None:
+        if embed and self._semantic is not None:
             self._semantic.fill_missing()
 
     def get(self, ref: str) -> Paper | None:
