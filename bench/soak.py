@@ -31,31 +31,24 @@ import json
 import os
 import random
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from benchkit import ROOT, BotProcess, commit_words, percentile, signed_post
+from faulty_slack import FaultySlackRecorder, rate_limited, server_error
+from project import free_port
 
-from faulty_slack import FaultySlackRecorder, rate_limited, server_error  # noqa: E402
-from project import free_port, start_bot  # noqa: E402
-
-from bot.render import papers as render_papers  # noqa: E402
-from bot.shell.fake_slack import RESPONSE_URL  # noqa: E402
-from bot.slack import payloads  # noqa: E402
+from bot.render import papers as render_papers
+from bot.shell.fake_slack import RESPONSE_URL
+from bot.slack import payloads
 
 SECRET = "soak-signing-secret"
 BUSY_TEXT = render_papers.busy_message().as_kwargs()["text"]
@@ -243,12 +236,12 @@ class Traffic:
         return Request(kind, *payloads.json_body(envelope), keys)
 
 
-def _start_bot(slack: FailingSlack, folder: Path) -> tuple[subprocess.Popen, str, threading.Thread]:
-    """The bot serving HTTP on a free loopback port, its URL, and the thread that copies its
-    log to ``bot.log`` (it ends when the bot does)."""
+def _start_bot(slack: FailingSlack, folder: Path) -> tuple[BotProcess, str]:
+    """The bot serving HTTP on a free loopback port, and its URL."""
     port = free_port()
-    process = start_bot(
+    bot = BotProcess.start(
         folder,
+        "listening on port",
         SLACK_BOT_TOKEN="xoxb-soak",
         SLACK_SIGNING_SECRET=SECRET,
         SLACK_API_URL=slack.base_url,
@@ -257,24 +250,7 @@ def _start_bot(slack: FailingSlack, folder: Path) -> tuple[subprocess.Popen, str
         PAPERBOT_SCHEDULER="off",
         PAPERBOT_LOG_LEVEL="INFO",
     )
-    copier = threading.Thread(target=_copy, args=(process.stderr, folder / "bot.log"), daemon=True)
-    copier.start()
-    deadline = time.monotonic() + 120
-    while "listening on port" not in (process.stdout.readline() if process.stdout else ""):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            copier.join(timeout=10)
-            raise RuntimeError(f"the bot did not start:\n{(folder / 'bot.log').read_text()}")
-    threading.Thread(target=process.stdout.read, daemon=True).start()  # keep the pipe empty
-    return process, f"http://127.0.0.1:{port}", copier
-
-
-def _copy(stream: IO[str], path: Path) -> None:
-    """Write the bot's log lines to ``path`` as they come, so its pipe never fills."""
-    with path.open("w", encoding="utf-8") as log:
-        for line in stream:
-            log.write(line)
-            log.flush()
+    return bot, f"http://127.0.0.1:{port}"
 
 
 def sample(pid: int, moment: str) -> dict[str, Any]:
@@ -293,15 +269,10 @@ def sample(pid: int, moment: str) -> dict[str, Any]:
 
 def send(url: str, request: Request) -> None:
     """Post ``request`` once it is due; note its status and when its ack arrived."""
-    headers = payloads.signed_headers(SECRET, request.body, request.content_type)
-    http = urllib.request.Request(
-        url + "/slack/events", data=request.body.encode(), headers=headers, method="POST"
-    )
     try:
-        with urllib.request.urlopen(http, timeout=HTTP_TIMEOUT_SECONDS) as response:
-            status, text = response.status, response.read().decode("utf-8", "replace")
-    except urllib.error.HTTPError as error:
-        status, text = error.code, ""
+        status, text = signed_post(
+            url, SECRET, request.body, request.content_type, HTTP_TIMEOUT_SECONDS
+        )
     except OSError as error:
         request.error = type(error).__name__
         return
@@ -386,31 +357,6 @@ def settle(slack: FailingSlack, requests: list[Request]) -> None:
             request.turned_away = request.turned_away or first_text == BUSY_TEXT
 
 
-def stop(process: subprocess.Popen, log: Path, copier: threading.Thread) -> dict[str, Any]:
-    """SIGTERM, as a platform stops a process: exit code, seconds taken, what it logged."""
-    logged_before = log.stat().st_size
-    started = time.monotonic()
-    process.send_signal(signal.SIGTERM)
-    try:
-        code: int | str = process.wait(timeout=STOP_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-        code = f"still running after {STOP_GRACE_SECONDS:.0f} s, killed"
-    copier.join(timeout=10)
-    with log.open(encoding="utf-8", errors="replace") as file:
-        file.seek(logged_before)
-        lines = [line.rstrip() for line in file if line.strip()]
-    return {"code": code, "seconds": time.monotonic() - started, "lines": lines[-6:]}
-
-
-def percentile(values: list[float], share: float) -> str:
-    if not values:
-        return "n/a"
-    ordered = sorted(values)
-    return f"{ordered[min(len(ordered) - 1, int(share * len(ordered)))]:.3f}"
-
-
 def table(requests: list[Request]) -> list[str]:
     lines = [
         "| kind | sent | acked ≤ 3 s | acked late | not acked | turned away | answered | lost "
@@ -440,18 +386,6 @@ def _turned_away_in_log(log: str) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "nothing"
 
 
-def _commit() -> str:
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=ROOT, capture_output=True, text=True
-        ).stdout.strip()
-
-    dirty = git("status", "--porcelain", "--", "bot", "handlers")
-    return git("rev-parse", "--short", "HEAD") + (
-        " (with uncommitted changes in bot/ or handlers/)" if dirty else ""
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=180.0, help="traffic duration")
@@ -478,7 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory() as tmp, slack:
         folder = Path(tmp)
-        process, url, copier = _start_bot(slack, folder)
+        bot, url = _start_bot(slack, folder)
+        process = bot.process
         try:
             traffic = Traffic(
                 slack,
@@ -501,12 +436,12 @@ def main(argv: list[str] | None = None) -> int:
             settle(slack, requests)
         finally:
             alive = process.poll() is None
-            stopped = stop(process, folder / "bot.log", copier) if alive else None
+            stopped = bot.stop(STOP_GRACE_SECONDS) if alive else None
             log = (folder / "bot.log").read_text(encoding="utf-8", errors="replace")
     report = [
         "# Soak (`python bench/soak.py`)",
         "",
-        f"Commit {_commit()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
+        f"Commit {commit_words()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
         f"{args.seconds:.0f} s of traffic at {args.rate:g} requests/s (open loop), "
         f"kinds {', '.join(f'{kind} {share:.0%}' for kind, share in KIND_SHARES.items())}; "
         f"Slack calls failing at random: {args.rate_limited:.0%} HTTP 429 (`Retry-After: 1`), "

@@ -1,4 +1,5 @@
-"""End to end over HTTP, with the listener pool overloaded: what each kind of request gets.
+"""End to end with the listener pool overloaded: what each kind of request gets, over HTTP,
+and the same admission over Socket Mode.
 
 The pool's clock stands still and its measured work time is set, so the verdicts do not
 depend on how fast this machine is; the slow work waits on an event the test releases.
@@ -12,11 +13,13 @@ from typing import Any
 
 import pytest
 from slack_harness import ACK_LIMIT_SECONDS, LiveBot, Reply, all_text
+from test_socket_mode import socket_mode_bot
 
 from bot.render import papers as render
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads as payloads
 from bot.slack.work import WorkPool
+from handlers.commands import COMMAND
 
 MOG_ID = "7ANDviElAo"
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
@@ -162,3 +165,28 @@ def test_a_mention_in_a_direct_message_turned_away_twice_gets_one_busy_notice(
     assert pool.wait_idle(10)
     [notice] = bot.recorder.calls_to("chat.postMessage")
     assert notice.text == render.busy_message().text
+
+
+def test_socket_mode_turns_a_search_away_in_its_ack_as_http_does(seed_corpus, tmp_path):
+    """The Procfile's worker takes the same pool and admission: with its one worker held and
+    60 s of work per search, a ``/paper`` over Socket Mode is told it is busy in the envelope's
+    ack and its search never runs; once the worker is free, the next one is answered."""
+    release = threading.Event()
+    pool = WorkPool(1, first_guess=60.0, clock=lambda: 0.0)
+    workspace = payloads.Workspace()
+    with socket_mode_bot(seed_corpus, tmp_path, listener_executor=pool) as (server, recorder):
+        try:
+            assert pool.admit(COMMAND)
+            pool.submit(release.wait, 10)
+            command = payloads.slash_command(workspace, "diffusion", recorder.response_url())
+            refused = server.ack_for(server.send("slash_commands", command))
+        finally:
+            release.set()
+        assert pool.wait_idle(10)
+        assert refused["payload"]["text"] == render.busy_message().text
+        assert recorder.calls_to(RESPONSE_URL) == []
+        command = payloads.slash_command(workspace, "graph sparsification", recorder.response_url())
+        taken = server.ack_for(server.send("slash_commands", command))
+        [answer] = recorder.wait_for(RESPONSE_URL)
+    assert "text" not in taken.get("payload", {})
+    assert MOG_TITLE in all_text(answer.blocks)

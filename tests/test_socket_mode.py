@@ -9,6 +9,8 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -90,8 +92,12 @@ class FakeSocketModeServer:
         self._thread.join(timeout=5)
 
 
-@pytest.fixture
-def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, FaultySlackRecorder]]:
+@contextmanager
+def socket_mode_bot(
+    seed_corpus, tmp_path, listener_executor: Executor | None = None
+) -> Iterator[tuple[FakeSocketModeServer, FaultySlackRecorder]]:
+    """The app served over Socket Mode to a local server, its listeners on
+    ``listener_executor`` (the served modes' pool by default)."""
     server = FakeSocketModeServer()
     recorder = FaultySlackRecorder().start()
     recorder.socket_mode_url = server.url
@@ -104,16 +110,24 @@ def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, Fa
     )
     client = make_web_client(BOT_TOKEN, recorder.base_url)
     services = build_services(settings, client, clock=fixed_clock, corpus=seed_corpus)
-    app = build_app(settings, services.answers, client)
+    app = build_app(settings, services.answers, client, listener_executor=listener_executor)
     handler = SocketModeHandler(app, APP_TOKEN, web_client=client)
     handler.connect()
-    yield server, recorder
-    # The server goes first: a client that is closed while connected waits out its 3 s
-    # receive timeout, one that has lost its connection stops at once.
-    server.close()
-    handler.close()
-    recorder.stop()
-    services.close()
+    try:
+        yield server, recorder
+    finally:
+        # The server goes first: a client that is closed while connected waits out its 3 s
+        # receive timeout, one that has lost its connection stops at once.
+        server.close()
+        handler.close()
+        recorder.stop()
+        services.close()
+
+
+@pytest.fixture
+def socket_bot(seed_corpus, tmp_path) -> Iterator[tuple[FakeSocketModeServer, FaultySlackRecorder]]:
+    with socket_mode_bot(seed_corpus, tmp_path) as served:
+        yield served
 
 
 def test_slash_command_and_mention_over_socket_mode(socket_bot):
