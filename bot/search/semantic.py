@@ -24,6 +24,7 @@ import numpy as np
 
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
+from bot.search.query_vectors import QueryVectors
 from bot.search.vectors import (
     StoredVectors,
     embed_missing,
@@ -93,7 +94,7 @@ class SemanticRanker:
         # Kept only to be saved again with the vectors ``fill_missing`` adds.
         self._stored = stored if self.missing else empty_vectors(stored.model, DIMENSIONS)
         self._fill_lock = threading.Lock()
-        self._recent = functools.lru_cache(maxsize=_RECENT_QUERIES)(embedder.embed)
+        self._recent = QueryVectors(embedder, _RECENT_QUERIES)
 
     @property
     def missing(self) -> int:
@@ -103,7 +104,7 @@ class SemanticRanker:
     def embed(self, text: str) -> np.ndarray:
         """The vector of a query or message; paging through its results ("Next 5",
         ``@paperbot more``) asks again for the same text, so recent ones are kept."""
-        return self._recent(text)
+        return self._recent.vector(text)
 
     def paper_vector(self, doc: int) -> np.ndarray | None:
         return self._vectors[doc] if self._ready[doc] else None
