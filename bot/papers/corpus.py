@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from bot.papers.paper import ACCEPTED_STATUSES, Paper
 from bot.papers.plain import clean_normalised_text
+from bot.papers.repair import Wordbook, repair_abstract
 from bot.papers.summary import derive_title
 from bot.papers.text import match_key, normalise_whitespace
 from bot.papers.urls import extract_code_urls
@@ -96,8 +97,23 @@ def hash_id(abstract: str | None, title: str) -> str:
 
 
 def _join_key(text: str) -> str:
-    """Catalogue abstracts from Semantic Scholar lost their final period; ignore it when joining."""
+    """Catalogue abstracts from Semantic Scholar lost their final period; ignore it when joining.
+
+    Joining reads the files' own text, before ``repair_abstract`` gives the period back.
+    """
     return match_key(text).rstrip(". ").casefold()
+
+
+def _wordbook(records: Sequence[_Record], texts: Sequence[str] = ()) -> Wordbook:
+    """The words of these records' titles and abstracts and of ``texts``: what decides how
+    a word split at a line break is written again (``bot.papers.repair``)."""
+
+    def corpus_text() -> Iterator[str]:
+        yield from texts
+        for record in records:
+            yield from filter(None, (record.data.get("title"), record.data.get("abstract")))
+
+    return Wordbook(corpus_text)
 
 
 def _paper(
@@ -109,9 +125,11 @@ def _paper(
     url: str | None,
     abstract: str | None,
     source: str,
+    wordbook: Wordbook,
     authors_in_order: bool = False,
 ) -> Paper:
-    abstract = normalise_whitespace(abstract) if abstract else None
+    as_written = normalise_whitespace(abstract) if abstract else None
+    abstract = repair_abstract(as_written, wordbook) if as_written else None
     cleaned = clean_normalised_text(abstract) if abstract else None
     title = normalise_whitespace(title) if title else None
     title_derived = title is None
@@ -121,7 +139,8 @@ def _paper(
         shown_title = clean_normalised_text(title).plain
     links = cleaned.links if cleaned else ()
     return Paper(
-        id=paper_id or hash_id(abstract, title or shown_title),
+        # The id hashes the text as written, so repairs never change a paper's id.
+        id=paper_id or hash_id(as_written, title or shown_title),
         title=shown_title,
         authors=tuple(filter(None, map(normalise_whitespace, authors))),
         status=status,
@@ -136,7 +155,9 @@ def _paper(
     )
 
 
-def _paper_from_record(record: _Record, source: str, abstract: str | None = None) -> Paper:
+def _paper_from_record(
+    record: _Record, source: str, wordbook: Wordbook, abstract: str | None = None
+) -> Paper:
     data = record.data
     return _paper(
         paper_id=data.get("id") or None,
@@ -146,6 +167,7 @@ def _paper_from_record(record: _Record, source: str, abstract: str | None = None
         url=data.get("url"),
         abstract=abstract if abstract is not None else data.get("abstract"),
         source=source,
+        wordbook=wordbook,
         authors_in_order=data.get("authors_in_order") is True,
     )
 
@@ -248,7 +270,7 @@ def read_catalogue(
     """Records of a catalogue-format ``.jsonl`` file; a bad line is reported and skipped.
 
     ``with_abstract_only`` skips, without parsing them, the lines whose abstract is written
-    as null: joining seeds needs only the 2,139 of 11,672 records that have one, and parsing
+    as null: joining seeds needs only the 2,634 of 11,672 records that have one, and parsing
     the rest would be most of the default start-up time. Any other line is parsed.
     """
     text = _read_text(path, problems)
@@ -293,7 +315,7 @@ def _quick_key(text: str) -> str:
     return " ".join(text[:200].split())[:80].casefold()
 
 
-def _unmatched_seed_paper(seed: _SeedAbstract) -> Paper:
+def _unmatched_seed_paper(seed: _SeedAbstract, wordbook: Wordbook) -> Paper:
     """A seed the catalogue does not know: its title is derived from its abstract."""
     return _paper(
         paper_id=None,
@@ -303,6 +325,7 @@ def _unmatched_seed_paper(seed: _SeedAbstract) -> Paper:
         url=None,
         abstract=seed.text,
         source=seed.source,
+        wordbook=wordbook,
     )
 
 
@@ -317,6 +340,8 @@ def _join_seeds(
         if isinstance(record.data.get("abstract"), str)
         and _quick_key(record.data["abstract"]) in seed_starts
     }
+    # The words of the papers loaded: the seeds and the titles of those the catalogue knows.
+    wordbook = _wordbook(list(by_abstract.values()), [seed.text for seed in seed_abstracts])
     papers: list[Paper] = []
     seen: dict[str, str] = {}
     matched = 0
@@ -331,10 +356,10 @@ def _join_seeds(
         seen[key] = seed.source
         record = by_abstract.get(key)
         if record is None:
-            papers.append(_unmatched_seed_paper(seed))
+            papers.append(_unmatched_seed_paper(seed, wordbook))
             continue
         matched += 1
-        papers.append(_paper_from_record(record, seed.source, abstract=seed.text))
+        papers.append(_paper_from_record(record, seed.source, wordbook, abstract=seed.text))
     return papers, matched
 
 
@@ -379,20 +404,20 @@ def _load_catalogue() -> LoadedCorpus:
     seed_by_key: dict[str, _SeedAbstract] = {}
     for seed in seeds:
         seed_by_key.setdefault(_join_key(seed.text), seed)
+    accepted = [record for record in records if record.data.get("status") in ACCEPTED_STATUSES]
+    wordbook = _wordbook(accepted, [seed.text for seed in seeds])
     papers: list[Paper] = []
     with_seed = 0
-    for record in records:
-        if record.data.get("status") not in ACCEPTED_STATUSES:
-            continue
+    for record in accepted:
         abstract = record.data.get("abstract")
         seed = seed_by_key.pop(_join_key(abstract), None) if abstract else None
         if seed is None:
-            papers.append(_paper_from_record(record, "catalogue"))
+            papers.append(_paper_from_record(record, "catalogue", wordbook))
         else:
             with_seed += 1
-            papers.append(_paper_from_record(record, seed.source, abstract=seed.text))
+            papers.append(_paper_from_record(record, seed.source, wordbook, abstract=seed.text))
     # A seed paper the catalogue lacks is still one the team asked for.
-    papers.extend(_unmatched_seed_paper(seed) for seed in seed_by_key.values())
+    papers.extend(_unmatched_seed_paper(seed, wordbook) for seed in seed_by_key.values())
     if not papers:
         raise CorpusError(f"{CATALOGUE_PATH}: no accepted papers in the catalogue")
     statuses = Counter(paper.status for paper in papers)
@@ -411,8 +436,10 @@ def _load_jsonl(path: Path) -> LoadedCorpus:
     name = _display_path(path)
     papers: list[Paper] = []
     seen: dict[str, int] = {}
-    for record in read_catalogue(path, problems):
-        paper = _paper_from_record(record, f"{name}#{record.line}")
+    records = list(read_catalogue(path, problems))
+    wordbook = _wordbook(records)
+    for record in records:
+        paper = _paper_from_record(record, f"{name}#{record.line}", wordbook)
         if paper.id in seen:
             problems.append(f"{name}: line {record.line}: same paper as line {seen[paper.id]}")
             continue
@@ -435,10 +462,11 @@ def catalogue_by_openreview_id(path: Path | None = None) -> dict[str, Paper]:
     if not path.is_file():
         return {}
     with _cyclic_gc_paused():
+        records = [record for record in read_catalogue(path, []) if record.data.get("id")]
+        wordbook = _wordbook(records)
         return {
-            record.data["id"]: _paper_from_record(record, "catalogue")
-            for record in read_catalogue(path, [])
-            if record.data.get("id")
+            record.data["id"]: _paper_from_record(record, "catalogue", wordbook)
+            for record in records
         }
 
 

@@ -345,7 +345,10 @@ def _pick(sentences: list[str]) -> tuple[int, bool]:
     """
     cleaned = [stand_alone(sentence) for sentence in sentences]
     ranks = [_contribution_rank(sentence, 0) for sentence in sentences]
-    alone = [not _POINTER.search(sentence) for sentence in cleaned]
+    alone = [
+        not _POINTER.search(sentence) and not _LEANS_ON_PREVIOUS.match(sentence)
+        for sentence in cleaned
+    ]
     opens_back = [points_back(sentence) for sentence in cleaned]
     top = max(ranks)
     best = ranks.index(top)
