@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from slack_harness import all_text
 
 from bot.buttons import PageCursor, PageKind
 from bot.render import blocks as bk
+from bot.render import digest as render_digest
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.markup import abstract_mrkdwn
@@ -115,6 +117,44 @@ def test_an_abstract_the_catalogue_lacks_points_to_openreview(seed_corpus):
     text = all_text(list(render.abstract_message(bare).blocks))
     assert "The catalogue the bot reads has no abstract for this paper" in text
     assert "|Read on OpenReview>" in text
+
+
+def _card_text(paper) -> str:
+    return render.paper_blocks(paper)[0]["text"]["text"]
+
+
+def test_a_card_without_an_abstract_links_to_it_on_openreview(seed_corpus):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    bare = replace(mog, abstract=None, plain_abstract="", tldr="", title="Graphs <!channel> & co")
+    card = _card_text(bare)
+    assert card.endswith(
+        "\n<https://openreview.net/forum?id=7ANDviElAo|Abstract on OpenReview \u2197>"
+    )
+    assert "TL;DR" not in card and "<!channel>" not in card and "&lt;!channel&gt; &amp; co" in card
+    for message in (
+        render.paper_message(bare),
+        render.unfurl_message(bare),
+        render.shared_message(bare, "U1"),
+        render_digest.digest_post(bare, date(2025, 4, 24), position=1, pool_size=3),
+    ):
+        bk.validate(message)
+        assert "Abstract on OpenReview \u2197" in all_text(list(message.blocks))
+    facts = all_text(render.paper_blocks(bare)[1:])
+    assert "ICLR 2025 Spotlight" in facts and "Authors: Guibin Zhang" in facts
+    assert "|Read on OpenReview>" in facts
+
+
+def test_a_card_with_neither_abstract_nor_link_says_nothing_in_its_place(seed_corpus):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    bare = replace(mog, abstract=None, plain_abstract="", tldr="", url=None)
+    assert _card_text(bare) == f"*{mrkdwn_literal(bare.title)}*"
+    bk.validate(render.paper_message(bare))
+
+
+def test_a_card_with_an_abstract_shows_its_tldr_not_the_link(seed_corpus):
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    assert "*TL;DR:* We introduce Mixture-of-Graphs" in _card_text(mog)
+    assert "Abstract on OpenReview" not in _card_text(mog)
 
 
 def test_the_authors_a_search_named_are_bold_and_shown_even_past_the_first_three(seed_corpus):

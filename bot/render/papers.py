@@ -62,6 +62,9 @@ _BUTTON_LABELS = {
     ACTION_UNSAVE: "Saved ✓",
 }
 _AUTHORS_CITED = 3
+ABSTRACT_ELSEWHERE = "Abstract on OpenReview \u2197"
+"""What a card says in place of the TL;DR when the catalogue has no abstract for the paper:
+where to read it, in a neutral voice (many catalogue papers are like that)."""
 
 
 def _link(url: str, label: str) -> str:
@@ -177,7 +180,8 @@ def paper_blocks(
     saved: bool = False,
     named_authors: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """One paper as a card: title, TL;DR, then status, authors, code.
+    """One paper as a card: title, TL;DR (or a link to the abstract on OpenReview when the
+    catalogue has none), then status, authors, code.
 
     ``tldr`` is a search hit's ``tldr_pieces``, whose matched words are bold, as are the
     ``named_authors`` (see ``authors_line``).
@@ -191,6 +195,8 @@ def paper_blocks(
     body = f"{prefix}{title_mrkdwn(paper)}"
     if paper.tldr:
         body += f"\n*TL;DR:* {highlight(tldr or ((paper.tldr, False),))}"
+    elif paper.url:
+        body += f"\n{_link(paper.url, ABSTRACT_ELSEWHERE)}"
     blocks = [bk.section(body)]
     authors = authors_line(paper, every=every_author, named=named_authors)
     details = [line for line in (status_label(paper), authors) if line]
