@@ -51,6 +51,29 @@ def test_the_expected_wait_grows_with_the_queue_until_the_kind_is_turned_away() 
     assert verdict.expected_seconds == 12.0 > MAX_WAIT_SECONDS
 
 
+def test_a_burst_of_quick_searches_queues_whatever_its_count() -> None:
+    """Issue 21's burst: 400 searches measured at 20 ms each on 32 workers are a quarter of a
+    second of work, so all of them queue (a limit of 32 running and 96 queued would turn 272
+    away); only once the measured work says the wait is past ten seconds is one turned away."""
+    clock = Clock()
+    queue = lanes(32, 0.05, clock)
+    for n in range(20):
+        queue.add("/paper", f"measured {n}")
+        queue.start_next()
+        clock.now += 0.02
+        queue.finish(f"measured {n}")
+    for n in range(400):
+        assert queue.judge("/paper").admitted
+        queue.add("/paper", n)
+    assert queue.judge("/paper").expected_seconds < 1.0
+    while queue.work_seconds("/paper") < 0.9:  # then searches take 1 s: the pool measures it
+        item = queue.start_next()
+        clock.now += 1.0
+        queue.finish(item)
+    verdict = queue.judge("/paper")
+    assert not verdict.admitted and verdict.ahead > 350
+
+
 def test_a_flood_of_one_kind_does_not_lengthen_another_kinds_wait() -> None:
     queue = lanes(2, 4.0)
     for n in range(6):
