@@ -401,14 +401,23 @@ def test_the_list_pages(store: Store, clock) -> None:
 
 def test_an_unfurl_is_cached_for_a_day(store: Store, clock) -> None:
     link = "https://openreview.net/forum?id=7ANDviElAo&noteId=abc"
-    assert store.cached_unfurl(link) is None
-    store.cache_unfurl(link, "7ANDviElAo", '{"blocks": []}')
-    assert store.cached_unfurl(link) == '{"blocks": []}'
-    assert store.cached_unfurl(link.replace("abc", "xyz")) is None
+    assert store.cached_unfurl(link, 2) is None
+    store.cache_unfurl(link, 2, "7ANDviElAo", '{"blocks": []}')
+    assert store.cached_unfurl(link, 2) == '{"blocks": []}'
+    assert store.cached_unfurl(link.replace("abc", "xyz"), 2) is None
     clock.advance(UNFURL_RETENTION + timedelta(seconds=1))
-    assert store.cached_unfurl(link) is None
-    store.cache_unfurl(link, "7ANDviElAo", '{"blocks": [1]}')
-    assert store.cached_unfurl(link) == '{"blocks": [1]}'
+    assert store.cached_unfurl(link, 2) is None
+    store.cache_unfurl(link, 2, "7ANDviElAo", '{"blocks": [1]}')
+    assert store.cached_unfurl(link, 2) == '{"blocks": [1]}'
+
+
+def test_an_unfurl_rendered_by_another_version_of_the_card_is_not_served(store: Store) -> None:
+    link = "https://openreview.net/forum?id=7ANDviElAo"
+    store.cache_unfurl(link, 1, "7ANDviElAo", '{"blocks": ["old"]}')
+    assert store.cached_unfurl(link, 2) is None
+    store.cache_unfurl(link, 2, "7ANDviElAo", '{"blocks": ["new"]}')
+    assert store.cached_unfurl(link, 2) == '{"blocks": ["new"]}'
+    assert store.cached_unfurl(link, 1) == '{"blocks": ["old"]}'
 
 
 def _rows(database_url: str, table: str) -> int:

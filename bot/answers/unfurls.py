@@ -26,7 +26,8 @@ class LinkPreviews:
         """Previews for the pasted links that name catalogue papers, keyed by link as Slack
         sent it; other links are left out (Slack then shows nothing extra for them).
 
-        A preview rendered in the last day is reused from the store.
+        A preview rendered in the last day by this version of the card is reused from the
+        store.
         """
         found: dict[str, dict[str, Any]] = {}
         for link in dict.fromkeys(links):
@@ -41,12 +42,12 @@ class LinkPreviews:
         """The cached preview, else a fresh one, cached; rendering needs no database, so
         while it is unavailable the preview is rendered and not kept."""
         try:
-            cached = self.store.cached_unfurl(link)
+            cached = self.store.cached_unfurl(link, render.RENDER_VERSION)
         except DatabaseUnavailable:
             cached = None
         if cached is not None:
             return dict(json.loads(cached))
         unfurl = {"blocks": list(render.unfurl_message(paper).blocks)}
         with suppress(DatabaseUnavailable):
-            self.store.cache_unfurl(link, paper.id, json.dumps(unfurl))
+            self.store.cache_unfurl(link, render.RENDER_VERSION, paper.id, json.dumps(unfurl))
         return unfurl
