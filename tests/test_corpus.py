@@ -235,7 +235,7 @@ def test_catalogue_corpus_is_every_accepted_paper_once(catalogue_corpus: LoadedC
     assert catalogue_corpus.problems == ()
     assert catalogue_corpus.description == (
         "3,706 accepted papers from the ICLR 2025 catalogue seeds/iclr2025.jsonl "
-        "(213 Oral, 380 Spotlight, 3,113 Poster; 76 with seed abstracts)"
+        "(213 Oral, 380 Spotlight, 3,113 Poster; 2,634 with an abstract; 76 with seed abstracts)"
     )
 
 
@@ -299,6 +299,7 @@ def test_a_jsonl_corpus_keeps_every_record_whatever_its_status(tmp_path: Path) -
     assert "line 5: 'authors' must be a list of names, skipped" in corpus.problems[1]
     assert "line 4: same paper as line 3" in corpus.problems[2]
     assert corpus.papers[1].source.endswith("mine.jsonl#3")
+    assert corpus.description.endswith("mine.jsonl (1 with an abstract)")
 
 
 def test_one_undecodable_byte_skips_its_line_and_is_logged_in_any_mode(

@@ -381,6 +381,12 @@ def _load_seed_folder(folder: Path, label: str) -> LoadedCorpus:
     return LoadedCorpus(tuple(papers), tuple(problems), description, f"{len(papers):,} {kind}")
 
 
+def _with_abstract(papers: Sequence[Paper]) -> str:
+    """How many papers have an abstract, for the start-up line: the others show a title
+    alone, and an operator should see how many before users do."""
+    return f"{sum(1 for paper in papers if paper.abstract):,} with an abstract"
+
+
 def _catalogue_with_abstracts(problems: list[str]) -> Iterator[_Record]:
     if not CATALOGUE_PATH.is_file():
         problems.append(f"{CATALOGUE_PATH}: catalogue missing, titles derived from text")
@@ -424,7 +430,8 @@ def _load_catalogue() -> LoadedCorpus:
     breakdown = ", ".join(f"{statuses[name]:,} {name}" for name in ("Oral", "Spotlight", "Poster"))
     description = (
         f"{len(papers):,} accepted papers from the ICLR 2025 catalogue "
-        f"{_display_path(CATALOGUE_PATH)} ({breakdown}; {with_seed:,} with seed abstracts)"
+        f"{_display_path(CATALOGUE_PATH)} ({breakdown}; {_with_abstract(papers)}; "
+        f"{with_seed:,} with seed abstracts)"
     )
     label = f"{len(papers):,} accepted ICLR 2025 papers"
     return LoadedCorpus(tuple(papers), tuple(problems), description, label)
@@ -447,7 +454,7 @@ def _load_jsonl(path: Path) -> LoadedCorpus:
         papers.append(paper)
     if not papers:
         raise CorpusError(f"no papers could be loaded from {path}: " + "; ".join(problems))
-    description = f"{len(papers):,} papers from {name}"
+    description = f"{len(papers):,} papers from {name} ({_with_abstract(papers)})"
     return LoadedCorpus(tuple(papers), tuple(problems), description, f"{len(papers):,} papers")
 
 
