@@ -20,20 +20,18 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from baselines import bm25okapi_ranker, stem_stop_tokens
 from quality import (
     CATALOGUE_SET,
-    CUTOFF,
-    METRICS,
     REGRESSION_SET,
     BenchQuery,
     QuerySet,
-    bm25okapi_ranker,
     code_version,
     evaluate,
     load_queries,
-    stem_stop_tokens,
     summarise,
 )
+from ranking_metrics import CUTOFF, METRICS
 
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
