@@ -65,13 +65,14 @@ HTTP_TIMEOUT_SECONDS = 10.0
 """How long an HTTP sender waits for an ack before counting the command as not acked."""
 SENDERS = 400
 """HTTP requests in flight at most: at 100/s with a 10 s timeout the senders never run short."""
+REFUSAL = re.compile(r"turned a /paper away: its answer was expected in ([0-9.]+) s")
+"""The bot's log line for a command it turned away (``bot.slack.work``)."""
 ANSWER_LIMIT_SECONDS = 40.0
 """How long after its last command a load waits for the answers still owed."""
 WARM_UP_COMMANDS = 10
 """Commands answered one by one before measuring: the first loads the index and the model."""
 STOP_GRACE_SECONDS = 40.0
-REFUSAL = re.compile(r"turned a /paper away: its answer was expected in ([0-9.]+) s")
-"""The bot's log line for a command it turned away (``bot.slack.work``)."""
+"""How long the bot may take to stop after SIGTERM before it is killed."""
 TARGET_RATE = 50.0
 TARGET_ANSWER_P99 = 0.5
 TARGET_ACK_P99 = 0.3
