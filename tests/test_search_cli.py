@@ -7,14 +7,12 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 from project import PROJECT_ROOT
 
 from bot.render.notes import result_text
 from bot.search import semantic
 from bot.search.cli import main
-from bot.search.embedding import DIMENSIONS
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
 
@@ -213,21 +211,6 @@ def test_batch_mode_prepares_the_index_before_the_first_query(monkeypatch) -> No
     assert events == ["prepare", "search", "search"]
 
 
-class _RecordingEmbedder:
-    """The model's seam: records every text it is asked to embed."""
-
-    fingerprint = "test-model"
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed(self, text: str) -> np.ndarray:
-        self.texts.append(text)
-        vector = np.zeros(DIMENSIONS, dtype=np.float32)
-        vector[0] = 1.0
-        return vector
-
-
 def test_a_batch_on_an_unembedded_corpus_embeds_no_paper_and_says_once_how_to(
     tmp_path, monkeypatch, capsys
 ) -> None:
@@ -243,15 +226,17 @@ def test_a_batch_on_an_unembedded_corpus_embeds_no_paper_and_says_once_how_to(
         )
     ]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    embedder = _RecordingEmbedder()
-    monkeypatch.setattr(semantic, "shared_embedder", lambda: embedder)
+    filled: list[object] = []  # rankers asked to embed their papers
+    monkeypatch.setattr(
+        semantic.SemanticRanker, "fill_missing", lambda ranker: filled.append(ranker)
+    )
 
     code, out = run(["--corpus", str(corpus), "--json", "-k", "1", "-"], "quokkas\nannotators\n")
 
     assert code == 0
     answers = [json.loads(line) for line in out.splitlines()]
     assert [answer[0]["id"] for answer in answers] == ["P2", "P1"]  # by BM25
-    assert embedder.texts == ["quokkas", "annotators"]  # the queries, no paper
+    assert filled == []
     assert not (tmp_path / "mine.vectors.npz").exists()
     hint = "3 of 3 papers have no stored vector and rank by BM25 alone; to embed them: "
     hint += f"python -m bot embed --corpus {corpus}"
