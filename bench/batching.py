@@ -3,12 +3,14 @@
 Run from the repository root: ``python bench/batching.py [--rounds 5]``.
 
 One process pinned to one core (the model runs on one thread, as in the bot) embeds the
-same texts in batches of 1, 2, 4, 8 and 16, padded to the longest with an attention mask,
-for three kinds of text: 3-word phrases of abstracts, the 12-25 word queries of the blind
-sets (``semantic.question_queries``), and the two mixed, which is what queries waiting
-together at load look like. Each round runs every batch size once per kind, in a shuffled
-order and on a shuffled order of the texts, so the sizes compare like with like on a machine
-whose speed drifts. Every text's vector in every batch is compared with its vector alone.
+same texts taken 1, 2, 4, 8 and 16 at a time as queries waiting together, for three kinds of
+text: 3-word phrases of abstracts, the 12-25 word queries of the blind sets
+(``semantic.question_queries``), and the two mixed, which is what queries waiting together
+at load look like. Each group is run two ways: as one batch padded to the longest (with an
+attention mask), and split by length as ``QueryVectors`` does. Each round runs every size
+both ways in a shuffled order, on a shuffled order of the texts, so they compare like with
+like on a machine whose speed drifts; cost is CPU time, which other processes do not add to.
+Every text's vector in every padded batch is compared with its vector alone.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ ROUNDS = 5
 SHORT_WORDS = 3
 
 Tokens = tuple[int, ...]
+
+HOW = {
+    "padded": "all in one run, padded to the longest",
+    "split": "split by length as `QueryVectors` does",
+}
 
 
 def three_word_phrases(count: int) -> list[str]:
@@ -89,30 +96,36 @@ def split_as_the_batcher_does(waiting: list[Tokens]) -> list[list[Tokens]]:
 
 
 def timed_round(
-    embedder: Embedder, texts: Sequence[Tokens], split: bool, rng: random.Random
-) -> dict[int, tuple[float, list[float]]]:
-    """Per batch size: ms per text over all the texts, and each run's ms. With ``split``, each
-    batch is a group of queries waiting together, run as ``QueryVectors`` would."""
+    embedder: Embedder, texts: Sequence[Tokens], rng: random.Random
+) -> dict[tuple[str, int], tuple[float, list[float]]]:
+    """Per way of running and number waiting: CPU ms per text over all the texts, and each
+    run's wall ms. "split" runs each group of queries waiting together as ``QueryVectors``
+    would; "padded" runs the group as one batch."""
     figures = {}
-    for size in rng.sample(BATCH_SIZES, len(BATCH_SIZES)):
+    trials = [(how, size) for how in HOW for size in BATCH_SIZES]
+    for how, size in rng.sample(trials, len(trials)):
         order = rng.sample(list(texts), len(texts))
-        runs = []
+        runs, cpu_ns = [], 0
         for waiting in batches(order, size):
-            for batch in split_as_the_batcher_does(waiting) if split else [waiting]:
-                started = time.perf_counter_ns()
+            for batch in split_as_the_batcher_does(waiting) if how == "split" else [waiting]:
+                started, started_cpu = time.perf_counter_ns(), time.thread_time_ns()
                 embedder.embed_tokens(batch)
                 runs.append((time.perf_counter_ns() - started) / 1e6)
-        figures[size] = (sum(runs) / len(texts), runs)
+                cpu_ns += time.thread_time_ns() - started_cpu
+        figures[how, size] = (cpu_ns / 1e6 / len(texts), runs)
     return figures
 
 
-def _medians(per_round: Sequence[dict[int, tuple[float, list[float]]]]) -> dict[str, object]:
+def _medians(
+    per_round: Sequence[dict[tuple[str, int], tuple[float, list[float]]]], how: str
+) -> dict[str, dict[int, float]]:
     return {
         "per_text_ms": {
-            size: statistics.median(round_[size][0] for round_ in per_round) for size in BATCH_SIZES
+            size: statistics.median(round_[how, size][0] for round_ in per_round)
+            for size in BATCH_SIZES
         },
         "run_p50_ms": {
-            size: statistics.median(run for round_ in per_round for run in round_[size][1])
+            size: statistics.median(run for round_ in per_round for run in round_[how, size][1])
             for size in BATCH_SIZES
         },
     }
@@ -133,17 +146,11 @@ def measure(rounds: int) -> tuple[dict[str, dict[str, object]], float]:
             "tokens": statistics.median(map(len, tokens)),
             "max_difference": largest_difference(embedder, tokens),
         }
-        for how, split in (("padded", False), ("split", True)):
-            per_round = [timed_round(embedder, tokens, split, rng) for _ in range(rounds)]
-            results[kind][how] = _medians(per_round)
+        per_round = [timed_round(embedder, tokens, rng) for _ in range(rounds)]
+        for how in HOW:
+            results[kind][how] = _medians(per_round, how)
         print(f"{kind}: {results[kind]}", file=sys.stderr)
     return results, peak_rss_mb()
-
-
-HOW = {
-    "padded": "all in one run, padded to the longest",
-    "split": "split by length as `QueryVectors` does",
-}
 
 
 def report(results: dict[str, dict[str, object]], rounds: int, rss_mb: float) -> str:
@@ -177,9 +184,11 @@ def report(results: dict[str, dict[str, object]], rounds: int, rss_mb: float) ->
             " mask) or split into runs of lengths within"
             f" {PADDING_TOKENS} tokens of each other, oldest first, as `QueryVectors` does;"
             f" {rounds} rounds with the sizes in a shuffled order and the texts shuffled each"
-            " time; the model on one thread. Each cell: the median over rounds of the ms per"
-            " text (all runs' time over the texts), the speed-up on one by one, and the median"
-            " time of one run (what a query waits for the run it is in).",
+            " time, the two ways taking turns; the model on one thread. Each cell: the median"
+            " over rounds of the CPU ms per text (the runs' CPU time over the texts: on a"
+            " shared machine the wall time also counts other processes' turns), the speed-up"
+            " on one by one, and the median wall time of one run (what a query waits for the"
+            " run it is in).",
             "",
             f"| texts | {header} |",
             "| --- |" + " --- |" * len(BATCH_SIZES),
