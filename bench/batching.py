@@ -19,6 +19,7 @@ import argparse
 import random
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -30,13 +31,14 @@ from semantic import question_queries
 from speed import SEED, machine_description, peak_rss_mb, pin_to_one_core, real_papers
 
 from bot.search.embedding import Embedder
-from bot.search.query_vectors import PADDING_TOKENS, batch_from
+from bot.search.query_vectors import PADDING_TOKENS, QueryVectors, batch_from
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "batching.md"
 BATCH_SIZES = (1, 2, 4, 8, 16)
 TEXTS_PER_KIND = 128  # a multiple of every batch size: each size embeds the same texts
 ROUNDS = 5
 SHORT_WORDS = 3
+THREADS = (1, 4, 16)
 
 Tokens = tuple[int, ...]
 
@@ -131,7 +133,79 @@ def _medians(
     }
 
 
-def measure(rounds: int) -> tuple[dict[str, dict[str, object]], float]:
+class _CountedRuns:
+    """The model, counting its runs: how many queries shared one."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self.runs = 0
+
+    def tokens(self, text: str) -> Tokens:
+        return self._embedder.tokens(text)
+
+    def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+        with self._lock:
+            self.runs += 1
+        return self._embedder.embed_tokens(batch)
+
+
+def concurrent_trial(
+    embedder: Embedder, texts: Sequence[str], threads: int, batched: bool
+) -> tuple[float, float]:
+    """``threads`` threads each ask for their share of ``texts``, one after another, through
+    ``QueryVectors`` or each running the model itself: the process's CPU ms per query, and
+    queries per model run."""
+    model = _CountedRuns(embedder)
+    if batched:
+        ask = QueryVectors(model, capacity=len(texts)).vector
+    else:
+
+        def ask(text: str) -> np.ndarray:
+            return model.embed_tokens([model.tokens(text)])[0]
+
+    start = threading.Barrier(threads + 1)
+
+    def work(share: Sequence[str]) -> None:
+        start.wait()
+        for text in share:
+            ask(text)
+
+    workers = [threading.Thread(target=work, args=(texts[n::threads],)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    start.wait()
+    started_cpu = time.process_time()
+    for worker in workers:
+        worker.join()
+    return (time.process_time() - started_cpu) * 1e3 / len(texts), len(texts) / model.runs
+
+
+def measure_concurrent(embedder: Embedder, rounds: int) -> dict[tuple[str, int, bool], tuple]:
+    """Per kind of text, number of threads and way: median CPU ms per query and queries per
+    run over the rounds (distinct texts, so no vector is reused)."""
+    kinds = text_kinds(TEXTS_PER_KIND)
+    trials = [
+        (kind, n, batched)
+        for kind in ("3 words", "mixed")
+        for n in THREADS
+        for batched in (False, True)
+    ]
+    figures: dict[tuple[str, int, bool], list[tuple[float, float]]] = {t: [] for t in trials}
+    rng = random.Random(SEED)
+    for _ in range(rounds):
+        for kind, threads, batched in rng.sample(trials, len(trials)):
+            texts = list({embedder.tokens(t): t for t in kinds[kind]}.values())
+            figures[kind, threads, batched].append(
+                concurrent_trial(embedder, texts, threads, batched)
+            )
+    return {
+        trial: tuple(statistics.median(values) for values in zip(*runs, strict=True))
+        for trial, runs in figures.items()
+    }
+
+
+def measure(rounds: int) -> tuple[dict[str, dict[str, object]], dict[tuple, tuple], float]:
     """Per kind of text: its median length, the largest difference from the vectors alone, and
     the timings padded to the longest and split as the batcher does."""
     embedder = Embedder()
@@ -150,10 +224,35 @@ def measure(rounds: int) -> tuple[dict[str, dict[str, object]], float]:
         for how in HOW:
             results[kind][how] = _medians(per_round, how)
         print(f"{kind}: {results[kind]}", file=sys.stderr)
-    return results, peak_rss_mb()
+    concurrent = measure_concurrent(embedder, rounds)
+    print(f"concurrent: {concurrent}", file=sys.stderr)
+    return results, concurrent, peak_rss_mb()
 
 
-def report(results: dict[str, dict[str, object]], rounds: int, rss_mb: float) -> str:
+def concurrent_table(concurrent: dict[tuple, tuple]) -> list[str]:
+    rows = []
+    for kind, threads, batched in concurrent:
+        if batched:
+            alone, _ = concurrent[kind, threads, False]
+            cpu, per_run = concurrent[kind, threads, True]
+            rows.append(
+                f"| {kind} | {threads} | {alone:.2f} ms | {cpu:.2f} ms | {alone / cpu:.1f}x"
+                f" | {per_run:.1f} |"
+            )
+    return [
+        "| texts | threads | each thread runs the model: CPU ms per query"
+        " | through `QueryVectors` | speed-up | queries per run |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *sorted(rows),
+    ]
+
+
+def report(
+    results: dict[str, dict[str, object]],
+    concurrent: dict[tuple, tuple],
+    rounds: int,
+    rss_mb: float,
+) -> str:
     header = " | ".join(f"{size} waiting" for size in BATCH_SIZES)
     rows = []
     for kind, figures in results.items():
@@ -203,6 +302,16 @@ def report(results: dict[str, dict[str, object]], rounds: int, rss_mb: float) ->
                 else ""
             ),
             "",
+            "## Threads asking at once",
+            "",
+            f"The {TEXTS_PER_KIND} texts of a kind (each once: no vector is reused) shared out"
+            " between threads that each ask for theirs one after another, as the bot's workers"
+            " do under a burst: either each thread runs the model itself, or they all go"
+            f" through `QueryVectors`. CPU time of the whole process per query, median of"
+            f" {rounds} rounds taking turns; the model on one thread, the process on one core.",
+            "",
+            *concurrent_table(concurrent),
+            "",
             f"Peak resident memory of the process: {rss_mb:.0f} MB.",
             "",
         ]
@@ -215,8 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     pin_to_one_core()
-    results, rss_mb = measure(args.rounds)
-    text = report(results, args.rounds, rss_mb)
+    results, concurrent, rss_mb = measure(args.rounds)
+    text = report(results, concurrent, args.rounds, rss_mb)
     args.output.write_text(text, encoding="utf-8")
     print(text)
     return 0
