@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import queue
 import random
 import re
@@ -295,6 +296,8 @@ def burst(sender: Sender, traffic: Traffic, total: int, in_flight: int) -> Load:
 
 @dataclass
 class Configuration:
+    """One run mode with the semantic re-ranking on or off: its loads, and how it stopped."""
+
     mode: str
     semantic: bool
     loads: list[Load] = field(default_factory=list)
@@ -335,19 +338,21 @@ class Stand:
                 self.bot = BotProcess.start(folder, "listening on port", **variables)
                 self.sender = HttpSender(f"http://127.0.0.1:{port}", self.slack)
         except BaseException:
-            self._close_slack()
+            self._close_socket_server()
+            self.slack.close()
             raise
 
     def close(self) -> dict[str, Any]:
         """Stop everything; how the bot stopped."""
         try:
             self.sender.close()
-            self._close_slack()  # the WebSocket server first: a connected client would
-            return self.bot.stop(STOP_GRACE_SECONDS)  # wait out its receive timeout
+            # before the bot: a connected client would wait out its receive timeout
+            self._close_socket_server()
+            return self.bot.stop(STOP_GRACE_SECONDS)
         finally:
             self.slack.close()
 
-    def _close_slack(self) -> None:
+    def _close_socket_server(self) -> None:
         if self._server is not None:
             self._server.close()
             self._server = None
@@ -510,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--modes takes http and/or socket, --semantic on and/or off")
     if not all(0 < rate <= 200 for rate in args.rates) or not 0 < args.seconds <= 60:
         parser.error("each rate must be in (0, 200] and --seconds in (0, 60]")
+    # Each Socket Mode run ends by closing the server under its client, which websockets
+    # logs as a handler's failure with a traceback.
+    logging.getLogger("websockets.server").setLevel(logging.CRITICAL)
     machine = machine_words()
     configurations = [Configuration(mode, value == "on") for mode in modes for value in semantic]
     for configuration in configurations:
