@@ -1,41 +1,67 @@
-"""The fast index scores exactly what rank-bm25's BM25Okapi scores, on the same tokens."""
+"""The fast index scores exactly what rank-bm25's BM25Okapi scores, on the same tokens: each
+field bit for bit, and a paper's score as the fields' scores weighted and added."""
 
 from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
-from reference import document_tokens
+from reference import FieldedBM25Okapi, document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.papers.paper import Paper
 from bot.search import indexing, ranker
 from bot.search import pruned as pruning
-from bot.search.bm25 import BM25Index, _BlockDocs, _PairCodes, top_k
+from bot.search.bm25 import K1, BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.search.engine import SearchIndex
+from bot.search.fielded import FieldedBM25
 from bot.search.pruned import PrunedRanking
 
+Fields = list[list[list[str]]]  # per field, every document's tokens
 
-def ranked(index: BM25Index, query: list[str], k: int) -> list[tuple[int, float]]:
+
+def ranked(index: BM25Index | FieldedBM25, query: list[str], k: int) -> list[tuple[int, float]]:
     """The ``k`` best documents holding a query token, by full scoring: (document, score)."""
     scores = index.scores(query)
     docs = top_k(scores, k, candidates=np.flatnonzero(index.matches(query)))
     return [(int(doc), float(scores[doc])) for doc in docs]
 
 
+def fielded(fields: Fields, weights: tuple[float, ...], k1: tuple[float, ...]) -> FieldedBM25:
+    indexes = [BM25Index(documents, k1=k) for documents, k in zip(fields, k1, strict=True)]
+    return FieldedBM25(indexes, weights)
+
+
 def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]]) -> None:
-    reference = BM25Okapi(documents)
-    index = BM25Index(documents)
+    """One field, weighing 1: the index's scores are BM25Okapi's own."""
+    assert_fields_same_as_rank_bm25([documents], (1.0,), (K1,), queries)
+
+
+def assert_fields_same_as_rank_bm25(
+    fields: Fields, weights: tuple[float, ...], k1: tuple[float, ...], queries: list[list[str]]
+) -> None:
+    """Every field's scores are BM25Okapi's over that field's documents, bit for bit; a
+    paper's score is theirs weighted and added in field order, and the full and the pruned
+    rankings both list the documents holding a query token in some field by it."""
+    reference = FieldedBM25Okapi(fields, weights, k1)
+    index = fielded(fields, weights, k1)
     pruned = PrunedRanking(index)
+    size = len(fields[0])
     for query in queries:
+        for field, field_reference in zip(index.fields, reference.fields, strict=True):
+            # Weights are added in query order, as rank-bm25 does, so not a bit may differ.
+            expected = field_reference.get_scores(query)
+            assert field.scores(query).tobytes() == expected.tobytes(), query
         expected = reference.get_scores(query)
-        actual = index.scores(query)
-        # Weights are added in query order, as rank-bm25 does, so not a bit may differ.
-        assert actual.tobytes() == expected.tobytes(), query
+        assert index.scores(query).tobytes() == expected.tobytes(), query
         best = ranked(index, query, 10)
-        matching = [doc for doc in range(len(documents)) if set(query) & set(documents[doc])]
+        matching = [
+            doc for doc in range(size) if any(set(query) & set(field[doc]) for field in fields)
+        ]
         reference_top = sorted(matching, key=lambda doc: (-expected[doc], doc))[:10]
         assert [doc for doc, _ in best] == reference_top
         assert [score for _, score in best] == [expected[doc] for doc in reference_top]
@@ -55,7 +81,9 @@ def random_corpus(rng: random.Random, size: int) -> list[list[str]]:
     ]
 
 
-def zipf_corpus(rng: random.Random, size: int) -> list[list[str]]:
+def zipf_corpus(
+    rng: random.Random, size: int, shortest: int = 5, longest: int = 150
+) -> list[list[str]]:
     """Documents of 5-150 words drawn from a Zipf-like vocabulary, as real text is, with
     every tenth document a copy of another so that equal scores must be tie-broken."""
     vocabulary = [f"w{i}" for i in range(3000)]
@@ -65,8 +93,23 @@ def zipf_corpus(rng: random.Random, size: int) -> list[list[str]]:
         if number % 10 == 9:
             documents.append(list(rng.choice(documents)))
         else:
-            documents.append(rng.choices(vocabulary, weights, k=rng.randint(5, 150)))
+            documents.append(rng.choices(vocabulary, weights, k=rng.randint(shortest, longest)))
     return documents
+
+
+def zipf_papers(rng: random.Random, size: int, blank_share: float = 0.3) -> Fields:
+    """Titles of 3-15 words and abstracts of 5-150 from one Zipf-like vocabulary; a
+    ``blank_share`` of the papers (every tenth a copy of another) have an empty abstract."""
+    titles = zipf_corpus(rng, size, 3, 15)
+    abstracts = [[] if rng.random() < blank_share else doc for doc in zipf_corpus(rng, size)]
+    for number in range(9, size, 10):  # whole copies, so that papers tie on both fields
+        titles[number] = list(titles[number - 9])
+        abstracts[number] = list(abstracts[number - 9])
+    return [titles, abstracts]
+
+
+TEST_WEIGHTS = (1.7, 0.9)  # not the engine's: any positive weights must score exactly
+TEST_K1 = (1.2, 0.4)
 
 
 def test_the_pruned_ranking_is_the_full_one_and_is_usually_taken(
@@ -79,17 +122,17 @@ def test_the_pruned_ranking_is_the_full_one_and_is_usually_taken(
     monkeypatch.setattr(pruning, "_FEW_CONTENDERS", 0)  # candidates always thinned first
     monkeypatch.setattr(pruning, "_SKETCHED", 40)  # frequent terms' counts read off sketches
     rng = random.Random(2025)
-    documents = zipf_corpus(rng, 3000)
-    reference = BM25Okapi(documents)
-    index = PrunedRanking(BM25Index(documents))
-    tiebreak = np.array(rng.sample(range(len(documents)), len(documents)))
+    fields = zipf_papers(rng, 3000)
+    reference = FieldedBM25Okapi(fields, TEST_WEIGHTS, TEST_K1)
+    index = PrunedRanking(fielded(fields, TEST_WEIGHTS, TEST_K1))
+    tiebreak = np.array(rng.sample(range(3000), 3000))
     words = [f"w{i}" for i in range(3000)] + ["unknown"]
     weights = [1 / (rank + 1) ** 0.7 for rank in range(len(words))]
     answered = asked = 0
     for _ in range(150):
         query = rng.choices(words, weights, k=rng.randint(1, 6))
         expected = reference.get_scores(query)
-        matching = [doc for doc, tokens in enumerate(documents) if set(query) & set(tokens)]
+        matching = [doc for doc in range(3000) if set(query) & {*fields[0][doc], *fields[1][doc]}]
         ranked = sorted(matching, key=lambda doc: (-expected[doc], tiebreak[doc]))
         for k in (1, 5, 10, 40):
             asked += 1
@@ -111,16 +154,14 @@ def test_every_split_of_theta_keeps_every_document_that_reaches_it(
     candidate, and the candidates' exact scores are the full scoring's."""
     monkeypatch.setattr(pruning, "_SKETCHED", 40)
     rng = random.Random(7)
-    documents = zipf_corpus(rng, 3000)
-    index = BM25Index(documents)
+    index = fielded(zipf_papers(rng, 3000), TEST_WEIGHTS, TEST_K1)
     words = [f"w{i}" for i in range(400)]
     for _ in range(120):
         query = rng.choices(words, k=rng.randint(2, 7))
-        sequence = [index.vocabulary[t] for t in query if t in index.vocabulary]
-        if len(set(sequence)) < 2:
+        pruned = pruning._PrunedQuery(PrunedRanking(index), query)
+        if len(pruned.terms) < 2:
             continue
         scores = index.scores(query)
-        pruned = pruning._PrunedQuery(PrunedRanking(index), sequence)
         for theta in np.quantile(scores[scores > 0], [0.5, 0.9, 0.99, 1.0]):
             reaching = set(np.flatnonzero(scores >= theta).tolist())
             target = theta - pruned._slack * (1 + len(pruned.terms))
@@ -159,6 +200,23 @@ def test_random_corpora_score_identically(size: int) -> None:
         for _ in range(60)
     ]
     assert_same_as_rank_bm25(documents, queries)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 50, 400])
+def test_each_field_scores_as_rank_bm25_over_it_with_empty_abstracts(size: int) -> None:
+    """Titles and abstracts are two corpora with their own lengths and idfs; a paper
+    without an abstract is an empty abstract document (40% of them here)."""
+    rng = random.Random(100 + size)
+    titles = [document[:12] for document in random_corpus(rng, size)]
+    abstracts = [[] if rng.random() < 0.4 else doc for doc in random_corpus(rng, size)]
+    for field in (titles, abstracts):  # rank-bm25 divides by a zero average length
+        if not any(field):
+            field[0] = ["w0"]
+    queries = [
+        [rng.choice([f"w{i}" for i in range(62)]) for _ in range(rng.randint(1, 8))]
+        for _ in range(60)
+    ]
+    assert_fields_same_as_rank_bm25([titles, abstracts], TEST_WEIGHTS, TEST_K1, queries)
 
 
 def test_tiny_corpora_keep_rank_bm25s_negative_floor() -> None:
@@ -208,14 +266,24 @@ def real_queries(corpus: LoadedCorpus, index: SearchIndex, count: int) -> list[l
     """Queries made of real paper tokens: three from each sampled paper's own text."""
     rng = random.Random(7)
     papers = rng.sample(corpus.papers, count)
-    return [rng.sample(document_tokens(index, paper), 3) for paper in papers]
+    return [rng.sample([*title, *abstract], 3) for title, abstract in map(tokens_of(index), papers)]
+
+
+def tokens_of(index: SearchIndex) -> Callable[[Paper], tuple[list[str], list[str]]]:
+    return lambda paper: document_tokens(index, paper)
+
+
+def indexed_fields(index: SearchIndex, papers: Sequence[Paper]) -> Fields:
+    """Each field's token lists, as the index holds them."""
+    documents = list(map(tokens_of(index), papers))
+    return [[title for title, _ in documents], [abstract for _, abstract in documents]]
 
 
 def test_seed_corpus_scores_identically(seed_corpus: LoadedCorpus) -> None:
     index = SearchIndex.build(seed_corpus.papers)
-    documents = [document_tokens(index, paper) for paper in seed_corpus.papers]
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
-    assert_same_as_rank_bm25(documents, queries)
+    fields = indexed_fields(index, seed_corpus.papers)
+    assert_fields_same_as_rank_bm25(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, queries)
 
 
 @pytest.mark.parametrize(("counted", "stored"), [(7, 20), (4096, 1 << 16)])
@@ -227,7 +295,8 @@ def test_the_search_index_built_in_blocks_scores_identically(
     monkeypatch.setattr(indexing, "_INDEX_BLOCK", counted)
     monkeypatch.setattr(indexing, "_RUN_BLOCK", stored)
     index = SearchIndex.build(seed_corpus.papers)
-    reference = BM25Okapi([document_tokens(index, paper) for paper in seed_corpus.papers])
+    fields = indexed_fields(index, seed_corpus.papers)
+    reference = FieldedBM25Okapi(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1)
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
     for query in queries:
         expected = reference.get_scores(query).tobytes()
@@ -236,8 +305,9 @@ def test_the_search_index_built_in_blocks_scores_identically(
 
 def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
     index = SearchIndex.build(catalogue.papers)
-    documents = [document_tokens(index, paper) for paper in catalogue.papers]
-    assert_same_as_rank_bm25(documents, real_queries(catalogue, index, 25))
+    fields = indexed_fields(index, catalogue.papers)
+    queries = real_queries(catalogue, index, 25)
+    assert_fields_same_as_rank_bm25(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, queries)
 
 
 def test_search_pages_are_the_same_whether_pruned_or_fully_scored(
@@ -252,6 +322,7 @@ def test_search_pages_are_the_same_whether_pruned_or_fully_scored(
         words = paper.plain_abstract.split()
         start = rng.randrange(len(words))
         queries.append(" ".join(words[start : start + rng.randint(1, 5)]))
+    queries += [p.title for p in rng.sample([p for p in catalogue.papers if not p.abstract], 20)]
 
     def pages() -> list[tuple[object, ...]]:
         results = [

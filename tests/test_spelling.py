@@ -97,7 +97,7 @@ def test_a_typo_is_corrected(index: SearchIndex, typed: str, meant: str) -> None
 
 def test_a_typo_is_never_corrected_into_an_author_s_name(index: SearchIndex) -> None:
     """``tianlong`` occurs only as a first name in the author lists, not in any text."""
-    assert "tianlong" not in index._bm25.vocabulary
+    assert "tianlong" not in index._bm25
     assert index.search("Tianlong").corrected_query is None  # a name, found as one
     corrected = index.search("tianlomg graph").corrected_query
     assert corrected is None or "tianlong" not in corrected

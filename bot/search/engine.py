@@ -18,8 +18,8 @@ from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
 from bot.search.analyzer import Acronym, CorpusAnalyzer, mine_acronyms
 from bot.search.authors import AuthorIndex
-from bot.search.bm25 import BM25Index
 from bot.search.explanations import Explanations
+from bot.search.fielded import FieldedBM25
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
 from bot.search.plan import Plan
@@ -56,7 +56,7 @@ class SearchIndex:
     def __init__(
         self,
         papers: tuple[Paper, ...],
-        bm25: BM25Index,
+        bm25: FieldedBM25,
         acronyms: dict[str, Acronym],
         analyzer: CorpusAnalyzer,
         semantic: SemanticRanker | None = None,
@@ -73,7 +73,7 @@ class SearchIndex:
             papers, bm25, analyzer, acronyms, self._authors, planner_options
         )
         self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic, ranker_options)
-        self._explanations = Explanations(bm25.vocabulary, self._authors, self._ranker.has_phrase)
+        self._explanations = Explanations(bm25, self._authors, self._ranker.has_phrase)
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
         for doc, paper in enumerate(papers):

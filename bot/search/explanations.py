@@ -3,7 +3,7 @@ renderer to word."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container
 from itertools import takewhile
 
 from bot.search.authors import AuthorIndex
@@ -30,7 +30,7 @@ class Explanations:
 
     def __init__(
         self,
-        vocabulary: Mapping[str, int],
+        vocabulary: Container[str],
         authors: AuthorIndex,
         has_phrase: Callable[[Variants], bool],
     ) -> None:

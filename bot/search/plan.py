@@ -3,7 +3,7 @@ whether the corpus knows a word, which the planner and the explanations both ask
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +45,7 @@ class Plan:
         return not self.tokens and not self.names_authors
 
 
-def is_known(vocabulary: Mapping[str, int], word: str) -> bool:
+def is_known(vocabulary: Container[str], word: str) -> bool:
     """Whether a paper's title or abstract has the word: one of its tokens, or for a
     hyphenated word its joined form or every part (``text-to-moton`` is not known)."""
     tokens = word_tokens(word)

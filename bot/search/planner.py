@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
-from itertools import compress, islice, product
+from itertools import islice, product
 
 import numpy as np
 
@@ -26,9 +26,9 @@ from bot.search.analyzer import (
     written_words,
 )
 from bot.search.authors import AuthorIndex, name_tokens
-from bot.search.bm25 import BM25Index
 from bot.search.built_once import built_once
-from bot.search.indexing import bm25_tokens, field_tokens
+from bot.search.fielded import FieldedBM25
+from bot.search.indexing import field_tokens
 from bot.search.lexicon import english_words
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
@@ -75,7 +75,7 @@ class QueryPlanner:
     def __init__(
         self,
         papers: Sequence[Paper],
-        bm25: BM25Index,
+        bm25: FieldedBM25,
         analyzer: CorpusAnalyzer,
         acronyms: dict[str, Acronym],
         authors: AuthorIndex,
@@ -104,20 +104,16 @@ class QueryPlanner:
         In a large corpus a word of a single paper is more often a name or a typo itself than
         what someone meant, so from 10,000 papers on a word must appear in two."""
         least = 1 if len(self._papers) < 10_000 else 2
-        vocabulary = self._bm25.vocabulary
-        frequency_of = self._bm25.document_frequencies
-        common = list(compress(vocabulary, (frequency_of >= least).tolist()))
+        frequency_of = self._bm25.document_frequencies(least)
         frequencies = {}
-        for word in self._analyzer.spelling_words(common):
+        for word in self._analyzer.spelling_words(list(frequency_of)):
             tokens = word_tokens(word).tokens
-            if tokens:
-                term = vocabulary.get(tokens[0])
-                if term is not None and frequency_of[term] >= least:
-                    frequencies[word] = int(frequency_of[term])
+            if tokens and tokens[0] in frequency_of:
+                frequencies[word] = frequency_of[tokens[0]]
         return frequencies
 
     def is_known(self, word: str) -> bool:
-        return is_known(self._bm25.vocabulary, word)
+        return is_known(self._bm25, word)
 
     # --- the query's names ------------------------------------------------------------------
 
@@ -212,8 +208,7 @@ class QueryPlanner:
         plan.tokens.extend(self._expansions(typed, plan.tokens))
         runs = plan.author_runs = self._author_runs(typed)
         plan.author_scores = self._authors.scores(runs)
-        vocabulary = self._bm25.vocabulary
-        free = {token for token in plan.tokens if token in vocabulary}
+        free = {token for token in plan.tokens if token in self._bm25}
         conditions = len(free) + len(parsed.phrases) + (plan.author_scores is not None)
         # A full name also finds those who share half of it (every He for ``Kaiming He``):
         # that many papers are no count of the person's.
@@ -363,18 +358,22 @@ class QueryPlanner:
 
     # --- papers and texts as queries --------------------------------------------------------
 
-    def _distinctive_terms(self, tokens: list[str], content: set[str]) -> list[str]:
-        """The ``content`` terms with the highest BM25 weight in a text of ``tokens``."""
-        frequencies = Counter(tokens)
-        length = len(tokens)
-        weights = {t: self._bm25.weight(t, frequencies[t], length) for t in content}
+    def _distinctive_terms(self, fields: Sequence[list[str]]) -> list[str]:
+        """The terms with the highest BM25 weight in a paper whose fields hold ``fields``."""
+        frequencies = [Counter(tokens) for tokens in fields]
+        lengths = [len(tokens) for tokens in fields]
+        content = {token for tokens in fields for token in tokens}
+        weights = {
+            t: self._bm25.text_weight(t, [counts[t] for counts in frequencies], lengths)
+            for t in content
+        }
         ranked = sorted((t for t in content if weights[t] > 0), key=lambda t: (-weights[t], t))
         return ranked[:LIKE_TERMS]
 
     def paper_terms(self, paper: Paper) -> list[str]:
-        """A paper's most distinctive title and abstract terms: its "more like this" query."""
-        fields = field_tokens(self._analyzer, paper)
-        return self._distinctive_terms(bm25_tokens(fields), {*fields[0], *fields[1]})
+        """A paper's most distinctive title and abstract terms, each weighed by what it adds
+        to the paper's own score: its "more like this" query."""
+        return self._distinctive_terms(field_tokens(self._analyzer, paper))
 
     def for_text(self, text: str, *, every_word: bool) -> Plan:
         """The plan of a free text (a Slack message), not read as a query: quotes, hyphens
@@ -384,7 +383,7 @@ class QueryPlanner:
         message's many words is no count worth giving."""
         tokens = [t for word in self._analyzer.words(text) for t in word.tokens]
         if every_word:
-            chosen = [t for t in tokens if t in self._bm25.vocabulary]
-        else:
-            chosen = self._distinctive_terms(tokens, set(tokens))
+            chosen = [t for t in tokens if t in self._bm25]
+        else:  # the text weighed as if it were each field of a paper
+            chosen = self._distinctive_terms([tokens] * len(self._bm25.fields))
         return Plan(tokens=chosen, counted=False)

@@ -1,13 +1,19 @@
 """The pruned ranking: a page of the best BM25 documents without scoring every posting.
 
-Full scoring (``BM25Index.scores``) adds every posting of every query term into a score per
-document, then sorts the matches. That is simple and, on this machine, as fast as anything
-up to about a hundred thousand documents (``bench/results/pruning.md``), so the ranker
+Full scoring (``FieldedBM25.scores``) adds every posting of every query term into a score per
+document, field by field, then sorts the matches. That is simple and, on this machine, as fast
+as anything up to about a hundred thousand documents (``bench/results/pruning.md``), so the ranker
 uses this module only for corpora of ``bot.search.ranker.PRUNING_MIN_PAPERS`` papers or more.
 Above that, a common query word has hundreds of thousands of postings, and almost none of
 their documents can reach the page. This module finds the ones that can, and scores only
 those. The answer is the same as full scoring's, document for document, in the same order,
 with bit-identical scores: the tests compare the two through ``SearchIndex.search``.
+
+A document's score is a weighted sum of its fields' BM25 scores (``bot.search.fielded``), so
+the pruning works on *terms* that are (field, token) pairs: a token of the query is one term
+per field that holds it, each weighing the field's weight times its BM25 weight there. The
+bounds below are over those weighted terms; the exact scores are each field's, summed in
+query order and weighted as full scoring does.
 
 The idea, in order:
 
@@ -20,8 +26,8 @@ The idea, in order:
    every query term, its weight is below that term's *share* of θ (shares summing to θ),
    its score is below θ. So only documents holding at least one term at or above that term's
    share are candidates. Weights follow a posting's *code* (``bm25``: codes are numbered in
-   the order of the (tf, length) ratio they stand for), so "weight at least the share" is
-   "code at least some code", a comparison of small integers over a term's postings.
+   the order of the (tf, length) ratio they stand for, in each field), so "weight at least the
+   share" is "code at least some code", a comparison of small integers over a term's postings.
 
 3. **Choosing the shares** (``_PrunedQuery.candidates``). All of θ on one term is best when
    that term alone can carry it (its highest weight reaches θ): its postings reaching θ are
@@ -37,7 +43,8 @@ The idea, in order:
    that some idf is not positive (rank-bm25 floors negative idfs, which breaks the bounds).
 
 5. **Scoring the candidates exactly, in query order** (``exact_scores``), the same
-   floating-point additions as full scoring, so a candidate's score is bit-identical. Large
+   floating-point additions, field by field, and the same weighting as full scoring, so a
+   candidate's score is bit-identical. Large
    candidate sets are first thinned term by term (``contenders``): after each term, those
    whose score so far plus the remaining terms' bounds cannot reach θ are dropped. Looking a
    candidate up in a term's postings uses whichever is cheapest: the term's code per
@@ -63,6 +70,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot.search.bm25 import _NO_DOCS, _NO_WEIGHTS, BM25Index, top_k
+from bot.search.fielded import FieldedBM25
+
+Term = tuple[int, int]
+"""A weighted term: (field number, the token's term id in that field)."""
 
 _SAMPLE = 512  # documents of the rarest term scored first, to know how high the k-th goes
 _SLACK = 1e-9  # relative margin on pruning bounds, far above float64 rounding
@@ -89,37 +100,38 @@ _EVERY = slice(None)
 class PrunedRanking:
     """The pruned ranking over one index, with the tables it needs (built here, once)."""
 
-    def __init__(self, index: BM25Index) -> None:
+    def __init__(self, index: FieldedBM25) -> None:
         self.index = index
-        document_frequency = np.diff(index._indptr)
-        codes = index._codes
-        # Each term's highest code: the upper bound of its weight.
-        self.top_code = np.zeros(len(index.vocabulary), dtype=codes.dtype)
-        present = np.flatnonzero(document_frequency)
-        if len(present):
-            self.top_code[present] = np.maximum.reduceat(codes, index._indptr[present])
-        # Frequent terms get a bitmap: 1.5 bits a document, at most
-        # half of what the term's postings take (48 bits each, in 1/16 of the documents).
-        frequent = np.flatnonzero(document_frequency * _BITMAP_SHARE >= index.corpus_size)
-        self.bitmaps = {
-            term: _Bitmap(
-                index._docs[index._indptr[term] : index._indptr[term + 1]], index.corpus_size
-            )
-            for term in frequent.tolist()
-        }
-        # Terms in many documents get their codes at ``_SKETCH_RANKS`` (ascending), so
-        # how many postings reach a weight, or which code the n-th highest has, is a binary
-        # search rather than a pass over the postings (a sort per query costs more than it
-        # saves).
-        self.sketches = {
-            term: _sketch(codes[index._indptr[term] : index._indptr[term + 1]])
-            for term in np.flatnonzero(document_frequency > _SKETCHED).tolist()
-        }
+        self.top_code: list[np.ndarray] = []
+        self.bitmaps: dict[Term, _Bitmap] = {}
+        self.sketches: dict[Term, np.ndarray] = {}
+        for number, field in enumerate(index.fields):
+            document_frequency = np.diff(field._indptr)
+            codes = field._codes
+            # Each term's highest code: the upper bound of its weight.
+            top_code = np.zeros(len(field.vocabulary), dtype=codes.dtype)
+            present = np.flatnonzero(document_frequency)
+            if len(present):
+                top_code[present] = np.maximum.reduceat(codes, field._indptr[present])
+            self.top_code.append(top_code)
+            # Frequent terms get a bitmap: 1.5 bits a document, at most
+            # half of what the term's postings take (48 bits each, in 1/16 of the documents).
+            frequent = np.flatnonzero(document_frequency * _BITMAP_SHARE >= index.corpus_size)
+            for term in frequent.tolist():
+                docs = field._docs[field._indptr[term] : field._indptr[term + 1]]
+                self.bitmaps[number, term] = _Bitmap(docs, index.corpus_size)
+            # Terms in many documents get their codes at ``_SKETCH_RANKS`` (ascending), so
+            # how many postings reach a weight, or which code the n-th highest has, is a
+            # binary search rather than a pass over the postings (a sort per query costs more
+            # than it saves).
+            for term in np.flatnonzero(document_frequency > _SKETCHED).tolist():
+                term_codes = codes[field._indptr[term] : field._indptr[term + 1]]
+                self.sketches[number, term] = _sketch(term_codes)
 
     def best(
         self, query_tokens: Sequence[str], k: int, tiebreak: np.ndarray | None = None
     ) -> Ranking | None:
-        """What ``top_k`` over ``BM25Index.scores`` gives for the matching documents (the
+        """What ``top_k`` over ``FieldedBM25.scores`` gives for the matching documents (the
         same documents, order and bit-identical scores) plus how many documents match, scoring
         only the few that can make the cut.
 
@@ -133,12 +145,9 @@ class PrunedRanking:
         cost more to look up than scoring every posting."""
         if k <= 0 or not self.index.idf_positive:
             return None
-        sequence = [
-            term for term in map(self.index.vocabulary.get, query_tokens) if term is not None
-        ]
-        if not sequence:
+        query = _PrunedQuery(self, query_tokens)
+        if not query.terms:
             return Ranking(_NO_DOCS, _NO_WEIGHTS, 0)
-        query = _PrunedQuery(self, sequence)
         single_term = len(query.terms) == 1  # then its k highest codes are the answer
         candidates = query.leaders(k, k if single_term else max(k, _SAMPLE))
         if candidates is None:
@@ -174,53 +183,75 @@ class _Candidates:
     looked up twice."""
 
     docs: np.ndarray
-    known: dict[int, np.ndarray]
+    known: dict[Term, np.ndarray]
     # (term, code) when these are exactly the documents whose term reaches that code.
-    selected_by: tuple[int, int] | None = None
+    selected_by: tuple[Term, int] | None = None
 
     def __getitem__(self, kept: np.ndarray) -> _Candidates:
         return _Candidates(self.docs[kept], {t: w[kept] for t, w in self.known.items()})
 
-    def knowing(self, term: int, weights: np.ndarray) -> _Candidates:
+    def knowing(self, term: Term, weights: np.ndarray) -> _Candidates:
         return _Candidates(self.docs, {**self.known, term: weights})
 
 
 class _PrunedQuery:
     """One query's terms, their bounds and the candidate sets of ``PrunedRanking.best``.
 
-    Bounds carry a relative slack far above float64 rounding, so a document is only ever
-    left out when even a rounded sum of its weights could not reach θ.
+    A term is a (field, token) pair (``Term``); its weight in a document is the field's
+    weight times the token's BM25 weight in the document's field, and every bound is in
+    those units. Bounds carry a relative slack far above float64 rounding, so a document is
+    only ever left out when even a rounded sum of its weights could not reach θ.
     """
 
-    def __init__(self, ranking: PrunedRanking, sequence: list[int]) -> None:
-        index = self._index = ranking.index
+    def __init__(self, ranking: PrunedRanking, query_tokens: Sequence[str]) -> None:
+        index = ranking.index
+        self._fields = index.fields
+        self._field_weights = index.weights
+        self._corpus_size = index.corpus_size
         self._tables = ranking
-        self._sequence = sequence
-        repeats = self._repeats = Counter(sequence)
+        # Each field's terms in query order, repeats included, as full scoring adds them.
+        self._sequences = [
+            [term for term in map(field.vocabulary.get, query_tokens) if term is not None]
+            for field in index.fields
+        ]
+        repeats = Counter(
+            (number, term) for number, terms in enumerate(self._sequences) for term in terms
+        )
         self.terms = list(repeats)
-        self._per_ratio = {t: repeats[t] * float(index.idf[t]) for t in self.terms}
+        # What a term's weight counts for in a score, per unit of its BM25 weight.
+        self._scale = {t: repeats[t] * index.weights[t[0]] for t in self.terms}
+        self._per_ratio = {t: self._scale[t] * float(self._field(t).idf[t[1]]) for t in self.terms}
         self._bounds = {
-            t: self._per_ratio[t] * float(index._ratio[ranking.top_code[t]]) for t in self.terms
+            t: self._per_ratio[t] * float(self._field(t)._ratio[ranking.top_code[t[0]][t[1]]])
+            for t in self.terms
         }
         self.ceiling = sum(self._bounds.values())
         self._slack = self.ceiling * _SLACK
-        self._postings = {t: (int(index._indptr[t]), int(index._indptr[t + 1])) for t in self.terms}
+        self._postings = {
+            t: (int(self._field(t)._indptr[t[1]]), int(self._field(t)._indptr[t[1] + 1]))
+            for t in self.terms
+        }
         # A candidate costs a lookup per term; the full scoring costs an add per posting, or
         # a gather and add per document for a term in most documents.
         full = sum(
-            index.corpus_size * _DENSE_COST if t in index._dense_codes else self._length(t)
+            self._corpus_size * _DENSE_COST
+            if t[1] in self._field(t)._dense_codes
+            else self._length(t)
             for t in self.terms
         )
-        self._budget = max(int(full / (len(self.terms) * _LOOKUP_COST)), _SMALL_QUERY)
+        self._budget = max(int(full / (max(len(self.terms), 1) * _LOOKUP_COST)), _SMALL_QUERY)
 
-    def _selected(self, term: int, code: int) -> _Candidates:
+    def _field(self, term: Term) -> BM25Index:
+        return self._fields[term[0]]
+
+    def _selected(self, term: Term, code: int) -> _Candidates:
         """The documents whose ``term`` has at least ``code``, with their weights for it."""
-        index = self._index
+        field = self._field(term)
         start, end = self._postings[term]
-        codes = index._codes[start:end]
+        codes = field._codes[start:end]
         chosen = np.flatnonzero(codes >= code)
-        weights = index._weights(term, np.take(codes, chosen))
-        docs = np.take(index._docs[start:end], chosen)
+        weights = field._weights(term[1], np.take(codes, chosen))
+        docs = np.take(field._docs[start:end], chosen)
         return _Candidates(docs, {term: weights}, selected_by=(term, code))
 
     def leaders(self, least: int, count: int) -> _Candidates | None:
@@ -235,7 +266,7 @@ class _PrunedQuery:
         term = min(frequent_enough, key=self._length)
         return self._selected(term, self._cut(term, count))
 
-    def _cut(self, term: int, count: int) -> int:
+    def _cut(self, term: Term, count: int) -> int:
         """A code that about ``count`` of ``term``'s postings reach (at least ``count``,
         unless the term has fewer)."""
         length = self._length(term)
@@ -244,25 +275,26 @@ class _PrunedQuery:
         sketch = self._tables.sketches.get(term)
         if sketch is None:
             start, end = self._postings[term]
-            return int(np.partition(self._index._codes[start:end], length - count)[length - count])
+            codes = self._field(term)._codes[start:end]
+            return int(np.partition(codes, length - count)[length - count])
         rank = int(np.searchsorted(_SKETCH_RANKS[: len(sketch)], count))
         return 0 if rank == len(sketch) else int(sketch[len(sketch) - 1 - rank])
 
-    def _first_code(self, term: int, share: float) -> int:
+    def _first_code(self, term: Term, share: float) -> int:
         """The lowest code whose weight for ``term`` may reach ``share``."""
         ratio = share / self._per_ratio[term] * (1 - _SLACK)
-        return int(np.searchsorted(self._index._ratio, ratio))
+        return int(np.searchsorted(self._field(term)._ratio, ratio))
 
-    def _length(self, term: int) -> int:
+    def _length(self, term: Term) -> int:
         start, end = self._postings[term]
         return end - start
 
-    def _count(self, term: int, code: int) -> int:
+    def _count(self, term: Term, code: int) -> int:
         """How many of ``term``'s postings reach ``code``, or (from a sketch) slightly more."""
         sketch = self._tables.sketches.get(term)
         if sketch is None:
             start, end = self._postings[term]
-            return int(np.count_nonzero(self._index._codes[start:end] >= code))
+            return int(np.count_nonzero(self._field(term)._codes[start:end] >= code))
         reached = len(sketch) - int(np.searchsorted(sketch, code))
         if reached == len(sketch):
             return self._length(term)
@@ -305,7 +337,7 @@ class _PrunedQuery:
         merged = np.sort(np.concatenate([part.docs for part in parts]))
         return _Candidates(merged[np.concatenate(([True], merged[1:] != merged[:-1]))], {})
 
-    def _balanced(self, target: float) -> tuple[float, dict[int, int]]:
+    def _balanced(self, target: float) -> tuple[float, dict[Term, int]]:
         """The split of θ with the fewest candidates that a Lagrangian search finds.
 
         Each term offers (share, count) points: its bound with no postings, or the weight at
@@ -331,15 +363,15 @@ class _PrunedQuery:
         }
         return float(total[best]), allocation
 
-    def _points(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+    def _points(self, term: Term) -> tuple[np.ndarray, np.ndarray]:
         """Shares ``term`` may take (its bound, its weights at ``_SKETCH_RANKS``, then 0) and
         how many of its postings reach each, at most."""
-        index = self._index
+        field = self._field(term)
         sketch = self._tables.sketches.get(term)
         length = self._length(term)
         if sketch is None:  # few postings: their codes sorted, and the counts exact
             start, end = self._postings[term]
-            codes = np.sort(index._codes[start:end])
+            codes = np.sort(field._codes[start:end])
             at_ranks = codes[
                 length - _SKETCH_RANKS[: np.searchsorted(_SKETCH_RANKS, length, "right")]
             ]
@@ -349,21 +381,26 @@ class _PrunedQuery:
             reached = len(sketch) - np.searchsorted(sketch, at_ranks)
             ranks = np.append(_SKETCH_RANKS[: len(sketch)][1:] - 1, length)
             counts = ranks[reached - 1]
-        shares = index._ratio[at_ranks[::2]] * self._per_ratio[term]  # every other: enough
+        shares = field._ratio[at_ranks[::2]] * self._per_ratio[term]  # every other: enough
         return (
             np.concatenate(([self._bounds[term]], shares, [0.0])),
             np.concatenate(([0], counts[::2], [length])),
         )
 
     def exact_scores(self, candidates: _Candidates) -> np.ndarray:
-        """The candidates' scores, each term's weight added in query order like ``scores``."""
+        """The candidates' scores as ``FieldedBM25.scores`` computes them: each field's
+        weights added in query order, times the field's weight, the fields added in order."""
         lookup = _Lookup(self, candidates)
-        found = {term: lookup.weights(term) for term in self.terms}
-        scores = np.zeros(len(candidates.docs), dtype=np.float64)
-        for term in self._sequence:
-            hits, weights = found[term]
-            scores[hits] += weights
-        return scores
+        total = np.zeros(len(candidates.docs), dtype=np.float64)
+        for number, sequence in enumerate(self._sequences):
+            found = {term: lookup.weights((number, term)) for term in set(sequence)}
+            scores = np.zeros(len(candidates.docs), dtype=np.float64)
+            for term in sequence:
+                hits, weights = found[term]
+                scores[hits] += weights
+            scores *= self._field_weights[number]
+            total = scores if number == 0 else total + scores
+        return total
 
     def contenders(self, candidates: _Candidates, theta: float) -> _Candidates:
         """The candidates that can still reach ``θ``: starting from the weights already
@@ -375,13 +412,13 @@ class _PrunedQuery:
         partial = np.zeros(len(candidates.docs), dtype=np.float64)
         unread = self.ceiling
         for term, weights in candidates.known.items():
-            partial += weights * self._repeats[term]
+            partial += weights * self._scale[term]
             unread -= self._bounds[term]
         unknown = [t for t in self.terms if t not in candidates.known]
         for term in sorted(unknown, key=self._bounds.__getitem__, reverse=True)[:-1]:
             weights = _Lookup(self, candidates).dense(term)
             candidates = candidates.knowing(term, weights)
-            partial += weights * self._repeats[term]
+            partial += weights * self._scale[term]
             unread -= self._bounds[term]
             keep = np.flatnonzero(partial + unread >= floor)
             candidates, partial = candidates[keep], partial[keep]
@@ -390,25 +427,25 @@ class _PrunedQuery:
     def matching_documents(self) -> int:
         """How many documents hold a query term: the frequent terms' bitmaps or-ed together,
         plus the other terms' documents outside them, each counted once."""
-        index = self._index
         if len(self.terms) == 1:
             return self._length(self.terms[0])
+        size = self._corpus_size
         rare = []
         frequent = []
         for term in self.terms:
             bitmap = self._tables.bitmaps.get(term)
             if bitmap is None:
                 start, end = self._postings[term]
-                rare.append(index._docs[start:end])
+                rare.append(self._field(term)._docs[start:end])
             else:
                 frequent.append(bitmap.words)
         if not frequent:
-            return _distinct(rare, index.corpus_size)
+            return _distinct(rare, size)
         union = frequent[0].copy() if len(frequent) > 1 else frequent[0]
         for words in frequent[1:]:
             union |= words
         if len(rare) > 1:
-            union = union | _Bitmap.of(rare, index.corpus_size)
+            union = union | _Bitmap.of(rare, size)
             rare = []
         outside = sum(len(docs) - int(np.count_nonzero(_bits_of(union, docs))) for docs in rare)
         return int(np.bitwise_count(union).sum()) + outside
@@ -451,27 +488,28 @@ class _Lookup:
         self._marked: np.ndarray | None = None
         self._probe: _Probe | None = None
 
-    def dense(self, term: int) -> np.ndarray:
+    def dense(self, term: Term) -> np.ndarray:
         """``term``'s weight in each candidate, 0.0 where it is absent."""
         hits, weights = self.weights(term)
         dense = np.zeros(len(self._candidates.docs), dtype=np.float64)
         dense[hits] = weights
         return dense
 
-    def weights(self, term: int) -> tuple[np.ndarray | slice, np.ndarray]:
-        """Which candidates (indices, or all of them) hold ``term``, and its weight in each."""
+    def weights(self, term: Term) -> tuple[np.ndarray | slice, np.ndarray]:
+        """Which candidates (indices, or all of them) hold ``term``, and its BM25 weight in
+        each (in its field, unweighted)."""
         known = self._candidates.known.get(term)
         if known is not None:
             return _EVERY, known
         candidates = self._candidates.docs
-        index = self._query._index
-        dense_codes = index._dense_codes.get(term)
+        field, term_id = self._query._field(term), term[1]
+        dense_codes = field._dense_codes.get(term_id)
         if dense_codes is not None:  # a gather of codes, the absent ones past the last
             codes = np.take(dense_codes, candidates)
-            hits = np.flatnonzero(codes != len(index._ratio))
-            return hits, index._weights(term, np.take(codes, hits))
+            hits = np.flatnonzero(codes != len(field._ratio))
+            return hits, field._weights(term_id, np.take(codes, hits))
         start, end = self._query._postings[term]
-        docs = index._docs[start:end]
+        docs = field._docs[start:end]
         bitmap = self._query._tables.bitmaps.get(term)
         if bitmap is not None:
             self._probe = self._probe or _Probe(candidates)
@@ -483,11 +521,11 @@ class _Lookup:
             positions = positions[hits]
         else:  # many candidates: read the whole posting list once instead of probing
             if self._marked is None:
-                self._marked = np.zeros(index.corpus_size, dtype=bool)
+                self._marked = np.zeros(field.corpus_size, dtype=bool)
                 self._marked[candidates] = True
             positions = np.flatnonzero(np.take(self._marked, docs))
             hits = np.searchsorted(candidates, docs[positions])
-        return hits, index._weights(term, np.take(index._codes[start:end], positions))
+        return hits, field._weights(term_id, np.take(field._codes[start:end], positions))
 
 
 class _Bitmap:

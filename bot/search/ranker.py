@@ -17,8 +17,9 @@ import numpy as np
 from bot.papers.paper import Paper
 from bot.search.analyzer import CorpusAnalyzer, WordMarker
 from bot.search.authors import AuthorIndex
-from bot.search.bm25 import BM25Index, top_k
+from bot.search.bm25 import top_k
 from bot.search.built_once import built_once
+from bot.search.fielded import FieldedBM25
 from bot.search.indexing import field_texts
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
@@ -56,7 +57,7 @@ class Ranker:
     def __init__(
         self,
         papers: Sequence[Paper],
-        bm25: BM25Index,
+        bm25: FieldedBM25,
         analyzer: CorpusAnalyzer,
         authors: AuthorIndex,
         semantic: SemanticRanker | None,
@@ -149,12 +150,16 @@ class Ranker:
 
     def phrase_mask(self, variants: Iterable[tuple[str, ...]]) -> np.ndarray:
         """Papers containing one of the token sequences: the papers holding all its tokens
-        are re-read, so no positions need to be kept for the rare quoted query."""
+        in one field are re-read, so no positions need to be kept for the rare quoted
+        query."""
         mask = np.zeros(len(self._papers), dtype=bool)
         reader = self._analyzer.phrase_reader()
         for variant in variants:
-            postings = [self._bm25.documents(token) for token in set(variant)]
-            candidates = reduce(np.intersect1d, postings)
+            in_fields = (
+                reduce(np.intersect1d, [field.documents(token) for token in set(variant)])
+                for field in self._bm25.fields
+            )
+            candidates = reduce(np.union1d, in_fields)
             if len(variant) == 1:
                 mask[candidates] = True
                 continue
@@ -269,15 +274,12 @@ class Ranker:
     ) -> np.ndarray:
         """The matching papers that can be among the ``k`` best, without sorting them all.
 
-        The k-th best score among the matching papers of the query's rarest term (a small
-        sample, and the likeliest to score high) is a floor for the k-th best overall: only
-        papers scoring at least that are kept, ties included, so the page is exactly the
-        one a full sort gives."""
-        sample = min(
-            (docs for docs in map(self._bm25.documents, set(tokens)) if len(docs) >= k),
-            key=len,
-            default=None,
-        )
+        The k-th best score among the matching papers holding the query's rarest term in
+        one field (a small sample, and the likeliest to score high) is a floor for the k-th
+        best overall: only papers scoring at least that are kept, ties included, so the page
+        is exactly the one a full sort gives."""
+        postings = (field.documents(token) for field in self._bm25.fields for token in set(tokens))
+        sample = min((docs for docs in postings if len(docs) >= k), key=len, default=None)
         if k > 0 and sample is not None and 4 * len(sample) < len(scores):
             values = scores[sample[matched[sample]]]
             if len(values) >= k:

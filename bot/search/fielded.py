@@ -1,0 +1,103 @@
+"""A paper's BM25 score over its fields: one BM25Okapi per field, weighted.
+
+Title and abstract are scored as separate corpora, each with its own document lengths and
+average length: ``BM25Index(field's token lists).scores(query)`` is rank-bm25's
+``BM25Okapi.get_scores`` over that field bit for bit (a paper without an abstract is an empty
+abstract document), and a paper's score is the sum of each field's score times its weight,
+the fields in order. So a paper with only a title ranks by how well its title matches, like
+every other paper's title, and is never lifted for being short: one text of title and
+abstract made a bare title a very short document whose words weighed as if they filled a
+paper.
+
+A query token matches a paper when it is in either field, and every question about a token
+(is it in the corpus, which papers hold it, how many) is answered over both fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import reduce
+
+import numpy as np
+
+from bot.search.bm25 import BM25Index
+
+
+class FieldedBM25:
+    """BM25Okapi per field (``fields``, each over every paper), summed with ``weights``."""
+
+    def __init__(self, fields: Sequence[BM25Index], weights: Sequence[float]) -> None:
+        if len(fields) != len(weights) or not fields:
+            raise ValueError("one weight per field, and at least one field")
+        if len({len(field) for field in fields}) != 1:
+            raise ValueError("every field indexes the same papers")
+        self.fields = tuple(fields)
+        self.weights = tuple(float(weight) for weight in weights)
+        self.corpus_size = len(fields[0])
+        # Every weight positive (any corpus but the tiniest): scores > 0 marks the matches.
+        self.idf_positive = all(field.idf_positive for field in fields) and all(
+            weight > 0 for weight in self.weights
+        )
+
+    def __len__(self) -> int:
+        return self.corpus_size
+
+    def __contains__(self, token: object) -> bool:
+        """Whether some paper's title or abstract has ``token``."""
+        return any(token in field.vocabulary for field in self.fields)
+
+    def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
+        """Every paper's score: each field's BM25Okapi scores (terms added in query order)
+        times its weight, added field by field. ``bot.search.pruned`` repeats these very
+        operations for the papers it scores, so its scores are bit-identical."""
+        tokens = list(query_tokens)
+        total = self.fields[0].scores(tokens)
+        total *= self.weights[0]
+        for field, weight in zip(self.fields[1:], self.weights[1:], strict=True):
+            scores = field.scores(tokens)
+            scores *= weight
+            total += scores
+        return total
+
+    def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
+        """Which papers hold at least one query token in some field."""
+        tokens = set(query_tokens)
+        return reduce(np.logical_or, (field.matches(tokens) for field in self.fields))
+
+    def documents(self, token: str) -> np.ndarray:
+        """Papers holding ``token`` in some field, ascending."""
+        held = [docs for docs in (field.documents(token) for field in self.fields) if len(docs)]
+        if len(held) <= 1:
+            return held[0] if held else self.fields[0].documents(token)
+        return reduce(np.union1d, held)
+
+    def document_frequency(self, token: str) -> int:
+        """How many papers hold ``token`` in some field."""
+        return len(self.documents(token))
+
+    def document_frequencies(self, least: int) -> dict[str, int]:
+        """Every token held by at least ``least`` papers, with how many hold it (a paper
+        holding it in two fields counted once)."""
+        counts: dict[str, int] = {}
+        in_several: list[str] = []
+        for field in self.fields:
+            frequency_of = field.document_frequencies.tolist()
+            for token, term in field.vocabulary.items():
+                if token in counts:
+                    in_several.append(token)
+                counts[token] = frequency_of[term]
+        for token in in_several:
+            counts[token] = self.document_frequency(token)
+        return {token: count for token, count in counts.items() if count >= least}
+
+    def text_weight(self, token: str, frequencies: Sequence[int], lengths: Sequence[int]) -> float:
+        """What ``token`` would add to the score of a paper whose fields hold it
+        ``frequencies`` times in ``lengths`` tokens: a paper's own terms by weight (its
+        "more like this" query), or a free text's, weighed as every field at once."""
+        total = 0.0
+        for field, weight, tf, length in zip(
+            self.fields, self.weights, frequencies, lengths, strict=True
+        ):
+            if tf:
+                total += weight * field.weight(token, tf, length)
+        return total
