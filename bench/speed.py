@@ -232,39 +232,52 @@ def build_engine(papers: Sequence[Paper]) -> Built:
 
 
 def write_token_lists(size: int, path: Path) -> None:
-    """The token lists the engine indexes for the corpus of ``size``, one paper a line.
+    """The token lists the engine indexes for the corpus of ``size``, one paper a line: its
+    title's tokens, a tab, its abstract's.
 
     They come from a ``SearchIndex`` (its analysis depends on the whole corpus) built in a
     process of its own, so that index never counts towards rank-bm25's memory. Tokens never
-    contain whitespace, so a space-joined line round-trips.
+    contain whitespace, so a space-joined field round-trips.
     """
     papers, _ = build_corpus(size)
     index = SearchIndex.build(papers)
     with path.open("w", encoding="utf-8") as out:
         for paper in papers:
-            tokens = indexing.bm25_tokens(indexing.field_tokens(index._analyzer, paper))
-            out.write(" ".join(tokens) + "\n")
+            fields = indexing.field_tokens(index._analyzer, paper)
+            out.write("\t".join(" ".join(tokens) for tokens in fields) + "\n")
 
 
-def read_token_lists(path: Path) -> list[list[str]]:
-    """Token lists sharing one string per distinct token, as they would in memory after
-    analysis; a fresh string per occurrence would triple rank-bm25's resident memory."""
+def read_token_lists(path: Path) -> list[list[list[str]]]:
+    """Each field's token lists, sharing one string per distinct token, as they would in
+    memory after analysis; a fresh string per occurrence would triple rank-bm25's resident
+    memory."""
+    fields: list[list[list[str]]] = [[] for _ in indexing.FIELD_WEIGHTS]
     with path.open(encoding="utf-8") as lines:
-        return [[sys.intern(token) for token in line.split()] for line in lines]
+        for line in lines:
+            for documents, text in zip(fields, line.rstrip("\n").split("\t"), strict=True):
+                documents.append([sys.intern(token) for token in text.split()])
+    return fields
 
 
-def build_get_scores(token_lists: list[list[str]]) -> Built:
-    """rank-bm25 over exactly the token lists the engine indexes, ranked by a full sort.
+def build_get_scores(fields: list[list[list[str]]]) -> Built:
+    """rank-bm25 over exactly the token lists the engine indexes, one ``BM25Okapi`` per field
+    weighted as the engine weighs them, ranked by a full sort.
 
     Queries are analysed with ``bot.search.analyzer.analyze`` alone, without the engine's
     acronym and compound expansions, so rank-bm25 scores no more terms than the engine does.
     """
     started = time.perf_counter()
-    bm25 = BM25Okapi(token_lists)
+    indexes = [
+        BM25Okapi(documents, k1=k1) for documents, k1 in zip(fields, indexing.FIELD_K1, strict=True)
+    ]
     seconds = time.perf_counter() - started
 
     def search(query: str) -> object:
-        scores = bm25.get_scores(analyze(query))
+        tokens = analyze(query)
+        scores = sum(
+            bm25.get_scores(tokens) * weight
+            for bm25, weight in zip(indexes, indexing.FIELD_WEIGHTS, strict=True)
+        )
         return np.argsort(-scores, kind="stable")[:TOP_K]
 
     return Built(search, seconds)
@@ -284,12 +297,12 @@ def measure_search(
     else:
         if tokens is None:
             raise ValueError("get_scores needs the engine's token lists")
-        token_lists = read_token_lists(tokens)
-        if len(token_lists) != len(papers):
-            raise ValueError(f"{tokens} has {len(token_lists)} token lists for {size} papers")
+        fields = read_token_lists(tokens)
+        if len(fields[0]) != len(papers):
+            raise ValueError(f"{tokens} has {len(fields[0])} token lists for {size} papers")
         corpus_rss = peak_rss_mb()
-        built = build_get_scores(token_lists)
-        del token_lists
+        built = build_get_scores(fields)
+        del fields
     search = built.search
 
     for query in queries[:WARMUP_QUERIES]:
@@ -601,7 +614,8 @@ def report(
         " and p99 are listed) and the highest peak memory. *engine* is `SearchIndex.search`"
         " (query parsing, typo correction, analysis, BM25, ranking, matched terms);"
         " *get_scores* is rank-bm25's"
-        " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes, with"
+        " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes (one"
+        " `BM25Okapi` per field, title and abstract, weighted as the engine weighs them), with"
         " queries analysed by `bot.search.analyzer.analyze` (no expansions). Engine build time"
         " includes analysing every paper; get_scores build time is the `BM25Okapi`"
         " construction only. Peak RSS is the subprocess's `ru_maxrss`, which includes the"
