@@ -12,12 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hand_vectors import axis, index_with_vectors
 
 from bot.papers.corpus import CATALOGUE_PATH, LoadedCorpus, load_corpus
 from bot.search import semantic
 from bot.search.embed_cli import main as embed_main
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
 from bot.search.engine import SearchIndex
+from bot.search.model_rule import ModelSay
 from bot.search.semantic import (
     NEAREST_CANDIDATES,
     RERANK_DEPTH,
@@ -25,12 +27,13 @@ from bot.search.semantic import (
     mix,
     ranker_for,
     shared_embedder,
+    standardised,
 )
 from bot.search.vectors import (
-    embedding_text,
     empty_vectors,
     read_vectors,
     text_key,
+    vector_texts,
     vectors_path,
     write_vectors,
 )
@@ -64,19 +67,30 @@ def two_papers(tmp_path: Path) -> Path:
 # --- the mix ---------------------------------------------------------------------------------
 
 
-def test_mix_scales_bm25_to_zero_one_and_adds_the_weighted_cosine() -> None:
-    bm25 = np.array([10.0, 6.0, 2.0])
-    cosine = np.array([0.1, 0.2, 0.9])
-    mixed = mix(bm25, cosine, 0.5)
-    np.testing.assert_allclose(mixed, [0.5 * 1 + 0.05, 0.5 * 0.5 + 0.1, 0.5 * 0 + 0.45])
-    assert np.argmax(mix(bm25, cosine, 1.0)) == 0  # BM25 alone
-    assert np.argmax(mix(bm25, cosine, 0.0)) == 2  # cosine alone
+def test_mix_standardises_bm25_and_adds_the_models_weighted_share_of_the_evidence() -> None:
+    bm25 = np.array([10.0, 6.0, 2.0])  # z-scores ±sqrt(3/2) and 0
+    evidence = np.array([-1.0, 0.0, 2.0])
+    mixed = mix(bm25, evidence, ModelSay(share=0.5, beta=0.5))
+    z = np.sqrt(1.5)
+    np.testing.assert_allclose(mixed, [0.5 * z - 0.25, 0.0, -0.5 * z + 0.5])
+    assert np.argmax(mix(bm25, evidence, ModelSay(share=1.0, beta=1.0))) == 0  # BM25 alone
+    assert np.argmax(mix(bm25, evidence, ModelSay(share=0.0, beta=0.3))) == 0  # no share
+    assert np.argmax(mix(bm25, evidence, ModelSay(share=1.0, beta=0.0))) == 2  # model alone
 
 
-def test_a_paper_without_a_vector_counts_the_mean_cosine_and_equal_bm25_does_not_divide() -> None:
-    mixed = mix(np.array([3.0, 1.0, 2.0]), np.array([0.2, 0.6, np.nan]), 0.5)
-    np.testing.assert_allclose(mixed[2], 0.5 * 0.5 + 0.5 * 0.4)
-    assert np.all(np.isfinite(mix(np.array([2.0, 2.0]), np.array([0.3, 0.1]), 0.5)))
+def test_a_paper_without_a_vector_counts_the_mean_evidence_and_equal_bm25_does_not_divide() -> None:
+    """Evidence is a z-score, so the candidates' mean is 0: a paper with no vector yet places
+    by BM25 alone."""
+    say = ModelSay(share=1.0, beta=0.5)
+    mixed = mix(np.array([3.0, 1.0, 2.0]), np.array([0.2, 0.6, np.nan]), say)
+    np.testing.assert_allclose(mixed[2], 0.0)
+    assert np.all(np.isfinite(mix(np.array([2.0, 2.0]), np.array([0.3, 0.1]), say)))
+
+
+def test_standardised_keeps_nan_and_scores_values_that_do_not_vary_as_the_mean() -> None:
+    np.testing.assert_allclose(standardised(np.array([1.0, np.nan, 3.0])), [-1.0, np.nan, 1.0])
+    np.testing.assert_array_equal(standardised(np.array([2.0, 2.0, np.nan])), [0, 0, np.nan])
+    np.testing.assert_array_equal(standardised(np.array([5.0, np.nan])), [0, np.nan])
 
 
 def test_mean_pooling_is_the_unit_length_mean_of_the_token_states() -> None:
@@ -132,13 +146,17 @@ def test_vectors_live_beside_their_corpus(tmp_path: Path) -> None:
 
 
 def test_the_shipped_vectors_cover_every_paper_of_the_built_in_corpora() -> None:
+    """Every title and every text of title and abstract: a title-only paper is compared with
+    other titles, and so is a paper whose abstract a test or an operator blanks."""
     fingerprint = semantic.shared_embedder().fingerprint
     stored = read_vectors(vectors_path("seeds"), fingerprint)
     assert stored is not None and stored.vectors.dtype == np.float16
     rows = stored.rows()
     for spec in ("seeds", "catalogue"):
         papers = load_corpus(spec).papers
-        assert all(text_key(embedding_text(paper)) in rows for paper in papers), spec
+        texts = [text for paper in papers for text in vector_texts(paper)]
+        assert all(text_key(text) in rows for text in texts), spec
+        assert all(text_key(paper.title) in rows for paper in papers), spec
 
 
 def test_a_file_of_another_model_is_ignored_with_a_warning(
@@ -175,89 +193,65 @@ def test_papers_without_a_vector_are_embedded_in_the_background_and_saved(
 
 
 def _rank_of(index: SearchIndex, query: str, paper_id: str) -> int | None:
-    hits = index.search(query, limit=10).hits
+    hits = index.search(query, limit=50).hits
     return next((rank for rank, hit in enumerate(hits, 1) if hit.paper.id == paper_id), None)
 
 
-@pytest.mark.parametrize(
-    ("question", "paper_id"),
-    [
-        # Score Forgetting Distillation: data-free machine unlearning in diffusion models
-        (
-            "removing a concept from an image generator without the original training data",
-            "gjwhDHeAsz",
-        ),
-        # TabWak: A Watermark for Tabular Diffusion Models
-        (
-            "making a hidden mark in generated spreadsheets so you can tell they are synthetic",
-            "71pur4y8gs",
-        ),
-    ],
-)
 def test_a_question_finds_its_paper_better_with_the_semantic_part(
-    index: SearchIndex, semantic_index: SearchIndex, question: str, paper_id: str
+    index: SearchIndex, semantic_index: SearchIndex
 ) -> None:
-    with_semantic = _rank_of(semantic_index, question, paper_id)
-    bm25_alone = _rank_of(index, question, paper_id)
+    """TabWak: A Watermark for Tabular Diffusion Models. BM25's second paper scores 0.8 of
+    its first, flat enough for the model to have a say (``bot.search.model_rule``)."""
+    question = "making a hidden mark in generated spreadsheets so you can tell they are synthetic"
+    with_semantic = _rank_of(semantic_index, question, "71pur4y8gs")
+    bm25_alone = _rank_of(index, question, "71pur4y8gs")
+    assert with_semantic is not None and with_semantic <= 3
+    assert bm25_alone is None or with_semantic < bm25_alone
+
+
+def test_a_question_bm25_nearly_settles_keeps_its_paper_where_bm25_puts_it(
+    index: SearchIndex, semantic_index: SearchIndex
+) -> None:
+    """Score Forgetting Distillation, data-free machine unlearning in diffusion models. This
+    question was lifted by the semantic part under the old mix; under the round-4 rule BM25's
+    second paper scores 0.72 of its first, just above the decisive 0.7, so the model's share
+    is a tenth and the paper stays second, as BM25 ranks it. What still holds: the model
+    does not move it down."""
+    question = "removing a concept from an image generator without the original training data"
+    with_semantic = _rank_of(semantic_index, question, "gjwhDHeAsz")
+    bm25_alone = _rank_of(index, question, "gjwhDHeAsz")
     assert with_semantic is not None and bm25_alone is not None
-    assert with_semantic < bm25_alone
+    assert with_semantic <= bm25_alone <= 2
 
 
 def test_hits_carry_the_mix_and_its_parts(semantic_index: SearchIndex) -> None:
-    result = semantic_index.search("graph sparsification", limit=RERANK_DEPTH + 5)
+    """A query of common words, which leaves BM25 flat, is mixed. (The query this test had,
+    "graph sparsification", now finds BM25 decisive and is not mixed at all; and a mixed
+    score is a sum of z-scores, no longer within (0, 1].)"""
+    result = semantic_index.search("graph neural networks", limit=RERANK_DEPTH + 5)
     first = result.hits[0]
-    assert first.paper.id == "7ANDviElAo"
     assert first.bm25_score is not None and first.semantic_score is not None
-    assert 0 < first.score <= 1
+    assert first.score != first.bm25_score
     scores = [hit.score for hit in result.hits[:RERANK_DEPTH]]
     assert scores == sorted(scores, reverse=True)
+    assert all(np.isfinite(scores))
 
 
-def _axis(number: int) -> np.ndarray:
-    vector = np.zeros(DIMENSIONS)
-    vector[number] = 1
-    return vector
-
-
-def _with_vectors(
-    tmp_path: Path,
-    papers: dict[str, tuple[str, str, np.ndarray]],
-    authors: dict[str, list[str]] | None = None,
-) -> SearchIndex:
-    """An index over ``papers`` (id → title, abstract, vector) whose stored vectors are the
-    ones given, so that what is near what is set by hand; ``authors`` by paper id."""
-    corpus = tmp_path / "hand.jsonl"
-    corpus.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "id": paper_id,
-                    "title": title,
-                    "abstract": abstract,
-                    "authors": (authors or {}).get(paper_id, []),
-                }
-            )
-            + "\n"
-            for paper_id, (title, abstract, _) in papers.items()
-        ),
-        encoding="utf-8",
-    )
-    loaded = load_corpus(str(corpus)).papers
-    keys = [text_key(embedding_text(paper)) for paper in loaded]
-    vectors = np.array([papers[paper.id][2] for paper in loaded])
-    stored = empty_vectors(shared_embedder().fingerprint, DIMENSIONS).merged(keys, vectors)
-    write_vectors(vectors_path(str(corpus)), stored)
-    return SearchIndex.build(loaded, ranker_for(str(corpus)))
+def test_a_query_bm25_finds_decisive_has_bm25s_hits(semantic_index: SearchIndex) -> None:
+    result = semantic_index.search("graph sparsification", limit=5)
+    first = result.hits[0]
+    assert first.paper.id == "7ANDviElAo"
+    assert all(hit.semantic_score is None and hit.score == hit.bm25_score for hit in result.hits)
 
 
 def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
     tmp_path: Path,
 ) -> None:
     words = "spectral sparsifier resistance sampling laplacian"
-    papers = {"ASKED": ("Spectral sparsifiers", f"We study {words}.", _axis(0))}
+    papers = {"ASKED": ("Spectral sparsifiers", f"We study {words}.", axis(0))}
     # Many papers repeat every word of the asked-about paper but mean something else ...
     papers |= {
-        f"ECHO{n}": (f"Echo {n}", f"{words} {words} {words} echo {n}.", _axis(1))
+        f"ECHO{n}": (f"Echo {n}", f"{words} {words} {words} echo {n}.", axis(1))
         for n in range(RERANK_DEPTH + NEAREST_CANDIDATES)
     }
     # ... while this one says the same thing in other words, sharing one of them once.
@@ -265,10 +259,10 @@ def test_a_paper_near_in_meaning_is_ranked_even_when_bm25_puts_it_past_its_best(
         "Thinning networks",
         "Dropping most edges of a network keeps its cuts and random walks nearly intact, "
         "by keeping each edge with a probability set by its effective resistance.",
-        _axis(0),
+        axis(0),
     )
-    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", _axis(2)) for n in range(300)}
-    index = _with_vectors(tmp_path, papers)
+    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", axis(2)) for n in range(300)}
+    index = index_with_vectors(tmp_path, papers)
     bm25_alone = SearchIndex.build(index.papers)
     by_bm25 = [hit.paper.id for hit in bm25_alone.similar("ASKED", limit=200).hits]
     assert by_bm25.index("TWIN") >= RERANK_DEPTH
@@ -289,13 +283,15 @@ def test_a_query_naming_an_author_gets_no_papers_for_being_near_its_vector(
     letters, while BM25's best already hold the author's own."""
     by_name, by_topic = "letters by Lovelace", "letters on calculating engines"
     papers = {
-        f"ADA{n}": (f"Engines {n}", f"Letters, letters, letters {n}.", _axis(0))
+        f"ADA{n}": (f"Engines {n}", f"Letters, letters, letters {n}.", axis(0))
         for n in range(RERANK_DEPTH + 1)
     }
     # Each of these matches one word of the queries and is exactly what one of them means.
     papers["NEAR_NAME"] = ("Notes", "A note on letters.", shared_embedder().embed(by_name))
     papers["NEAR_TOPIC"] = ("Remarks", "A remark on letters.", shared_embedder().embed(by_topic))
-    index = _with_vectors(tmp_path, papers, {paper_id: ["Ada Lovelace"] for paper_id in papers})
+    index = index_with_vectors(
+        tmp_path, papers, {paper_id: ["Ada Lovelace"] for paper_id in papers}
+    )
 
     assert index.search(by_topic, limit=1).hits[0].paper.id == "NEAR_TOPIC"
     named = [hit.paper.id for hit in index.search(by_name, limit=10).hits]
@@ -308,14 +304,14 @@ def test_the_papers_of_an_author_the_query_names_stay_first(tmp_path: Path) -> N
     query = "calculating engines by Ada Lovelace"
     meant = shared_embedder().embed(query)
     papers = {
-        "HERS1": ("Notes on the engine", "Calculating engines and their notes.", _axis(0)),
-        "HERS2": ("Poetical science", "Imagination in mathematics.", _axis(1)),
+        "HERS1": ("Notes on the engine", "Calculating engines and their notes.", axis(0)),
+        "HERS2": ("Poetical science", "Imagination in mathematics.", axis(1)),
         "MEANT": ("Calculating engines", "Engines that calculate.", meant),
         "HALF": ("Engines calculating", "Calculate with engines.", meant),
     }
-    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", _axis(2)) for n in range(20)}
+    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", axis(2)) for n in range(20)}
     authors = {"HERS1": ["Ada Lovelace"], "HERS2": ["Ada Lovelace"], "HALF": ["Ada Smith"]}
-    index = _with_vectors(tmp_path, papers, authors)
+    index = index_with_vectors(tmp_path, papers, authors)
 
     # Hers, then by the mix: sharing half her name (Ada) puts no one ahead.
     top = [hit.paper.id for hit in index.search(query, limit=4).hits]
@@ -340,14 +336,24 @@ def test_like_mixes_the_papers_own_vector(semantic_index: SearchIndex) -> None:
 def test_a_thread_post_is_matched_by_all_its_words_and_its_meaning(
     semantic_index: SearchIndex,
 ) -> None:
+    """A post in other words than the paper's is matched by its meaning. (This test's post
+    was the one below, whose words, "instruction" and "activations", now make BM25 decisive:
+    under the round-4 rule it gets BM25's page, which has the paper first.)"""
     post = (
-        "We keep seeing our chat model comply with some formatting rules and silently ignore "
-        "others. Is there any work probing whether the model itself can tell, from its "
-        "activations, that it is about to break an instruction?"
+        "Has anyone looked at whether chatbots can sense, from the inside, that they are "
+        "going to disobey what the user asked them to do?"
     )
     hits = semantic_index.related(post, limit=3).hits
     assert INSTRUCTIONS in [hit.paper.id for hit in hits]
     assert all(hit.semantic_score is not None for hit in hits)
+    worded = (
+        "We keep seeing our chat model comply with some formatting rules and silently ignore "
+        "others. Is there any work probing whether the model itself can tell, from its "
+        "activations, that it is about to break an instruction?"
+    )
+    hits = semantic_index.related(worded, limit=3).hits
+    assert hits[0].paper.id == INSTRUCTIONS
+    assert all(hit.semantic_score is None for hit in hits)
 
 
 def test_the_setting_turns_it_off() -> None:
@@ -361,9 +367,10 @@ def test_embed_writes_the_vectors_beside_an_operators_corpus_and_keeps_them(
     tmp_path: Path, two_papers: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert embed_main(["--corpus", str(two_papers)], Settings()) == 0
-    assert "2 texts (2 embedded now)" in capsys.readouterr().out
+    # Each paper's title and its title and abstract.
+    assert "4 texts (4 embedded now)" in capsys.readouterr().out
     assert embed_main(["--corpus", str(two_papers)], Settings()) == 0
-    assert "2 texts (0 embedded now)" in capsys.readouterr().out
+    assert "4 texts (0 embedded now)" in capsys.readouterr().out
     ranker = load_ranker(load_corpus(str(two_papers)).papers, tmp_path / "mine.vectors.npz")
     assert ranker is not None and ranker.missing == 0
 
@@ -373,11 +380,13 @@ def test_embed_without_corpus_embeds_the_configured_one(
 ) -> None:
     corpus = tmp_path / "configured.jsonl"
     corpus.write_text(
-        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training."),
+        _catalogue_record(1, "Sparse graphs", "We sparsify graphs for faster GNN training.")
+        + _catalogue_record(2, "Label noise", ""),
         encoding="utf-8",
     )
     assert embed_main([], Settings(corpus=str(corpus))) == 0
-    assert "1 texts (1 embedded now)" in capsys.readouterr().out
+    # Two texts for the paper with an abstract; a title alone is one.
+    assert "3 texts (3 embedded now)" in capsys.readouterr().out
     assert (tmp_path / "configured.vectors.npz").is_file()
 
 
@@ -404,7 +413,9 @@ def test_fill_missing_embeds_each_text_once_and_saves_what_it_had(
     ranker = semantic.SemanticRanker(embedder, papers, empty, path)  # type: ignore[arg-type]
     assert ranker.missing == 2
     ranker.fill_missing()
-    assert ranker.missing == 0 and len(embedder.texts) == 2
+    # Each paper's text (embedded first) and title.
+    assert ranker.missing == 0 and len(embedder.texts) == 4
+    assert embedder.texts[1] == "Label noise. Training classifiers when annotators err."
     assert ranker.paper_vector(1) is not None and ranker.paper_vector(1)[2] == 1.0
     stored = read_vectors(path, embedder.fingerprint)
-    assert stored is not None and len(stored.keys) == 2
+    assert stored is not None and len(stored.keys) == 4
