@@ -5,15 +5,19 @@ crowd the semantic ranking's top hits (the semantic-on half of ``tests/test_fiel
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hand_vectors import at_cosine, axis, index_with_vectors
-from test_fields import BLANKED_SHARE, TOPICS, ahead, distinctive_words
+from test_fields import (
+    BLANKED_SHARE,
+    blank_abstracts,
+    distinctive_words,
+    known_items_moved,
+    top_five_share,
+)
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
@@ -183,14 +187,7 @@ def blanked_on(catalogue: tuple[Paper, ...]) -> tuple[SearchIndex, frozenset[str
     """``tests/test_fields.py``'s blanked catalogue (the same 40% of abstracts, by the same
     seed) with the shipped vectors: every title has its own vector there, so a blanked paper
     is compared by its title's."""
-    with_abstract = [paper.id for paper in catalogue if paper.abstract]
-    chosen = frozenset(
-        random.Random(18).sample(with_abstract, int(BLANKED_SHARE * len(with_abstract)))
-    )
-    blank = [
-        replace(paper, abstract="", plain_abstract="") if paper.id in chosen else paper
-        for paper in catalogue
-    ]
+    blank, chosen = blank_abstracts(catalogue)
     index = SearchIndex.build(blank, ranker_for("catalogue"))
     assert index._semantic is not None and index._semantic.missing == 0
     return index, chosen
@@ -203,10 +200,7 @@ def test_topic_searches_with_the_semantic_part_do_not_fill_the_top_five_with_bla
     papers, weighed against other titles, keep their share of the top 5 below half their
     share of the corpus (40%), as with BM25 alone. (When this was written: 3% of the top 5
     both ways, 95 of the 100 hits mixed.)"""
-    index, chosen = blanked_on
-    top = [hit.paper.id for topic in TOPICS for hit in index.search(topic, limit=5).hits]
-    assert len(top) == 5 * len(TOPICS)
-    share = sum(paper_id in chosen for paper_id in top) / len(top)
+    share = top_five_share(*blanked_on)
     assert share < BLANKED_SHARE / 2, share
 
 
@@ -221,16 +215,9 @@ def test_known_item_searches_with_the_semantic_part_do_not_drop_for_blanked_pape
     ahead of it, and the mean reciprocal rank falls by at most one query's move from first
     to second. (Titles and distinctive words mostly make BM25 decisive, so most of these
     queries get BM25's page: the mix may not undo that.)"""
-    blank_index, chosen = blanked_on
-    kept = [paper for paper in catalogue if paper.abstract and paper.id not in chosen]
-    overtaken = []
-    before_rr = after_rr = 0.0
-    for paper in random.Random(5).sample(kept, 80):
-        for query in (paper.title, distinctive_words(index_off_catalogue, paper, 3)):
-            before, after = ahead(on_index, query, paper.id), ahead(blank_index, query, paper.id)
-            overtaken += [(query, other) for other in after - before if other in chosen]
-            before_rr += 1 / (len(before) + 1)
-            after_rr += 1 / (len(after) + 1)
+    overtaken, before_rr, after_rr = known_items_moved(
+        index_off_catalogue, on_index, *blanked_on, catalogue
+    )
     assert not overtaken
     assert after_rr >= before_rr - 0.5
 
