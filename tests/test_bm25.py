@@ -353,3 +353,16 @@ def test_more_distinct_tf_and_length_pairs_than_two_byte_codes_hold() -> None:
     assert codes.dtype == np.uint32
     expected = index._ratio_of(tfs.astype(np.int64), lengths)
     assert codes.ratios[codes(0, len(tfs))].tobytes() == expected.tobytes()
+
+
+def test_a_token_s_papers_are_those_holding_it_in_either_field() -> None:
+    rng = random.Random(4)
+    fields = zipf_papers(rng, 400)
+    index = fielded(fields, TEST_WEIGHTS, TEST_K1)
+    frequencies = index.document_frequencies(2)
+    for token in [f"w{i}" for i in range(300)] + ["unknown"]:
+        holding = [doc for doc in range(400) if any(token in field[doc] for field in fields)]
+        assert index.documents(token).tolist() == holding, token
+        assert index.document_frequency(token) == len(holding), token
+        assert frequencies.get(token, 0) == (len(holding) if len(holding) >= 2 else 0), token
+        assert (token in index) == bool(holding)
