@@ -24,10 +24,10 @@ from bot.search.embedding import DIMENSIONS, ModelError
 from bot.search.semantic import shared_embedder
 from bot.search.vectors import (
     embed_missing,
-    embedding_text,
     empty_vectors,
     read_vectors,
     text_key,
+    vector_texts,
     vectors_path,
     write_vectors,
 )
@@ -89,7 +89,7 @@ def main(argv: Sequence[str], settings: Settings) -> int:
         print(f"paperbot embed: {error}", file=sys.stderr)
         return 2
     path = vectors_path(corpus)
-    texts = {text_key(text): text for text in map(embedding_text, papers)}
+    texts = {text_key(text): text for paper in papers for text in vector_texts(paper)}
     old = read_vectors(path, embedder.fingerprint) or empty_vectors(
         embedder.fingerprint, DIMENSIONS
     )

@@ -9,10 +9,9 @@ index small enough for hundreds of thousands of abstracts.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-
-import numpy as np
 
 from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
@@ -22,6 +21,7 @@ from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
+from bot.search.model_rule import ModelQuery
 from bot.search.plan import Plan
 from bot.search.planner import DEFAULT_PLANNER_OPTIONS, PlannerOptions, QueryPlanner
 from bot.search.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
@@ -174,32 +174,36 @@ class SearchIndex:
         if plan.is_empty:
             reasons.append(OnlyCommonWords())
             return _nothing(query, offset, reasons, similar_to)
-        vector = self._query_vector(parsed, plan, similar_to)
-        return self._ranked(query, plan, parsed, limit, offset, reasons, similar_to, vector)
+        meaning = None
+        if self._semantic is not None:
+            meaning = self._meaning(self._semantic, parsed, plan, similar_to)
+        return self._ranked(query, plan, parsed, limit, offset, reasons, similar_to, meaning)
 
     def _usage(self, parsed: ParsedQuery) -> Usage:
         """How to write the first field typed with nothing after it."""
         (operator,) = (op for op in FIELDS if field_name(op) == parsed.bare_fields[0])
         return Usage(operator, self.papers[0].id if operator is LIKE else None)
 
-    def _query_vector(
-        self, parsed: ParsedQuery, plan: Plan, similar_to: Paper | None
-    ) -> np.ndarray | None:
-        """What the semantic ranking compares papers with: the vector of the paper asked
-        for by ``like:``, else of the query's words and phrases (as corrected, every word
-        typed), without its operators; None for an author filter alone or with the semantic
-        part off."""
-        if self._semantic is None:
-            return None
+    def _meaning(
+        self,
+        semantic: SemanticRanker,
+        parsed: ParsedQuery,
+        plan: Plan,
+        similar_to: Paper | None,
+    ) -> ModelQuery | None:
+        """What the semantic ranking compares papers with: the paper asked for by
+        ``like:``, else the query's words and phrases (as corrected, every word typed),
+        without its operators; None for an author filter alone."""
         if similar_to is not None:
-            return self._semantic.paper_vector(self._doc(similar_to))
+            doc = self._doc(similar_to)
+            return ModelQuery(embedding_text(similar_to), lambda: semantic.paper_vector(doc))
         if plan.corrections:
             typed = sorted((*parsed.words, *parsed.name_words), key=lambda span: span.start)
             words = [_corrected(span.text, span.start, plan) for span in typed]
         else:
             words = [span.text for span in parsed.words]
         text = " ".join([*words, *parsed.phrases])
-        return self._semantic.embed(text) if text else None
+        return ModelQuery(text, functools.partial(semantic.embed, text)) if text else None
 
     def _ranked(
         self,
@@ -210,11 +214,11 @@ class SearchIndex:
         offset: int,
         reasons: list[Reason],
         similar_to: Paper | None = None,
-        vector: np.ndarray | None = None,
+        meaning: ModelQuery | None = None,
     ) -> SearchResult:
         """One page of a planned query, with what to know about it (``parsed`` is None for
         a paper or text that is no query)."""
-        hits, total = self._ranker.page(plan, limit, offset, vector)
+        hits, total = self._ranker.page(plan, limit, offset, meaning)
         if not total:
             reasons.append(self._explanations.of_nothing(plan, parsed))
         else:
@@ -245,8 +249,7 @@ class SearchIndex:
         plan = Plan(tokens=self._planner.paper_terms(paper), counted=False)
         if not plan.tokens:
             return _nothing(query, offset, [NoSharedWords(Source.PAPER)], paper)
-        vector = None if self._semantic is None else self._semantic.embed(embedding_text(paper))
-        return self._ranked(query, plan, None, limit, offset, [], paper, vector)
+        return self._ranked(query, plan, None, limit, offset, [], paper, self._text_meaning(paper))
 
     def related(self, text: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         """Papers related to a free text (a Slack message), which is not read as a query
@@ -254,10 +257,16 @@ class SearchIndex:
         words and the text's vector re-ranks."""
         limit, offset = max(limit, 0), max(offset, 0)
         plan = self._planner.for_text(text, every_word=self._semantic is not None)
-        vector = None if self._semantic is None else self._semantic.embed(text)
         if not plan.tokens:
             return _nothing(text, offset, [NoSharedWords(Source.TEXT)])
-        return self._ranked(text, plan, None, limit, offset, [], vector=vector)
+        return self._ranked(text, plan, None, limit, offset, [], meaning=self._text_meaning(text))
+
+    def _text_meaning(self, source: Paper | str) -> ModelQuery | None:
+        """What the model reads of a paper outside the corpus or of a free text."""
+        if self._semantic is None:
+            return None
+        text = source if isinstance(source, str) else embedding_text(source)
+        return ModelQuery(text, functools.partial(self._semantic.embed, text))
 
     def matching(self, query: str) -> list[tuple[Paper, float]]:
         """Every paper scoring above zero, best first (ties by id): for topic subscriptions."""

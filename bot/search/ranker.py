@@ -21,6 +21,7 @@ from bot.search.bm25 import top_k
 from bot.search.built_once import built_once
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import field_texts
+from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
@@ -84,17 +85,22 @@ class Ranker:
         return len(self._papers) >= PRUNING_MIN_PAPERS
 
     def page(
-        self, plan: Plan, limit: int, offset: int, vector: np.ndarray | None = None
+        self,
+        plan: Plan,
+        limit: int,
+        offset: int,
+        meaning: ModelQuery | None = None,
     ) -> tuple[tuple[Hit, ...], int]:
         """The hits ``offset..offset+limit`` of the papers a plan matches, best first, and
-        how many matched: BM25's order, or with a ``vector``, the semantic mix's (see
-        ``_mixed_page``)."""
-        if vector is None or self._semantic is None:
+        how many matched: BM25's order, or, given what the query means to the model (whose
+        vector is computed only if the model is asked, see ``bot.search.model_rule``), the
+        semantic mix's (see ``_mixed_page``)."""
+        if meaning is None or self._semantic is None:
             page, page_scores, total = self._bm25_page(plan, offset + limit)
             bm25_scores, cosines = page_scores, np.full(len(page), np.nan)
         else:
             page, page_scores, bm25_scores, cosines, total = self._mixed_page(
-                plan, offset + limit, vector, self._semantic
+                plan, offset + limit, meaning, self._semantic
             )
         highlighter = self._analyzer.highlighter(plan.tokens)
         marker = WordMarker(frozenset(plan.tokens))
@@ -219,9 +225,14 @@ class Ranker:
         return tiebreak
 
     def _mixed_page(
-        self, plan: Plan, k: int, vector: np.ndarray, semantic: SemanticRanker
+        self,
+        plan: Plan,
+        k: int,
+        meaning: ModelQuery,
+        semantic: SemanticRanker,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-        """The ``k`` best matches by the semantic mix: BM25's ``RERANK_DEPTH`` best and the
+        """The ``k`` best matches by the semantic mix, or BM25's own when the model is not
+        asked (``bot.search.model_rule``): BM25's ``RERANK_DEPTH`` best and the
         matching papers nearest to ``vector`` (``_nearest``) re-ranked, the papers of authors
         the query names first (as BM25 alone puts them), then BM25's order for any deeper
         page. Also returns the BM25 scores and the cosines the mix was made of
@@ -237,7 +248,17 @@ class Ranker:
             return nothing.astype(np.intp), nothing, nothing, nothing, 0
         depth = max(k, RERANK_DEPTH)
         candidates = self._contenders(scores, matched, plan.tokens, depth)
-        page = top_k(scores, depth, candidates=candidates, tiebreak=self._tiebreak)
+        tiebreak = self._tiebreak_for(plan, candidates)
+        page = top_k(scores, depth, candidates=candidates, tiebreak=tiebreak)
+        first, second = (*scores[page[:2]].tolist(), 0.0)[:2]
+        first_title = self._analyzer.tokens(self._papers[page[0]].title)
+        say = model_say(plan.tokens, meaning.words, first_title, first, second)
+        vector = None if say is None else meaning.vector()
+        if say is None or vector is None:
+            bm25_scores = scores[page[:k]]
+            return page[:k], bm25_scores, bm25_scores, np.full(len(bm25_scores), np.nan), total
+        if plan.names_authors:  # the mix's candidates break ties by id (``_tiebreak_for``)
+            page = top_k(scores, depth, candidates=candidates, tiebreak=self._tiebreak)
         outside = matched.copy()
         outside[page[:RERANK_DEPTH]] = False
         nearest = self._nearest(plan, vector, semantic, outside)
@@ -248,7 +269,7 @@ class Ranker:
             # He for ``Kaiming He``), as BM25 alone ranks them.
             by_them = reduce(np.union1d, map(self._authors.papers_by, plan.author_runs))
             named = np.isin(head, by_them)
-        reranked = semantic.rerank(head, scores[head], vector, self._tiebreak, named)
+        reranked = semantic.rerank(head, scores[head], vector, say, self._tiebreak, named)
         rest = page[RERANK_DEPTH:][~np.isin(page[RERANK_DEPTH:], nearest)]
         return (
             np.concatenate([reranked.docs, rest])[:k],

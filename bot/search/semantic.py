@@ -4,10 +4,20 @@ BM25 finds papers that share the query's words; a sentence vector knows that "fo
 instructions" and "instruction adherence" mean the same. Dense retrieval alone ranks the
 catalogue worse than BM25, so it does not rank on its own: BM25's ``RERANK_DEPTH`` best,
 joined by the ``NEAREST_CANDIDATES`` matching papers nearest to the query's vector, are
-re-scored as ``alpha * minmax(BM25) + (1 - alpha) * cosine`` and the rest keep BM25's order.
-The nearest papers are there for the question whose paper BM25 ranks beyond its best 100
-because it says the same thing in other words; they must still match the query (share a word
-with it and pass its filters), so the hit count and the bolded words stay true.
+re-scored and the rest keep BM25's order. The nearest papers are there for the question whose
+paper BM25 ranks beyond its best 100 because it says the same thing in other words; they must
+still match the query (share a word with it and pass its filters), so the hit count and the
+bolded words stay true.
+
+The re-score compares like with like (declared in ``bench/round4.md`` before it was
+measured). A paper's evidence is the cosine of its text vector (title and abstract) when it
+has an abstract, of its title vector when it has none, each standardised against the same
+kind of cosine among the candidates: a bare title sits closer to a short query than a whole
+abstract does, and would otherwise win for being short. BM25's scores are standardised too,
+and ``beta * z(BM25) + (1 - beta) * share * evidence`` orders the candidates: a query whose
+rare words single out one paper puts it standard deviations ahead, while a query of common
+words leaves BM25 flat for the model to decide. When the model is asked, with what share and
+``beta``, is one rule: ``bot.search.model_rule``.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import numpy as np
 
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
+from bot.search.model_rule import ModelSay
 from bot.search.query_vectors import QueryVectors
 from bot.search.vectors import (
     StoredVectors,
@@ -41,7 +52,6 @@ logger = logging.getLogger(__name__)
 RERANK_DEPTH = 100
 # Declared with the held-out round of blind queries before it was measured (bench/README.md).
 NEAREST_CANDIDATES = 20
-ALPHA = 0.25  # weight of BM25 in the mix, chosen on the blind set (bench/semantic_alpha.py)
 _RECENT_QUERIES = 512  # query vectors kept (1.5 KB each)
 _PROGRESS_EVERY = 60.0  # seconds between progress lines while embedding in the background
 
@@ -49,7 +59,8 @@ _PROGRESS_EVERY = 60.0  # seconds between progress lines while embedding in the 
 @dataclass(frozen=True)
 class Reranked:
     """Candidates in their new order, with the mixed score and the parts it was mixed from
-    (``cosine`` is NaN for a paper that has no vector yet)."""
+    (``cosine`` is the cosine the evidence was made of, NaN for a paper with no vector
+    yet)."""
 
     docs: np.ndarray
     scores: np.ndarray
@@ -57,18 +68,28 @@ class Reranked:
     cosine: np.ndarray
 
 
-def mix(bm25: np.ndarray, cosine: np.ndarray, alpha: float) -> np.ndarray:
-    """``alpha * minmax(bm25) + (1 - alpha) * cosine``. A NaN cosine (no vector yet) counts as the
-    candidates' mean cosine, so such a paper places by its BM25 score alone."""
-    low, high = float(bm25.min()), float(bm25.max())
-    scaled = (bm25 - low) / (high - low) if high > low else np.ones_like(bm25)
-    known = ~np.isnan(cosine)
-    neutral = float(cosine[known].mean()) if known.any() else 0.0
-    return alpha * scaled + (1 - alpha) * np.where(known, cosine, neutral)
+def standardised(values: np.ndarray) -> np.ndarray:
+    """z-scores of the known (non-NaN) values; NaN stays NaN, and values that do not vary
+    score 0, the mean, so they neither lift nor sink a paper."""
+    known = ~np.isnan(values)
+    if np.count_nonzero(known) < 2:
+        return np.where(known, 0.0, np.nan)
+    spread = float(values[known].std())
+    if spread == 0.0:
+        return np.where(known, 0.0, np.nan)
+    return (values - float(values[known].mean())) / spread
+
+
+def mix(bm25: np.ndarray, evidence: np.ndarray, say: ModelSay) -> np.ndarray:
+    """``beta * z(bm25) + (1 - beta) * share * evidence``; a paper without evidence (no
+    vector yet) counts as the candidates' mean, so it places by its BM25 score alone."""
+    weight = (1 - say.beta) * say.share
+    return say.beta * standardised(bm25) + weight * np.nan_to_num(evidence, nan=0.0)
 
 
 class SemanticRanker:
-    """The model and one unit vector per paper of a corpus (in the index's paper order)."""
+    """The model, and for every paper of a corpus (in the index's paper order) its title's
+    vector and, when it has an abstract, its text's."""
 
     def __init__(
         self,
@@ -76,21 +97,17 @@ class SemanticRanker:
         papers: Sequence[Paper],
         stored: StoredVectors,
         path: Path,
-        alpha: float = ALPHA,
     ) -> None:
         self._embedder = embedder
         self._papers = papers
         self._path = path
-        self._alpha = alpha
-        self._vectors = np.zeros((len(papers), DIMENSIONS), dtype=np.float32)
-        self._ready = np.zeros(len(papers), dtype=bool)
-        self._keys = [text_key(embedding_text(paper)) for paper in papers]
+        self._has_abstract = np.array([bool(paper.plain_abstract) for paper in papers], bool)
+        # A title-only paper's text is its title: one key, one vector, in both tables.
+        self._text = _VectorTable([text_key(embedding_text(paper)) for paper in papers])
+        self._title = _VectorTable([text_key(paper.title) for paper in papers])
         rows = stored.rows()
-        found = [(doc, rows[key]) for doc, key in enumerate(self._keys) if key in rows]
-        if found:
-            docs, at = (np.array(column) for column in zip(*found, strict=True))
-            self._vectors[docs] = stored.vectors[at]
-            self._ready[docs] = True
+        self._text.load(rows, stored.vectors)
+        self._title.load(rows, stored.vectors)
         # Kept only to be saved again with the vectors ``fill_missing`` adds.
         self._stored = stored if self.missing else empty_vectors(stored.model, DIMENSIONS)
         self._fill_lock = threading.Lock()
@@ -98,8 +115,9 @@ class SemanticRanker:
 
     @property
     def missing(self) -> int:
-        """Papers still without a vector."""
-        return int(len(self._ready) - np.count_nonzero(self._ready))
+        """Papers still without their vectors."""
+        ready = self._text.ready & self._title.ready
+        return int(len(ready) - np.count_nonzero(ready))
 
     def embed(self, text: str) -> np.ndarray:
         """The vector of a query or message; paging through its results ("Next 5",
@@ -107,66 +125,78 @@ class SemanticRanker:
         return self._recent.vector(text)
 
     def paper_vector(self, doc: int) -> np.ndarray | None:
-        return self._vectors[doc] if self._ready[doc] else None
+        """The vector of a paper's text (its title when it has no abstract)."""
+        return self._text.vectors[doc] if self._text.ready[doc] else None
+
+    def evidence(self, vector: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For the papers ``docs``: how near each is to ``vector`` against papers of its
+        kind (the z-score of its text cosine among those with an abstract, of its title
+        cosine among all of them), and the cosine that was made of; NaN where a paper has
+        no vector yet."""
+        title = self._title.cosines(vector, docs)
+        text = np.where(self._has_abstract[docs], self._text.cosines(vector, docs), np.nan)
+        by_text = ~np.isnan(text)
+        return (
+            np.where(by_text, standardised(text), standardised(title)),
+            np.where(by_text, text, title),
+        )
 
     def nearest(
         self, vector: np.ndarray, among: np.ndarray, k: int, tiebreak: np.ndarray
     ) -> np.ndarray:
-        """The ``k`` papers of the mask ``among`` (that have a vector) nearest to ``vector``,
-        nearest first; ties go by ``tiebreak``, as in every other ranking."""
-        docs = np.flatnonzero(among & self._ready)
-        # One product with every vector, not a copy of the rows asked for: a long query
-        # matches most papers, and the copy would cost more than the product.
-        cosine = (self._vectors @ vector)[docs]
+        """The ``k`` papers of the mask ``among`` (that have a vector) nearest to ``vector``
+        by the same evidence as the mix, nearest first; ties go by ``tiebreak``, as in every
+        other ranking."""
+        docs = np.flatnonzero(among & (self._text.ready | self._title.ready))
+        near, _ = self.evidence(vector, docs)
         if len(docs) > k > 0:
-            kth = np.partition(cosine, len(docs) - k)[len(docs) - k]
-            keep = cosine >= kth  # ties at the cut included, for the tiebreak to settle
-            docs, cosine = docs[keep], cosine[keep]
-        return docs[np.lexsort((tiebreak[docs], -cosine))][:k]
+            kth = np.partition(near, len(docs) - k)[len(docs) - k]
+            keep = near >= kth  # ties at the cut included, for the tiebreak to settle
+            docs, near = docs[keep], near[keep]
+        return docs[np.lexsort((tiebreak[docs], -near))][:k]
 
     def rerank(
         self,
         docs: np.ndarray,
         bm25: np.ndarray,
         vector: np.ndarray,
+        say: ModelSay,
         tiebreak: np.ndarray,
         ahead: np.ndarray | None = None,
     ) -> Reranked:
-        """Re-order the candidates ``docs``, whose BM25 scores are ``bm25``, by the mix; ties
-        go by ``tiebreak``. The candidates flagged in ``ahead`` come before the others,
-        each group in the mix's order: what the model cannot judge (an author's name) but
-        the query asked for stays first."""
-        cosine = np.where(self._ready[docs], self._vectors[docs] @ vector, np.nan)
-        mixed = mix(bm25, cosine, self._alpha)
+        """Re-order the candidates ``docs``, whose BM25 scores are ``bm25``, by the mix
+        ``say`` weighs; ties go by ``tiebreak``. The candidates flagged in ``ahead`` come
+        before the others, each group in the mix's order: what the model cannot judge (an
+        author's name) but the query asked for stays first."""
+        evidence, cosine = self.evidence(vector, docs)
+        mixed = mix(bm25, evidence, say)
         behind = np.zeros(len(docs), dtype=bool) if ahead is None else ~ahead
         order = np.lexsort((tiebreak[docs], -mixed, behind))
         return Reranked(docs[order], mixed[order], bm25[order], cosine[order])
 
     def fill_missing(self) -> None:
-        """Embed the papers without a vector, then save them beside the corpus so a restart
-        need not embed them again. Slow (a model run per paper): run in the
-        background; those papers rank by BM25 alone until their vector is in."""
+        """Embed the titles and texts without a vector, then save them beside the corpus so
+        a restart need not embed them again. Slow (a model run per text): run in the
+        background; those papers rank by BM25 alone until their vectors are in."""
         with self._fill_lock:
-            todo = np.flatnonzero(~self._ready).tolist()
-            if not todo:
+            texts = {
+                **self._text.missing_texts(lambda doc: embedding_text(self._papers[doc])),
+                **self._title.missing_texts(lambda doc: self._papers[doc].title),
+            }
+            if not texts:
                 return
-            logger.info("semantic: embedding %d papers that have no stored vector", len(todo))
+            logger.info("semantic: embedding %d texts that have no stored vector", len(texts))
             started = time.monotonic()
-            docs_of: dict[int, list[int]] = {}
-            for doc in todo:
-                docs_of.setdefault(self._keys[doc], []).append(doc)
 
             def ready(key: int, vector: np.ndarray) -> None:
-                for doc in docs_of[key]:
-                    self._vectors[doc] = vector
-                    self._ready[doc] = True
+                self._text.fill(key, vector)
+                self._title.fill(key, vector)
 
-            texts = {key: embedding_text(self._papers[docs[0]]) for key, docs in docs_of.items()}
             self._stored, _ = embed_missing(
                 self._stored, texts, self._embedder.embed, each=_logged_progress, done=ready
             )
             logger.info(
-                "semantic: embedded %d papers in %.0f s", len(todo), time.monotonic() - started
+                "semantic: embedded %d texts in %.0f s", len(texts), time.monotonic() - started
             )
             try:
                 write_vectors(self._path, self._stored)
@@ -174,6 +204,45 @@ class SemanticRanker:
                 logger.warning("semantic: cannot save vectors to %s (%s)", self._path, error)
             else:
                 logger.info("semantic: saved the vectors to %s", self._path)
+
+
+class _VectorTable:
+    """One vector per paper, found by the key of the text it is made of; the table fills
+    as vectors are stored or embedded."""
+
+    def __init__(self, keys: list[int]) -> None:
+        self._keys = keys
+        self.vectors = np.zeros((len(keys), DIMENSIONS), dtype=np.float32)
+        self.ready = np.zeros(len(keys), dtype=bool)
+        self._docs_of: dict[int, list[int]] = {}
+        for doc, key in enumerate(keys):
+            self._docs_of.setdefault(key, []).append(doc)
+
+    def load(self, rows: dict[int, int], stored: np.ndarray) -> None:
+        found = [(doc, rows[key]) for doc, key in enumerate(self._keys) if key in rows]
+        if found:
+            docs, at = (np.array(column) for column in zip(*found, strict=True))
+            self.vectors[docs] = stored[at]
+            self.ready[docs] = True
+
+    def missing_texts(self, text_of: Callable[[int], str]) -> dict[int, str]:
+        """Key → text of every vector still missing."""
+        return {self._keys[doc]: text_of(doc) for doc in np.flatnonzero(~self.ready).tolist()}
+
+    def fill(self, key: int, vector: np.ndarray) -> None:
+        for doc in self._docs_of.get(key, ()):
+            self.vectors[doc] = vector
+            self.ready[doc] = True
+
+    def cosines(self, vector: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        """Cosines of ``docs`` with ``vector``, NaN where a paper has no vector yet. For
+        many papers (a long query matches most), a product with every row, which costs less
+        than copying the rows asked for."""
+        if 4 * len(docs) < len(self.ready):
+            products = self.vectors[docs] @ vector
+        else:
+            products = (self.vectors @ vector)[docs]
+        return np.where(self.ready[docs], products, np.nan)
 
 
 def _logged_progress(keys: list[int]) -> Iterator[int]:

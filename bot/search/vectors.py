@@ -34,6 +34,14 @@ def embedding_text(paper: Paper) -> str:
     return f"{paper.title}. {paper.plain_abstract}"
 
 
+def vector_texts(paper: Paper) -> tuple[str, ...]:
+    """Every text of a paper the semantic ranking keeps a vector of: its title, and its
+    text when it has an abstract (``bot.search.semantic`` compares each with its own
+    kind)."""
+    text = embedding_text(paper)
+    return (paper.title,) if text == paper.title else (paper.title, text)
+
+
 def text_key(text: str) -> int:
     """A 64-bit hash of an embedded text (collisions among millions: about one in 10⁷)."""
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
