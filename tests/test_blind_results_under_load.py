@@ -1,0 +1,61 @@
+"""Batching and caching change what a search costs, never what it answers (issue 21).
+
+Every query of the blind sets runs through the catalogue's default engine (semantic part on)
+three ways: one at a time on a fresh index, from eight threads at once on another fresh index
+(so queries wait together and share model runs in ``bot.search.query_vectors``), and again on
+that index (so every vector comes from the cache). The three must rank the same papers in the
+same order.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from bot.papers.corpus import load_corpus
+from bot.search.engine import SearchIndex
+from bot.search.semantic import ranker_for
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+BLIND_SETS = (
+    "queries_catalogue.jsonl",
+    "queries_holdout.jsonl",
+    "queries_round4.jsonl",
+    "queries_topics.jsonl",
+)
+
+
+def _blind_queries() -> list[str]:
+    return [
+        json.loads(line)["query"]
+        for name in BLIND_SETS
+        for line in (BENCH / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def _ranked(index: SearchIndex, query: str) -> tuple[str, ...]:
+    return tuple(hit.paper.id for hit in index.search(query, limit=10).hits)
+
+
+@pytest.fixture(scope="module")
+def papers() -> tuple:
+    return load_corpus("catalogue").papers
+
+
+def test_every_blind_query_ranks_the_same_alone_together_and_from_the_cache(papers) -> None:
+    queries = _blind_queries()
+    assert len(queries) > 500
+    alone_index = SearchIndex.build(papers, ranker_for("catalogue"))
+    alone = [_ranked(alone_index, query) for query in queries]
+
+    together_index = SearchIndex.build(papers, ranker_for("catalogue"))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda query: _ranked(together_index, query), queries))
+    cached = [_ranked(together_index, query) for query in queries]
+
+    assert together == alone
+    assert cached == alone
