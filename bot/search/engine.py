@@ -19,6 +19,7 @@ from bot.search.analyzer import Acronym, CorpusAnalyzer, mine_acronyms
 from bot.search.authors import AuthorIndex
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
+from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
 from bot.search.model_rule import ModelQuery
@@ -29,14 +30,19 @@ from bot.search.ranker import DEFAULT_RANKER_OPTIONS, Ranker, RankerOptions
 from bot.search.results import (
     FIELDS,
     LIKE,
+    MIN_SAVES,
     EmptyQuery,
+    ForYou,
     Hit,
     NoSharedWords,
+    NoVectors,
     OnlyCommonWords,
     OnlyExclusions,
     Reason,
     SearchResult,
     Source,
+    Suggestion,
+    TooFewSaves,
     Truncated,
     UnknownId,
     UnknownLike,
@@ -278,6 +284,44 @@ class SearchIndex:
             return []
         plan = self._planner.plan(parsed, None if similar_to is None else self._doc(similar_to))
         return [] if plan.is_empty else self._ranker.matching(plan)
+
+    # --- recommending -----------------------------------------------------------------------
+
+    def for_you(
+        self, saved: Sequence[str], dismissed: Sequence[str], *, limit: int = 5, offset: int = 0
+    ) -> ForYou:
+        """One page of the papers a model of this reading list ranks highest (see
+        ``bot.search.foryou``): never a saved or dismissed one; ids outside the corpus, and
+        saved papers without a vector yet, are not learned from."""
+        limit, offset = max(limit, 0), max(offset, 0)
+        if self._semantic is None:
+            return ForYou((), 0, offset, 0, NoVectors())
+        vectors, ready = vector_table(self._semantic.paper_vector, len(self.papers))
+        if not ready.any():
+            return ForYou((), 0, offset, 0, NoVectors())
+        saved_docs = self._docs_of(saved)
+        dismissed_docs = [doc for doc in self._docs_of(dismissed) if doc not in saved_docs]
+        learned = [doc for doc in saved_docs if ready[doc]]
+        if len(learned) < MIN_SAVES:
+            return ForYou((), 0, offset, len(learned), TooFewSaves(len(learned), MIN_SAVES))
+        seed_key = "\n".join(sorted(self.papers[doc].id for doc in learned))
+        ranked = rank_for_reader(vectors, ready, learned, dismissed_docs, seed_key)
+        total = min(len(ranked.docs), MAX_SUGGESTIONS)
+        page = range(offset, min(offset + limit, total))
+        suggestions = tuple(
+            Suggestion(
+                self.papers[ranked.docs[at]],
+                self.papers[ranked.like[at]],
+                float(ranked.scores[at]),
+            )
+            for at in page
+        )
+        return ForYou(suggestions, total, offset, len(learned), None)
+
+    def _docs_of(self, refs: Sequence[str]) -> list[int]:
+        """The corpus papers ``refs`` name, each once, in order; unknown ids left out."""
+        papers = (self.get(ref) for ref in refs)
+        return list(dict.fromkeys(self._doc(paper) for paper in papers if paper is not None))
 
 
 def _nothing(

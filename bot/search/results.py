@@ -208,6 +208,25 @@ class TooManyConditions:
     """Each condition matches papers, but no paper matches all of them."""
 
 
+MIN_SAVES = 3
+"""Saved papers (in the corpus, with a vector) a reading list needs before "For you" guesses:
+a line through two points says little about which way a person reads."""
+
+
+@dataclass(frozen=True)
+class TooFewSaves:
+    """Too few saved papers to learn from: ``saves`` usable of the ``needed``."""
+
+    saves: int
+    needed: int
+
+
+@dataclass(frozen=True)
+class NoVectors:
+    """The semantic part is off or the corpus has no paper vectors, so nothing can be
+    learned from a reading list."""
+
+
 Reason = (
     Truncated
     | UnknownId
@@ -224,6 +243,8 @@ Reason = (
     | NoPhrase
     | AllExcluded
     | TooManyConditions
+    | TooFewSaves
+    | NoVectors
 )
 
 
@@ -251,3 +272,24 @@ class SearchResult:
     # count is only good for paging.
     counted: bool = True
     usage: Usage | None = None  # how to write the query, when it was not a search at all
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A paper the person's model ranks high, and the saved paper it is most like (the
+    highest cosine), for the card to say why."""
+
+    paper: Paper
+    like: Paper
+    score: float
+
+
+@dataclass(frozen=True)
+class ForYou:
+    """One page of a person's suggestions."""
+
+    suggestions: tuple[Suggestion, ...]  # the requested page (offset..offset+limit)
+    total: int  # how many suggestions there are in all (for paging)
+    offset: int
+    saves: int  # saved papers the model learned from (those in the corpus with a vector)
+    reason: Reason | None  # why there are none: TooFewSaves or NoVectors
