@@ -2,8 +2,9 @@
 
 Everything that must survive a restart or be shared by several bot processes lives here,
 one module per kind of state: Slack event ids already handled (``events``), remembered
-searches for buttons and threads (``searches``), reading lists (``reading_lists``), rendered
-link unfurls (``unfurls``), the digest's subscriptions (``subscriptions``) and its daily
+searches for buttons and threads (``searches``), reading lists (``reading_lists``), each
+person's dismissals and "forget me" (``people``), a workspace's deletion on uninstall
+(``workspaces``), rendered link unfurls (``unfurls``), the digest's subscriptions (``subscriptions``) and its daily
 claims and rotation (``claims``), each a ``part.Part`` over one shared database. ``tables``
 is the schema, ``migrations`` upgrades it, ``expiry`` forgets what no request needs,
 ``database`` is the engine plumbing, ``records`` the plain values handed out, and

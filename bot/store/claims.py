@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from bot.store.database import log
 from bot.store.part import Part, bounded, digest_bounded
 from bot.store.records import CLAIMED, POSTED, POSTING, ClaimAttempt, DigestClaim
-from bot.store.tables import digest_claims, digest_seen
+from bot.store.tables import digest_claims, digest_seen, subscriptions
 
 
 def never_gone(_owner: str) -> bool:
@@ -98,6 +98,7 @@ class DigestClaims(Part):
                     owner=owner,
                     claimed_at=now,
                     updated_at=now,
+                    team_id=_workspace_of(channel),
                 )
                 .on_conflict_do_nothing(index_elements=["channel", "local_date"])
                 .returning(*digest_claims.c)
@@ -189,14 +190,18 @@ class DigestClaims(Part):
                     condition,
                 )
                 .values(state=POSTED, ts=ts, posted_at=now, updated_at=now)
-                .returning(digest_claims.c.round, digest_claims.c.paper_id)
+                .returning(digest_claims.c.round, digest_claims.c.paper_id, digest_claims.c.team_id)
             ).first()
             if row is None:
                 return False
             connection.execute(
                 self._database.insert(digest_seen)
                 .values(
-                    channel=channel, round=row.round, paper_id=row.paper_id, local_date=local_date
+                    channel=channel,
+                    round=row.round,
+                    paper_id=row.paper_id,
+                    local_date=local_date,
+                    team_id=row.team_id,
                 )
                 .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
             )
@@ -248,3 +253,11 @@ def _claim_query(channel: str, local_date: date) -> Any:
 def _claim_key(channel: str, local_date: date) -> tuple[Any, Any]:
     """The claim's primary key as conditions: one channel's post for one local date."""
     return digest_claims.c.channel == channel, digest_claims.c.local_date == local_date
+
+
+def _workspace_of(channel: str) -> Any:
+    """The channel's workspace as its subscription records it (``NULL`` for the environment's
+    default channel with no row): the digest itself never sees a Slack payload."""
+    return (
+        select(subscriptions.c.team_id).where(subscriptions.c.channel == channel).scalar_subquery()
+    )

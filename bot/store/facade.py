@@ -14,13 +14,24 @@ from bot.store.database import DEADLINE_S, DIGEST_DEADLINE_S, Database, unusable
 from bot.store.events import SlackEvents
 from bot.store.expiry import Expiry
 from bot.store.migrations import migrate
+from bot.store.people import People
 from bot.store.reading_lists import ReadingLists
 from bot.store.searches import StoredSearches
 from bot.store.subscriptions import SubscriptionRows
 from bot.store.unfurls import Unfurls
+from bot.store.workspaces import Workspaces
 
 
-class Store(SlackEvents, StoredSearches, ReadingLists, Unfurls, SubscriptionRows, DigestClaims):
+class Store(
+    SlackEvents,
+    StoredSearches,
+    ReadingLists,
+    People,
+    Unfurls,
+    SubscriptionRows,
+    DigestClaims,
+    Workspaces,
+):
     """Durable state for one bot process; safe to share a database with other processes."""
 
     def __init__(

@@ -13,13 +13,15 @@ from bot.store.database import Database, StoreError, log
 from bot.store.records import RELATED
 from bot.store.tables import (
     digest_claims,
+    digest_seen,
     metadata,
     saved_queries,
     schema_version,
+    subscriptions,
     thread_searches,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -62,14 +64,31 @@ def _claim_topics(connection: Connection, _now: datetime) -> None:
         connection.execute(text(f"ALTER TABLE {digest_claims.name} ADD COLUMN topic TEXT"))
 
 
+def _channel_workspaces(connection: Connection, _now: datetime) -> None:
+    """Schema 5: the tables keyed by channel record the workspace the channel belongs to, so
+    uninstalling the app can delete that workspace's rows. Existing rows keep ``NULL``
+    (unknown): nothing stored says which workspace wrote them (``workspaces`` says what
+    happens to them on uninstall)."""
+    inspector = inspect(connection)
+    for table in (thread_searches, subscriptions, digest_seen, digest_claims):
+        columns = {column["name"] for column in inspector.get_columns(table.name)}
+        if "team_id" in columns:
+            continue
+        connection.execute(text(f"ALTER TABLE {table.name} ADD COLUMN team_id VARCHAR(64)"))
+        for index in table.indexes:
+            index.create(connection)
+
+
 _MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {
     3: _kinds_and_times,
     4: _claim_topics,
+    5: _channel_workspaces,
 }
 """Steps that take the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
 that changes existing tables: each alters them and converts their rows. A version that only
 adds tables has no entry: ``create_all`` creates every missing table before the steps run
-(version 2 added ``saved_papers`` and ``unfurls``)."""
+(version 2 added ``saved_papers`` and ``unfurls``; version 5 also ``dismissals`` and
+``forgotten_people``)."""
 
 
 def migrate(database: Database) -> None:

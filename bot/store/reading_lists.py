@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.store.part import Part, bounded
+from bot.store.people import remembered_again
 from bot.store.tables import saved_papers
 
 
@@ -17,6 +18,7 @@ class ReadingLists(Part):
         """Put a paper on the person's reading list; False when it was there already.
 
         A second save keeps the first one's time, so a double click does not reorder the list.
+        Saving ends a "forget me": the person is keeping a reading list again.
         """
         with self._database.begin() as connection:
             now = self._database.now()
@@ -26,6 +28,7 @@ class ReadingLists(Part):
                 .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
                 .returning(saved_papers.c.paper_id)
             ).first()
+            remembered_again(connection, team_id, user_id)
         return inserted is not None
 
     @bounded

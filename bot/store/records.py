@@ -27,6 +27,9 @@ class SubscriptionRecord:
     source: str
     active: bool = True
     paused_reason: str | None = None
+    team_id: str | None = None
+    """The workspace the channel belongs to; ``None`` when unknown (the environment's
+    default channel, rows from before schema 5)."""
 
 
 class Remembered(NamedTuple):
@@ -55,6 +58,7 @@ class DigestClaim:
     updated_at: datetime
     posted_at: datetime | None = None
     topic: str | None = None
+    team_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,19 @@ class StoredSearches(Part):
 
     @bounded
     def remember_thread_search(
-        self, channel: str, thread_ts: str, query: str, shown: int, kind: str = SEARCH
+        self,
+        channel: str,
+        thread_ts: str,
+        query: str,
+        shown: int,
+        kind: str = SEARCH,
+        *,
+        team_id: str | None = None,
     ) -> None:
+        """``team_id``: the channel's workspace, when the request said (for uninstalls)."""
         values = {"query": query, "shown": shown, "kind": kind, "updated_at": self._database.now()}
+        if team_id is not None:
+            values["team_id"] = team_id
         statement = self._database.insert(thread_searches).values(
             channel=channel, thread_ts=thread_ts, **values
         )

@@ -15,7 +15,8 @@ from bot.store.tables import subscriptions
 class SubscriptionRows(Part):
     @bounded
     def save_subscription(self, record: SubscriptionRecord) -> None:
-        """Create or replace a channel's subscription (unpausing it)."""
+        """Create or replace a channel's subscription (unpausing it); a record that does not
+        know its workspace keeps the one stored."""
         values = {
             "post_time": record.post_time,
             "zone": record.zone,
@@ -26,6 +27,8 @@ class SubscriptionRows(Part):
             "paused_reason": record.paused_reason,
             "updated_at": self._database.now(),
         }
+        if record.team_id is not None:
+            values["team_id"] = record.team_id
         with self._database.begin() as connection:
             connection.execute(
                 self._database.insert(subscriptions)
@@ -69,4 +72,5 @@ def _record(row: Any) -> SubscriptionRecord:
         source=row.source,
         active=row.active,
         paused_reason=row.paused_reason,
+        team_id=row.team_id,
     )

@@ -83,7 +83,11 @@ thread_searches = Table(
     Column("shown", Integer, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     Column("kind", String(16), nullable=False, server_default=SEARCH),
+    Column("team_id", String(64), index=True),
 )
+"""Each thread's last search. ``team_id`` (like every channel-keyed table's) is the workspace
+the channel belongs to, for deleting a workspace's rows on uninstall; ``NULL`` means
+unknown (rows written before schema 5)."""
 
 subscriptions = Table(
     "subscriptions",
@@ -97,6 +101,7 @@ subscriptions = Table(
     Column("active", Boolean, nullable=False),
     Column("paused_reason", String(64)),
     Column("updated_at", UTCDateTime, nullable=False),
+    Column("team_id", String(64), index=True),
 )
 """One row per channel that ever used a command (or was paused while on the env default).
 
@@ -111,6 +116,7 @@ digest_seen = Table(
     Column("round", Integer, primary_key=True, autoincrement=False),
     Column("paper_id", String(128), primary_key=True),
     Column("local_date", Date, nullable=False),
+    Column("team_id", String(64), index=True),
 )
 """The rotation: which papers each channel has had in each round. The order itself is not
 stored; it is recomputed from a per-channel, per-round seed, so it survives restarts."""
@@ -131,6 +137,7 @@ digest_claims = Table(
     Column("updated_at", UTCDateTime, nullable=False),
     Column("posted_at", UTCDateTime),
     Column("topic", Text),
+    Column("team_id", String(64), index=True),
 )
 """At most one daily post per (channel, local date): the primary key is the guarantee.
 
@@ -161,3 +168,24 @@ unfurls = Table(
     Column("rendered_at", UTCDateTime, nullable=False, index=True),
 )
 """Rendered link previews, keyed by a hash of the link as Slack sent it."""
+
+dismissals = Table(
+    "dismissals",
+    metadata,
+    Column("team_id", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("paper_id", String(128), primary_key=True),
+    Column("dismissed_at", UTCDateTime, nullable=False),
+)
+"""Papers a person marked "not relevant": never suggested to them again, and negatives for
+their model. Keyed like ``saved_papers``, so dismissing twice is one row."""
+
+forgotten_people = Table(
+    "forgotten_people",
+    metadata,
+    Column("team_id", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+)
+"""People who asked to be forgotten and have not saved since: signals kept passively about a
+person (reactions, shares) must not be recorded for them. Only the two ids, nothing else;
+their next save removes the row (they are using their reading list again)."""

@@ -1,0 +1,102 @@
+"""What the bot keeps about one person: the papers they dismissed, and whether they asked to
+be forgotten. Their reading list is ``reading_lists``; ``forget_person`` clears both."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Table, select
+from sqlalchemy.engine import Connection
+
+from bot.store.part import Part, bounded
+from bot.store.tables import dismissals, forgotten_people, saved_papers
+
+PERSONAL_TABLES: dict[str, Table] = {"saved papers": saved_papers, "dismissals": dismissals}
+"""Every table with rows about one person, by the name ``forget_person`` reports them under.
+The others hold nothing that names a person: see docs/privacy.md."""
+
+
+class People(Part):
+    @bounded
+    def dismiss(self, team_id: str, user_id: str, paper_id: str) -> bool:
+        """Mark a paper "not relevant" for the person; False when it was already."""
+        with self._database.begin() as connection:
+            inserted = connection.execute(
+                self._database.insert(dismissals)
+                .values(
+                    team_id=team_id,
+                    user_id=user_id,
+                    paper_id=paper_id,
+                    dismissed_at=self._database.now(),
+                )
+                .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
+                .returning(dismissals.c.paper_id)
+            ).first()
+        return inserted is not None
+
+    @bounded
+    def undismiss(self, team_id: str, user_id: str, paper_id: str) -> bool:
+        """Undo a dismissal; False when the paper was not dismissed."""
+        with self._database.begin() as connection:
+            result = connection.execute(
+                dismissals.delete().where(
+                    *_rows_of(dismissals, team_id, user_id), dismissals.c.paper_id == paper_id
+                )
+            )
+        return result.rowcount == 1
+
+    @bounded
+    def dismissed(self, team_id: str, user_id: str) -> list[str]:
+        """Ids the person dismissed, newest first."""
+        query = (
+            select(dismissals.c.paper_id)
+            .where(*_rows_of(dismissals, team_id, user_id))
+            .order_by(dismissals.c.dismissed_at.desc(), dismissals.c.paper_id)
+        )
+        with self._database.connect() as connection:
+            return list(connection.execute(query).scalars())
+
+    @bounded
+    def forget_person(self, team_id: str, user_id: str) -> dict[str, int]:
+        """Delete every row about the person, in one transaction, and remember (with their
+        two ids only) not to keep new signals about them until they save again.
+
+        Returns how many rows went, by kind (``PERSONAL_TABLES``' names), zeros included,
+        so the reply can say what was deleted.
+        """
+        with self._database.begin() as connection:
+            deleted = {
+                kind: connection.execute(
+                    table.delete().where(*_rows_of(table, team_id, user_id))
+                ).rowcount
+                for kind, table in PERSONAL_TABLES.items()
+            }
+            connection.execute(
+                self._database.insert(forgotten_people)
+                .values(team_id=team_id, user_id=user_id)
+                .on_conflict_do_nothing(index_elements=["team_id", "user_id"])
+            )
+        return deleted
+
+    @bounded
+    def is_forgotten(self, team_id: str, user_id: str) -> bool:
+        """Whether the person asked to be forgotten and has not saved since: a passive signal
+        about them (a reaction, a share) must then not be recorded."""
+        with self._database.connect() as connection:
+            row = connection.execute(
+                select(forgotten_people.c.user_id).where(
+                    *_rows_of(forgotten_people, team_id, user_id)
+                )
+            ).first()
+        return row is not None
+
+
+def remembered_again(connection: Connection, team_id: str, user_id: str) -> None:
+    """A save is the person using their reading list again: keep their signals from now on."""
+    connection.execute(
+        forgotten_people.delete().where(*_rows_of(forgotten_people, team_id, user_id))
+    )
+
+
+def _rows_of(table: Table, team_id: str, user_id: str) -> tuple[Any, Any]:
+    return table.c.team_id == team_id, table.c.user_id == user_id

@@ -1,0 +1,165 @@
+"""Privacy in the store: dismissals, forgetting a person, deleting a workspace on uninstall,
+and the schema 5 upgrade that gives channel-keyed rows their workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, timedelta
+
+import pytest
+from sqlalchemy import create_engine, inspect, select, text
+from test_store import ManualClock, _schema_version, _set_schema_version, clock, database_url
+
+from bot.store import Store, SubscriptionRecord
+from bot.store.database import normalise_database_url
+from bot.store.migrations import SCHEMA_VERSION
+from bot.store.tables import metadata
+
+__all__ = ["clock", "database_url"]  # fixtures, shared with test_store
+
+TEAM, OTHER_TEAM = "T0PRIVACY", "T0ELSEWHERE"
+ME, YOU = "U0FORGETME", "U0STAYS"
+DAY = date(2025, 3, 28)
+
+
+@pytest.fixture
+def store(database_url: str, clock: ManualClock) -> Iterator[Store]:
+    store = Store(database_url, clock)
+    yield store
+    store.close()
+
+
+def _fill(store: Store, team: str, user: str, channel: str) -> None:
+    """A row in every table a person or a channel of ``team`` can leave one in."""
+    store.save_paper(team, user, "paperA")
+    store.save_paper(team, user, "paperB")
+    store.dismiss(team, user, "paperC")
+    store.save_subscription(
+        SubscriptionRecord(channel, "09:00", "UTC", "daily", None, "command", team_id=team)
+    )
+    store.claim_digest(
+        channel,
+        DAY,
+        paper_id="paperA",
+        round=0,
+        position=1,
+        pool_size=9,
+        owner="process-1",
+        lease=timedelta(minutes=5),
+    )
+    store.record_post(channel, DAY, "1.1", "process-1")
+    store.remember_thread_search(channel, "1.1", "graphs", 5, team_id=team)
+
+
+def _rows_holding(database_url: str, value: str) -> dict[str, int]:
+    """Rows of every table with ``value`` in any text column, by table."""
+    engine = create_engine(normalise_database_url(database_url))
+    found: dict[str, int] = {}
+    with engine.connect() as connection:
+        for table in metadata.sorted_tables:
+            for column in table.columns:
+                if column.type.python_type is not str:
+                    continue
+                count = len(connection.execute(select(column).where(column == value)).all())
+                if count:
+                    found[f"{table.name}.{column.name}"] = count
+    engine.dispose()
+    return found
+
+
+def test_dismissing_is_idempotent_and_undone(store: Store) -> None:
+    assert store.dismiss(TEAM, ME, "paperA") is True
+    assert store.dismiss(TEAM, ME, "paperA") is False
+    store.dismiss(TEAM, ME, "paperB")
+    assert sorted(store.dismissed(TEAM, ME)) == ["paperA", "paperB"]
+    assert store.dismissed(TEAM, YOU) == []
+    assert store.dismissed(OTHER_TEAM, ME) == []
+    assert store.undismiss(TEAM, ME, "paperA") is True
+    assert store.undismiss(TEAM, ME, "paperA") is False
+    assert store.dismissed(TEAM, ME) == ["paperB"]
+
+
+def test_forgetting_a_person_leaves_only_their_opt_out(store: Store, database_url: str) -> None:
+    _fill(store, TEAM, ME, "C0MINE")
+    _fill(store, TEAM, YOU, "C0YOURS")
+    assert store.forget_person(TEAM, ME) == {"saved papers": 2, "dismissals": 1}
+    assert _rows_holding(database_url, ME) == {"forgotten_people.user_id": 1}, (
+        "only the marker that stops new signals may name them"
+    )
+    assert store.is_forgotten(TEAM, ME) and not store.is_forgotten(TEAM, YOU)
+    assert store.saved_count(TEAM, YOU) == 2 and store.dismissed(TEAM, YOU) == ["paperC"]
+    assert store.forget_person(TEAM, ME) == {"saved papers": 0, "dismissals": 0}
+
+
+def test_saving_again_ends_the_opt_out(store: Store, database_url: str) -> None:
+    store.forget_person(TEAM, ME)
+    store.save_paper(TEAM, ME, "paperA")
+    assert not store.is_forgotten(TEAM, ME)
+    assert "forgotten_people.user_id" not in _rows_holding(database_url, ME)
+
+
+def test_forgetting_a_workspace_leaves_no_row_of_it(store: Store, database_url: str) -> None:
+    _fill(store, TEAM, ME, "C0MINE")
+    store.forget_person(TEAM, YOU)
+    _fill(store, OTHER_TEAM, YOU, "C0THEIRS")
+    deleted = store.forget_workspace(TEAM)
+    assert deleted["saved_papers"] == 2 and deleted["forgotten_people"] == 1
+    assert deleted["subscriptions"] == deleted["digest_seen"] == deleted["thread_searches"] == 1
+    for gone in (TEAM, ME, "C0MINE"):
+        assert _rows_holding(database_url, gone) == {}, gone
+    assert store.saved_count(OTHER_TEAM, YOU) == 2
+    assert store.subscription("C0THEIRS") is not None
+    assert store.digest_claim("C0THEIRS", DAY) is not None
+    assert set(store.forget_workspace(TEAM).values()) == {0}
+
+
+def test_rows_of_unknown_workspace_go_only_with_the_last_workspace(store: Store) -> None:
+    """Rows written before schema 5 (or for the environment's default channel) name no
+    workspace: they are the uninstalled workspace's when the store knows no other."""
+    store.remember_thread_search("C0OLD", "1.1", "graphs", 5)
+    store.remember_query("graphs")
+    _fill(store, OTHER_TEAM, YOU, "C0THEIRS")
+    kept = store.forget_workspace(TEAM)
+    assert kept["thread_searches"] == 0 and kept["saved_queries"] == 0
+    assert store.thread_search("C0OLD", "1.1") is not None
+    deleted = store.forget_workspace(OTHER_TEAM)
+    assert deleted["thread_searches"] == 2 and deleted["saved_queries"] == 1
+    assert store.thread_search("C0OLD", "1.1") is None
+
+
+def test_a_database_of_schema_4_gains_channel_workspaces(
+    database_url: str, clock: ManualClock
+) -> None:
+    """Channel-keyed rows written by schema 4 keep their values with no workspace; rows
+    written after record theirs, and an uninstall deletes both."""
+    before = Store(database_url, clock)
+    _fill(before, TEAM, ME, "C0MINE")
+    before.close()
+    engine = create_engine(normalise_database_url(database_url))
+    channel_tables = ("thread_searches", "subscriptions", "digest_seen", "digest_claims")
+    with engine.begin() as connection:
+        for table in channel_tables:
+            connection.execute(text(f"DROP INDEX ix_{table}_team_id"))
+            connection.execute(text(f"ALTER TABLE {table} DROP COLUMN team_id"))
+        connection.execute(text("DROP TABLE dismissals"))
+        connection.execute(text("DROP TABLE forgotten_people"))
+        _set_schema_version(connection, 4)
+    upgraded = Store(database_url, clock)
+    assert _schema_version(database_url) == SCHEMA_VERSION == 5
+    columns = inspect(engine)
+    for table in channel_tables:
+        assert "team_id" in {column["name"] for column in columns.get_columns(table)}
+        assert f"ix_{table}_team_id" in {index["name"] for index in columns.get_indexes(table)}
+    assert upgraded.subscription("C0MINE").team_id is None
+    assert upgraded.thread_search("C0MINE", "1.1").shown == 5
+    assert upgraded.rotation("C0MINE") == (0, frozenset({"paperA"}))
+    upgraded.save_subscription(
+        SubscriptionRecord("C0MINE", "10:00", "UTC", "daily", None, "command", team_id=TEAM)
+    )
+    assert upgraded.subscription("C0MINE").team_id == TEAM
+    assert upgraded.dismiss(TEAM, ME, "paperZ") is True
+    upgraded.forget_workspace(TEAM)
+    upgraded.close()
+    for gone in (TEAM, ME, "C0MINE"):
+        assert _rows_holding(database_url, gone) == {}, gone
+    engine.dispose()
