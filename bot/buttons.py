@@ -11,12 +11,14 @@ Values already posted in Slack (private lists, thread replies, the daily post) m
 decoding, so these formats never change; ``tests/test_buttons.py`` holds one of each:
 
 - a page (**Next**, **Previous**, **Back to results**): ``kind:offset:key``, see ``PageCursor``;
-- **Abstract** and the Save family (**Save**, **Saved ✓**, **Undo**, **Save again**): the
-  paper id, then a space and the private page it was on, if any (``PaperButton``);
+- **Abstract**, the Save family (**Save**, **Saved ✓**, **Undo**, **Save again**) and the
+  Not relevant family (**Not relevant** and its **Undo**): the paper id, then a space and the
+  private page it was on, if any (``PaperButton``);
 - **Post in thread**: the remembered text's key, channel and thread ts, space-separated
   (``RelatedTarget``; the same string is the key of a related-papers page);
-- the App Home's **Remove**: the paper id, a space and the list offset; its **Previous** and
-  **Next**: the offset alone;
+- the App Home's **Remove**: the paper id, a space and the list offset; its For you cards'
+  **Save**, **Not relevant** and **Undo**: the paper id, a space and the For you offset
+  (``home_paper_value``); its **Previous** and **Next** (of either list): the offset alone;
 - **Share**, **More like this** and the App Home's **Abstract**: the paper id alone, read as is.
 """
 
@@ -57,6 +59,8 @@ class PageKind(StrEnum):
     """A page of the clicker's reading list; the key is a placeholder (the clicker is known)."""
     RELATED = "t"
     """Papers related to a message (the shortcut); the key is a ``RelatedTarget``."""
+    FOR_YOU = "f"
+    """The clicker's For you suggestions; the key is a placeholder (the clicker is known)."""
 
 
 _PAGE_KINDS = frozenset(kind.value for kind in PageKind)
@@ -155,13 +159,15 @@ def _decode_key(kind: PageKind, key: str) -> PageKey | None:
     return key
 
 
-def home_remove_value(paper_id: str, offset: int) -> str:
-    """The App Home's **Remove**: the paper and the page of the list to show afterwards."""
+def home_paper_value(paper_id: str, offset: int) -> str:
+    """A paper's button in the App Home (**Remove**, and **Save**, **Not relevant** and
+    **Undo** on a For you card): the paper and the page of its list to show afterwards."""
     return f"{paper_id}{_FIELD_SEPARATOR}{offset}"
 
 
-def decode_home_remove(value: str) -> tuple[str, int]:
-    """``(paper id, list offset)`` from **Remove**; a forged offset shows the first page."""
+def decode_home_paper(value: str) -> tuple[str, int]:
+    """``(paper id, list offset)`` from a paper's App Home button; a forged offset shows the
+    first page."""
     paper_id, _, offset = value.partition(_FIELD_SEPARATOR)
     return paper_id, ascii_count(offset) or 0
 

@@ -27,8 +27,9 @@ from bot.buttons import (
     PaperButton,
     RelatedTarget,
     decode_home_page,
-    decode_home_remove,
+    decode_home_paper,
 )
+from bot.render import foryou as render_foryou
 from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
@@ -164,6 +165,22 @@ def register(app: App, answers: Answers, admit: Admit) -> None:
     app.action(render_home.ACTION_ABSTRACT)(ack=acknowledge, lazy=[partial(home_abstract, answers)])
     app.action(render_home.ACTION_REMOVE)(ack=acknowledge, lazy=[partial(home_remove, answers)])
     app.action(render_home.ACTION_PAGE)(ack=acknowledge, lazy=[partial(home_page, answers)])
+    for action_id, dismissed in (
+        (render_foryou.ACTION_DISMISS, True),
+        (render_foryou.ACTION_UNDISMISS, False),
+    ):
+        lazy = [partial(set_dismissed, answers, dismissed=dismissed)]
+        app.action(action_id)(ack=acknowledge, lazy=lazy)
+    for action_id, dismissed in (
+        (render_foryou.ACTION_HOME_DISMISS, True),
+        (render_foryou.ACTION_HOME_UNDISMISS, False),
+    ):
+        lazy = [partial(home_dismiss, answers, dismissed=dismissed)]
+        app.action(action_id)(ack=acknowledge, lazy=lazy)
+    app.action(render_foryou.ACTION_HOME_SAVE)(ack=acknowledge, lazy=[partial(home_save, answers)])
+    app.action(render_foryou.ACTION_HOME_PAGE)(
+        ack=acknowledge, lazy=[partial(home_for_you_page, answers)]
+    )
 
 
 def set_saved(
@@ -229,7 +246,7 @@ def home_remove(
     client: WebClient,
     logger: logging.Logger,
 ) -> None:
-    paper_id, offset = decode_home_remove(action["value"])
+    paper_id, offset = decode_home_paper(action["value"])
     viewer = viewer_of(body)
     with logging_failures(logger):
         answers.remove_saved(viewer, paper_id)
@@ -246,3 +263,69 @@ def home_page(
     offset = decode_home_page(action["value"])
     with logging_failures(logger):
         publish_home(client, answers, viewer_of(body), offset=offset)
+
+
+def set_dismissed(
+    answers: Answers,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    respond: Respond,
+    logger: logging.Logger,
+    *,
+    dismissed: bool,
+) -> None:
+    """**Not relevant** on a For you card, or its **Undo**: the private page is redrawn in
+    place, then the App Home (whose suggestions changed too)."""
+    tell = _in_place_reply(respond, body)
+    viewer = viewer_of(body)
+    with answering_failures(tell, logger):
+        button = PaperButton.decode(action["value"])
+        tell(answers.set_dismissed(button, viewer, dismissed=dismissed))
+    with logging_failures(logger):
+        publish_home(client, answers, viewer)
+
+
+def home_dismiss(
+    answers: Answers,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+    *,
+    dismissed: bool,
+) -> None:
+    """**Not relevant** in the App Home (the tab offers **Undo**) or that **Undo**."""
+    paper_id, offset = decode_home_paper(action["value"])
+    viewer = viewer_of(body)
+    with logging_failures(logger):
+        answers.dismiss_in_home(viewer, paper_id, dismissed=dismissed)
+        hidden = paper_id if dismissed else None
+        publish_home(client, answers, viewer, for_you=offset, hidden=hidden)
+
+
+def home_save(
+    answers: Answers,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+) -> None:
+    """**Save** on a For you card in the App Home: the paper moves to the reading list."""
+    paper_id, offset = decode_home_paper(action["value"])
+    viewer = viewer_of(body)
+    with logging_failures(logger):
+        answers.save_in_home(viewer, paper_id)
+        publish_home(client, answers, viewer, for_you=offset)
+
+
+def home_for_you_page(
+    answers: Answers,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
+) -> None:
+    offset = decode_home_page(action["value"])
+    with logging_failures(logger):
+        publish_home(client, answers, viewer_of(body), for_you=offset)

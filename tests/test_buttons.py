@@ -18,9 +18,9 @@ from bot.buttons import (
     RelatedTarget,
     ascii_count,
     decode_home_page,
-    decode_home_remove,
+    decode_home_paper,
     home_page_value,
-    home_remove_value,
+    home_paper_value,
 )
 from bot.render import digest as render_digest
 from bot.render import home as render_home
@@ -121,9 +121,9 @@ def test_post_in_thread_values_already_posted_decode():
 
 
 def test_app_home_values_already_posted_decode():
-    assert decode_home_remove(f"{PAPER} 20") == (PAPER, 20)
-    assert home_remove_value(PAPER, 20) == f"{PAPER} 20"
-    assert decode_home_remove(f"{PAPER} \u00b2") == (PAPER, 0)
+    assert decode_home_paper(f"{PAPER} 20") == (PAPER, 20)
+    assert home_paper_value(PAPER, 20) == f"{PAPER} 20"
+    assert decode_home_paper(f"{PAPER} \u00b2") == (PAPER, 0)
     assert decode_home_page("40") == 40
     assert home_page_value(40) == "40"
     assert [decode_home_page(value) for value in ("", "-20", "\u0663", "1" * 10)] == [0] * 4

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.answers.digest import DigestCommands
 from bot.answers.expiring import ExpiringCache
+from bot.answers.foryou import Suggestions
 from bot.answers.reading_list import ReadingList, last_page_start
 from bot.answers.viewer import Viewer
 from bot.clock import Clock
@@ -28,11 +29,13 @@ class AppHome:
     def __init__(
         self,
         reading_list: ReadingList,
+        suggestions: Suggestions,
         papers: PaperLookup,
         digest: DigestCommands | None,
         clock: Clock,
     ) -> None:
         self._reading_list = reading_list
+        self._suggestions = suggestions
         self._papers = papers
         self._digest = digest
         self._visible: ExpiringCache[tuple[str, str, str], bool] = ExpiringCache(
@@ -40,16 +43,29 @@ class AppHome:
         )
 
     def view(
-        self, viewer: Viewer, can_see: Callable[[str], bool | None], offset: int = 0
+        self,
+        viewer: Viewer,
+        can_see: Callable[[str], bool | None],
+        offset: int = 0,
+        *,
+        for_you: int = 0,
+        hidden: str | None = None,
     ) -> dict[str, Any]:
-        """The App Home view: the reading list from ``offset``, the subscribed channels the
-        person can see, and how to use the bot."""
+        """The App Home view: suggestions from ``for_you`` (``hidden``: the paper the last
+        **Not relevant** hid, offered back), the reading list from ``offset``, the subscribed
+        channels the person can see, and how to use the bot."""
         total = self._reading_list.count(viewer)
         offset = last_page_start(offset, total, render_home.PAGE_SIZE)
         papers = self._reading_list.saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
         shown, more = self._visible_channels(viewer, can_see)
+        suggestions = self._suggestions.home_section(viewer, for_you, hidden)
         return render_home.home_view(
-            papers, total=total, offset=offset, subscriptions=shown, more_channels=more
+            papers,
+            total=total,
+            offset=offset,
+            subscriptions=shown,
+            more_channels=more,
+            for_you=suggestions,
         )
 
     def _visible_channels(

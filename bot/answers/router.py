@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.answers.cards import PaperCards
 from bot.answers.digest import DigestCommands, digest_reply
+from bot.answers.foryou import Suggestions
 from bot.answers.home import AppHome
 from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
@@ -63,7 +64,8 @@ class Answers:
         self._cards = PaperCards(self.papers, self._reading_list)
         self._threads = ThreadReplies(index, store, pages, delivery_memory(clock))
         self._related = RelatedToMessage(index, store, pages, self._threads)
-        self._home = AppHome(self._reading_list, self.papers, digest, clock)
+        self._for_you = Suggestions(index, store, self.papers)
+        self._home = AppHome(self._reading_list, self._for_you, self.papers, digest, clock)
         self._previews = LinkPreviews(self.papers, store)
 
     # /paper
@@ -77,6 +79,10 @@ class Answers:
             return self._cards.paper_page(paper, viewer, intro=RANDOM_PAPER_INTRO)
         if request.intent is Intent.SAVED:
             return self._reading_list.page(viewer)
+        if request.intent is Intent.FOR_YOU:
+            return self._for_you.page(viewer)
+        if request.intent is Intent.FORGET_ME:
+            return self._for_you.forget(viewer)
         if request.intent is Intent.SEARCH:
             paper = self._searches.named_paper(request.argument)
             if paper is not None:
@@ -107,6 +113,8 @@ class Answers:
             return self._searches.more_like_this(key, viewer, cursor.offset)
         if cursor.kind == PageKind.SAVED:
             return self._reading_list.page(viewer, cursor.offset)
+        if cursor.kind == PageKind.FOR_YOU:
+            return self._for_you.page(viewer, cursor.offset)
         if cursor.kind in {PageKind.PAPER, PageKind.NOTICE}:
             return self._cards.card_page(cursor.kind, key, viewer)
         return self._searches.remembered_page(key, viewer, cursor.offset)
@@ -144,9 +152,30 @@ class Answers:
             self._reading_list.save(viewer, button.paper_id)
         else:
             self._reading_list.remove(viewer, button.paper_id)
+        if button.page is not None and button.page.kind == PageKind.FOR_YOU:
+            return self._for_you.saved_from_page(button, viewer, saved=saved)
         if button.on_private_page:
             return self.page(button.page, viewer)
         return self.page(PageCursor(PageKind.NOTICE, button.paper_id), viewer)
+
+    # For you
+
+    def set_dismissed(
+        self, button: PaperButton | None, viewer: Viewer, *, dismissed: bool
+    ) -> Message:
+        """**Not relevant** on a For you card, or its **Undo**: the page redrawn."""
+        if button is None:
+            return render.expired_message()
+        return self._for_you.set_dismissed(button, viewer, dismissed=dismissed)
+
+    def dismiss_in_home(self, viewer: Viewer, paper_id: str, *, dismissed: bool) -> None:
+        """**Not relevant** or its **Undo** in the App Home (which then redraws itself)."""
+        self._for_you.dismiss_in_home(viewer, paper_id, dismissed=dismissed)
+
+    def save_in_home(self, viewer: Viewer, paper_id: str) -> None:
+        """**Save** on a For you card in the App Home (which then redraws itself)."""
+        if self.papers.get(paper_id) is not None:
+            self._reading_list.save(viewer, paper_id)
 
     def remove_saved(self, viewer: Viewer, paper_id: str) -> None:
         """**Remove** in the App Home (which then redraws itself)."""
@@ -163,9 +192,17 @@ class Answers:
     # App Home
 
     def home(
-        self, viewer: Viewer, can_see: Callable[[str], bool | None], offset: int = 0
+        self,
+        viewer: Viewer,
+        can_see: Callable[[str], bool | None],
+        offset: int = 0,
+        *,
+        for_you: int = 0,
+        hidden: str | None = None,
     ) -> dict[str, Any]:
-        return self._home.view(viewer, can_see, offset)
+        """The App Home: the reading list from ``offset``, the suggestions from ``for_you``,
+        and ``hidden`` (the paper **Not relevant** just hid) offered back."""
+        return self._home.view(viewer, can_see, offset, for_you=for_you, hidden=hidden)
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:
         return self._home.abstract_view(paper_id)

@@ -29,6 +29,10 @@ class Intent(StrEnum):
     """A bare mention: papers related to the thread it was made in."""
     SAVED = "saved"
     SAVED_EXPORT = "saved export"
+    FOR_YOU = "for me"
+    """Papers like the ones the person saved."""
+    FORGET_ME = "forget me"
+    """Delete everything kept about the person."""
 
 
 _WHOLE_TEXT_COMMANDS = {
@@ -41,8 +45,13 @@ _WHOLE_TEXT_COMMANDS = {
         Intent.UNSUBSCRIBE,
         Intent.SAVED,
         Intent.SAVED_EXPORT,
+        Intent.FOR_YOU,
+        Intent.FORGET_ME,
     )
-}
+} | {"foryou": Intent.FOR_YOU, "for you": Intent.FOR_YOU}
+"""Each a command only as the whole text: ``/paper for me`` is the suggestions, while
+``/paper papers for me`` and ``/paper "for me"`` search (as a search for those two common
+words alone would find nothing worth having, taking them costs nobody a search)."""
 _MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
 
 

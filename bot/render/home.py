@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.buttons import home_page_value, home_remove_value
+from bot.buttons import home_page_value, home_paper_value
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.mrkdwn import escape_mrkdwn, quoted
@@ -35,6 +35,8 @@ HOW_TO = (
     "• `/paper WORDS` searches ICLR 2025 papers; only you see the answer.\n"
     "• *Save* on any paper card puts it here; `/paper saved` lists it in any channel and "
     "`/paper saved export` sends it to you as a BibTeX file.\n"
+    "• *For you* above suggests papers like the ones you saved (`/paper for me` anywhere); "
+    "*Not relevant* hides one for good, and `/paper forget me` deletes all I keep about you.\n"
     "• `@paperbot WORDS` in a channel answers in a thread; `@paperbot` alone in a thread finds "
     "papers related to it.\n"
     "• On any message, *More actions → Find related papers* shows related papers to you alone.\n"
@@ -57,7 +59,7 @@ def _paper_rows(paper: Paper, offset: int) -> list[dict[str, Any]]:
     text = f"{title_mrkdwn(paper)}\n{facts}" if facts else title_mrkdwn(paper)
     buttons = [
         bk.button("Abstract", ACTION_ABSTRACT, paper.id),
-        bk.button("Remove", ACTION_REMOVE, home_remove_value(paper.id, offset)),
+        bk.button("Remove", ACTION_REMOVE, home_paper_value(paper.id, offset)),
     ]
     return [bk.section(text), bk.actions(buttons, block_id=f"home:{paper.id}")]
 
@@ -113,10 +115,15 @@ def home_view(
     offset: int,
     subscriptions: Sequence[SubscribedChannel],
     more_channels: bool = False,
+    for_you: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The tab: the reading list page at ``offset``, the subscribed channels (``more_channels``:
-    the person sees more than those), a how-to."""
+    """The tab: the For you section (``bot.render.foryou.home_blocks``: a short list, so it
+    comes first and the reading list stays in reach below it), the reading list page at
+    ``offset``, the subscribed channels (``more_channels``: the person sees more than those),
+    a how-to."""
     blocks = [
+        *for_you,
+        *([bk.divider()] if for_you else []),
         bk.header("Your reading list"),
         *_reading_list(papers, total, offset),
         bk.divider(),

@@ -151,7 +151,7 @@ def title_mrkdwn(paper: Paper) -> str:
     return f"*{mrkdwn_literal(paper.title)}*"
 
 
-def _card_button(
+def card_button(
     paper: Paper, action: str, back: PageCursor | None, saved: bool
 ) -> bk.ButtonElement:
     if action == ACTION_SAVE and saved:
@@ -169,7 +169,7 @@ def paper_buttons(
     card, the one place where the viewer is known."""
     if not buttons:
         return None
-    elements = [_card_button(paper, action, back, saved) for action in buttons]
+    elements = [card_button(paper, action, back, saved) for action in buttons]
     return bk.actions(elements, block_id=f"paper:{paper.id}")
 
 
@@ -318,7 +318,7 @@ def results_message(
         blocks.extend(card)
     if footer:
         blocks.append(bk.context(footer))
-    paging = _paging_buttons(previous_page, next_page)
+    paging = paging_buttons(previous_page, next_page)
     if post_in_thread is not None:
         paging.append(bk.button("Post in thread", ACTION_POST_RELATED, post_in_thread.encode()))
     if paging:
@@ -327,7 +327,7 @@ def results_message(
     return bk.message(f"{fallback_text(heading)}: {titles}", blocks)
 
 
-def _paging_buttons(
+def paging_buttons(
     previous_page: PageCursor | None, next_page: PageCursor | None
 ) -> list[bk.ButtonElement]:
     paging = []
@@ -403,7 +403,7 @@ def abstract_message(
     """
     blocks = abstract_blocks(paper)
     elements = [
-        _card_button(paper, action, this_page, saved)
+        card_button(paper, action, this_page, saved)
         for action in buttons
         if action != ACTION_ABSTRACT
     ]
@@ -497,7 +497,7 @@ def saved_list_message(
     for paper in papers:
         blocks.append(bk.divider())
         blocks.extend(paper_blocks(paper, back=this_page, saved=True))
-    paging = _paging_buttons(previous_page, next_page)
+    paging = paging_buttons(previous_page, next_page)
     if paging:
         blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(paper.title) for paper in papers)
@@ -555,6 +555,8 @@ HELP_LINES = (
     ("/paper subscriptions", "what this channel is subscribed to"),
     ("/paper saved", "your reading list (papers you clicked Save on)"),
     ("/paper saved export", "your reading list as a BibTeX file, sent to you directly"),
+    ("/paper for me", "papers like the ones you saved, each saying why; only you see them"),
+    ("/paper forget me", "delete your reading list and everything else I keep about you"),
     ("@paperbot WORDS", "search, answered in a thread"),
     ("@paperbot", "in a thread: papers related to the thread's first message"),
     ("@paperbot more", "in a thread: the next results of the last search"),

@@ -164,8 +164,17 @@ def _answered(
     return found is not None
 
 
-def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset: int = 0) -> None:
-    """Draw the person's App Home tab (again), from the reading list page at ``offset``: the
+def publish_home(
+    client: WebClient,
+    answers: Answers,
+    viewer: Viewer,
+    *,
+    offset: int = 0,
+    for_you: int = 0,
+    hidden: str | None = None,
+) -> None:
+    """Draw the person's App Home tab (again), from the reading list page at ``offset`` and
+    the suggestions at ``for_you`` (``hidden``: the paper just hidden, offered back): the
     publish and its channel lookups wait little for Slack (the tab is drawn again on the next
     open)."""
     lookups = copy.copy(client)
@@ -175,7 +184,10 @@ def publish_home(client: WebClient, answers: Answers, viewer: Viewer, *, offset:
         partial(user_can_see, lookups, user_id=viewer.user_id),
     )
     with waiting_at_most(HOME_TAB_PATIENCE):
-        client.views_publish(user_id=viewer.user_id, view=answers.home(viewer, can_see, offset))
+        client.views_publish(
+            user_id=viewer.user_id,
+            view=answers.home(viewer, can_see, offset, for_you=for_you, hidden=hidden),
+        )
 
 
 def _while_time_left(
