@@ -29,6 +29,7 @@ from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CorpusError
 from bot.papers.openreview import OPENREVIEW_HOSTS
+from bot.render import foryou as render_foryou
 from bot.render import papers as render_papers
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
 from bot.render.terminal import WIDTH, paragraph, render
@@ -48,17 +49,25 @@ COMMAND = "/paper"
 EXAMPLE = f"{COMMAND} graph sparsification"
 RELATED = "related"
 MORE = "more"
+FOR_YOU = "foryou"
+FOR_YOU_COMMAND = "for me"
+DISMISS = "dismiss"
+_DISMISS_ACTIONS = {render_foryou.ACTION_DISMISS, render_foryou.ACTION_HOME_DISMISS}
 _TYPED = (
     (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
     (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
     (f"{BOT_NAME} more", "the next results, in the current thread"),
     (BOT_NAME, "papers related to the current thread's first message"),
     (f"{COMMAND} saved", "your reading list"),
+    (f"{COMMAND} {FOR_YOU_COMMAND}", "papers like the ones you saved"),
+    (f"{COMMAND} forget me", "delete your reading list and all the bot keeps about you"),
 )
 _MESSAGE = ("any other text", "a message in #research: an OpenReview link in it gets a preview")
 _GESTURES = (
     ("NUMBER", "press the button with that number on the last answer"),
     ("save N", "save paper N of the last answer to your reading list"),
+    (FOR_YOU, f"{COMMAND} {FOR_YOU_COMMAND}: papers like the ones you saved"),
+    (f"{DISMISS} N", "Not relevant on suggestion N of the last answer: never suggested again"),
     (MORE, "the next page of the last answer: its Next button, or the thread's next results"),
     (f"{RELATED} TEXT", "the message shortcut Find related papers, on a message saying TEXT"),
     ("home", "your App Home tab: the reading list and the daily-paper channels"),
@@ -174,9 +183,13 @@ class Shell:
             return self.home()
         if line.lower() == MORE:
             return self.more()
+        if line.lower() == FOR_YOU:
+            return self.slash_command(FOR_YOU_COMMAND)
         word, _, rest = line.partition(" ")
         if word.lower() == "save" and (number := ascii_count(rest.strip())) is not None:
             return self.save(number)
+        if word.lower() == DISMISS and (number := ascii_count(rest.strip())) is not None:
+            return self.dismiss(number)
         if word.lower() == RELATED and rest.strip():
             return self.related(rest.strip())
         if word == COMMAND:
@@ -257,6 +270,17 @@ class Shell:
         if shown.button["action_id"] != render_papers.ACTION_SAVE:
             return "That paper is already on your reading list.\n"
         return self.press(button_number)
+
+    def dismiss(self, number: int) -> str:
+        """Press **Not relevant** on the ``number``-th suggestion of the last answer."""
+        dismisses = sorted(
+            number
+            for number, shown in self._buttons.items()
+            if shown.button["action_id"] in _DISMISS_ACTIONS
+        )
+        if not 1 <= number <= len(dismisses):
+            return f"The last answer has no suggestion {number}: try `{FOR_YOU}` or `home`.\n"
+        return self.press(dismisses[number - 1])
 
     def press(self, number: int) -> str:
         shown = self._buttons.get(number)
