@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import queue
 import random
 import re
@@ -106,6 +107,9 @@ class Load:
     rate: float | None = None
     """Commands a second of a steady load; None for the burst."""
     sender_behind: float = 0.0
+    bot_cpu_seconds: float | None = None
+    """The bot's CPU time, all its threads, from the load's start until it was answered: a
+    cost the machine's other work disturbs far less than it does the latencies."""
 
     @property
     def answered(self) -> list[Command]:
@@ -377,14 +381,28 @@ def run_configuration(configuration: Configuration, args: argparse.Namespace) ->
                     partial(burst, stand.sender, total=args.burst, in_flight=args.in_flight)
                 )
             for n, plan in enumerate(plans):
+                cpu_before = cpu_seconds(stand.bot.process.pid)
                 load = plan(Traffic(queries, f"load{n}"))
                 wait_for_answers(stand.slack, load.commands, ANSWER_LIMIT_SECONDS)
+                cpu_after = cpu_seconds(stand.bot.process.pid)
+                if cpu_before is not None and cpu_after is not None:
+                    load.bot_cpu_seconds = cpu_after - cpu_before
                 configuration.loads.append(load)
                 print(f"{configuration.name}: {load.name} done", file=sys.stderr, flush=True)
         finally:
             configuration.stopped = stand.close()
             log = stand.bot.log.read_text(encoding="utf-8", errors="replace")
             configuration.refusals = [float(seconds) for seconds in REFUSAL.findall(log)]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time process ``pid`` has used so far, from ``/proc``; None where there is none."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # utime and stime: fields 14 and 15 of stat
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # The report.
@@ -394,12 +412,18 @@ def ms(seconds: list[float]) -> str:
     return " / ".join(percentile(seconds, share, scale=1000, digits=0) for share in (0.5, 0.99))
 
 
+def cpu_per_command(load: Load) -> str:
+    if load.bot_cpu_seconds is None or not load.commands:
+        return "—"
+    return f"{load.bot_cpu_seconds / len(load.commands) * 1000:.1f}"
+
+
 def table(configurations: list[Configuration]) -> list[str]:
     lines = [
         "| mode, semantic | load | sent | answered | turned away | acked > 3 s | not acked "
         "| acked, never answered | ack p50 / p99 (ms) | answer p50 / p99 (ms) "
-        "| sender behind (ms) |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| sender behind (ms) | bot CPU per command (ms) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for configuration in configurations:
         for load in configuration.loads:
@@ -414,7 +438,8 @@ def table(configurations: list[Configuration]) -> list[str]:
                 f"| {configuration.name} | {load.name} | {len(load.commands)} "
                 f"| {len(load.answered)} | {load.count(lambda c: c.turned_away)} | {late} "
                 f"| {not_acked} | {owed} | {ms(load.ack_seconds())} "
-                f"| {ms(load.answer_seconds())} | {load.sender_behind * 1000:.0f} |"
+                f"| {ms(load.answer_seconds())} | {load.sender_behind * 1000:.0f} "
+                f"| {cpu_per_command(load)} |"
             )
     return lines
 
@@ -477,7 +502,9 @@ def report(configurations: list[Configuration], args: argparse.Namespace, machin
             f"schedule whatever the bot does; *sender behind* is how late the script sent the "
             f"latest one); the burst sends the next command as soon as one in flight is acked. "
             f"Answer: from sending to the `response_url` post landing at the fake Slack. Turned "
-            f"away: the ack was the busy sentence.",
+            f"away: the ack was the busy sentence. *Bot CPU per command*: the bot process's "
+            f"CPU time (all threads) over the load, until answered, per command sent; the "
+            f"machine's other work moves it far less than the latencies.",
             "",
             *table(configurations),
             "",
