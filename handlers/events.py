@@ -1,10 +1,12 @@
 """Events: mentions and direct messages (a public reply in the thread), pasted links
-(previews through ``chat.unfurl``) and the App Home tab opening (``views.publish``).
+(previews through ``chat.unfurl``), the App Home tab opening (``views.publish``), and the
+app's uninstall (``app_uninstalled``, or ``tokens_revoked`` naming the bot), which deletes the
+workspace's rows.
 
 Slack retries an event it thinks was lost (``X-Slack-Retry-Num``); the store's claim on the
 message makes sure a retried or doubled delivery never produces a second reply, even when
 another process received the first one. A repeated unfurl or home publish just draws the
-same thing again, so those need no claim.
+same thing again, so those need no claim; an uninstall deletes nothing the second time.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from bot.render import papers as render
 from bot.render.message import Message
 from bot.slack.conversations import post_reply, publish_home
 from bot.slack.work import IGNORED, Admit
+from bot.store import DatabaseUnavailable
 from handlers.errors import answering_failures, logging_failures
 from handlers.overload import HOME, MENTION, PREVIEW, acknowledge_quietly
 from handlers.viewer import viewer_of
@@ -82,9 +85,13 @@ def _reply(
         if request.intent is Intent.THREAD and in_thread:
             replies = client.conversations_replies(channel=channel, ts=reply_ts, limit=1)
             first = message_text(replies["messages"][0])
-            tell(answers.thread_related(first, channel, thread_key))
+            tell(answers.thread_related(first, channel, thread_key, body.get("team_id")))
         else:
-            tell(answers.mention(request, channel, thread_key, in_thread=in_thread))
+            tell(
+                answers.mention(
+                    request, channel, thread_key, in_thread=in_thread, team_id=body.get("team_id")
+                )
+            )
 
 
 def app_mention(
@@ -125,6 +132,63 @@ def register(app: App, answers: Answers, admit: Admit) -> None:
     app.event("app_home_opened")(
         ack=partial(acknowledge_quietly, HOME, admit), lazy=[partial(show_home, answers)]
     )
+    app.event("app_uninstalled")(ack=acknowledge_uninstall, lazy=[partial(uninstalled, answers)])
+    app.event("tokens_revoked")(ack=acknowledge_uninstall, lazy=[partial(tokens_revoked, answers)])
+
+
+def acknowledge_uninstall(ack: Ack) -> None:
+    """Acked at once and never turned away (no ``admit``: its work queues in the pool's
+    ``OTHER`` lane): Slack does not send an acked event again, and the workspace's rows must
+    go however busy the bot is."""
+    ack()
+
+
+def uninstalled(answers: Answers, body: dict[str, Any], logger: logging.Logger) -> None:
+    """The app was removed from the workspace: delete every row of it."""
+    _forget_workspace(answers, body.get("team_id"), logger)
+
+
+def tokens_revoked(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    context: BoltContext,
+    logger: logging.Logger,
+) -> None:
+    """Revoked tokens are named by their users' ids: only this bot's own token revoked means
+    the bot can no longer work here (a person revoking their user token changes nothing)."""
+    revoked_bots = (event.get("tokens") or {}).get("bot") or ()
+    this_bot = _this_bot(context, body)
+    if not revoked_bots or (this_bot is not None and this_bot not in revoked_bots):
+        logger.info("tokens revoked in %s, not this bot's: nothing deleted", body.get("team_id"))
+        return
+    _forget_workspace(answers, body.get("team_id"), logger)
+
+
+def _this_bot(context: BoltContext, body: dict[str, Any]) -> str | None:
+    """The bot's user id. Bolt does not call ``auth.test`` for this event (the token may be
+    dead), so it comes from the envelope's installation; when even that is missing, a bot
+    token revoked for this app is taken to be its own: an app has one bot user a workspace."""
+    if context.bot_user_id:
+        return context.bot_user_id
+    for installation in body.get("authorizations") or ():
+        if installation.get("is_bot"):
+            return installation.get("user_id")
+    return None
+
+
+def _forget_workspace(answers: Answers, team_id: str | None, logger: logging.Logger) -> None:
+    if not team_id:
+        logger.warning("an uninstall without a workspace id: nothing deleted")
+        return
+    with logging_failures(logger):
+        try:
+            deleted = answers.forget_workspace(team_id)
+        except DatabaseUnavailable as error:
+            logger.error("uninstalled from %s, but its rows are NOT deleted: %s", team_id, error)
+            return
+        counts = ", ".join(f"{table} {count}" for table, count in deleted.items() if count)
+        logger.info("uninstalled from %s: deleted %s", team_id, counts or "nothing")
 
 
 def _reply_ts(event: dict[str, Any], *, direct: bool) -> str | None:

@@ -28,19 +28,22 @@ class Subscription(Protocol):
 class DigestCommands(Protocol):
     """The part of the digest service ``/paper`` reaches; each returns an ephemeral reply."""
 
-    def subscribe(self, channel_id: str, args: str) -> Message: ...
+    def subscribe(self, channel_id: str, args: str, team_id: str | None = None) -> Message: ...
     def unsubscribe(self, channel_id: str) -> Message: ...
     def subscriptions(self, channel_id: str) -> Message: ...
     def today(self, channel_id: str) -> Message: ...
     def active_subscriptions(self) -> Sequence[Subscription]: ...
 
 
-def digest_reply(digest: DigestCommands | None, request: Request, channel_id: str) -> Message:
-    """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today``."""
+def digest_reply(
+    digest: DigestCommands | None, request: Request, channel_id: str, team_id: str | None
+) -> Message:
+    """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today``; ``team_id``
+    is the channel's workspace, kept with its subscription."""
     if digest is None:
         return digest_unavailable_message()
     if request.intent is Intent.SUBSCRIBE:
-        return digest.subscribe(channel_id, request.argument)
+        return digest.subscribe(channel_id, request.argument, team_id)
     if request.intent is Intent.UNSUBSCRIBE:
         return digest.unsubscribe(channel_id)
     if request.intent is Intent.SUBSCRIPTIONS:

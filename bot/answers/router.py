@@ -55,6 +55,7 @@ class Answers:
         """A hint (mrkdwn) that a bigger corpus is one setting away, for searches that find
         little and for the help card; None when the bot already serves the whole catalogue."""
         self._index = index
+        self._store = store
         self._digest = digest
         self._description = description
         self._rng = rng or random.Random()
@@ -88,7 +89,7 @@ class Answers:
             if paper is not None:
                 return self._cards.paper_page(paper, viewer)
             return self._searches.search(request.argument, viewer)
-        return digest_reply(self._digest, request, channel_id)
+        return digest_reply(self._digest, request, channel_id, viewer.team_id)
 
     def help(self) -> Message:
         return render.help_message(description=self._description, hint=self.wider_corpus)
@@ -229,7 +230,13 @@ class Answers:
         return self._threads.first_delivery(channel_id, message_ts)
 
     def mention(
-        self, request: Request, channel_id: str, thread_ts: str, *, in_thread: bool
+        self,
+        request: Request,
+        channel_id: str,
+        thread_ts: str,
+        *,
+        in_thread: bool,
+        team_id: str | None = None,
     ) -> Message:
         """The reply to a mention or DM, except a bare one (see ``thread_related``)."""
         if request.intent is Intent.HELP:
@@ -241,13 +248,21 @@ class Answers:
                 buttons=render.PUBLIC_BUTTONS,
             )
         if request.intent is Intent.MORE:
-            return self._threads.more(channel_id, thread_ts)
+            return self._threads.more(channel_id, thread_ts, team_id)
         if request.intent is Intent.THREAD and not in_thread:
             return mention_usage_message()
         paper = self._searches.named_paper(request.argument)
         if paper is not None:
             return render.paper_message(paper, buttons=render.PUBLIC_BUTTONS)
-        return self._threads.search(request.argument, channel_id, thread_ts)
+        return self._threads.search(request.argument, channel_id, thread_ts, team_id)
 
-    def thread_related(self, first_message: str, channel_id: str, thread_ts: str) -> Message:
-        return self._threads.related(first_message, channel_id, thread_ts)
+    def thread_related(
+        self, first_message: str, channel_id: str, thread_ts: str, team_id: str | None = None
+    ) -> Message:
+        return self._threads.related(first_message, channel_id, thread_ts, team_id)
+
+    # the app uninstalled
+
+    def forget_workspace(self, team_id: str) -> dict[str, int]:
+        """Delete every row of a workspace that uninstalled the app; rows deleted, by table."""
+        return self._store.forget_workspace(team_id)

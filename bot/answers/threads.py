@@ -77,18 +77,22 @@ class ThreadReplies:
             log.warning("answering %s without recording it: %s", message, error)
             return True
 
-    def search(self, query: str, channel_id: str, thread_ts: str) -> Message:
-        return self.page(Remembered(query, SEARCH), channel_id, thread_ts, 0)
+    def search(
+        self, query: str, channel_id: str, thread_ts: str, team_id: str | None = None
+    ) -> Message:
+        return self.page(Remembered(query, SEARCH), channel_id, thread_ts, 0, team_id=team_id)
 
-    def more(self, channel_id: str, thread_ts: str) -> Message:
+    def more(self, channel_id: str, thread_ts: str, team_id: str | None = None) -> Message:
         """``@paperbot more``: the next page of the thread's last search."""
         remembered = self.store.thread_search(channel_id, thread_ts)
         if remembered is None:
             return no_earlier_search_message()
         search = Remembered(remembered.query, remembered.kind)
-        return self.page(search, channel_id, thread_ts, remembered.shown)
+        return self.page(search, channel_id, thread_ts, remembered.shown, team_id=team_id)
 
-    def related(self, first_message: str, channel_id: str, thread_ts: str) -> Message:
+    def related(
+        self, first_message: str, channel_id: str, thread_ts: str, team_id: str | None = None
+    ) -> Message:
         """Papers related to a thread's first message (a bare mention inside a thread), as
         plain text (``message_text``: its words, file names and link titles)."""
         text = first_message[:THREAD_QUERY_CHARS]
@@ -96,7 +100,9 @@ class ThreadReplies:
             # Empty, or a command such as ``@paperbot more``: nothing to find papers about.
             return thread_start_without_words_message()
         search = Remembered(text, RELATED)
-        return self.page(search, channel_id, thread_ts, 0, about=RelatedTo.THREAD_START)
+        return self.page(
+            search, channel_id, thread_ts, 0, about=RelatedTo.THREAD_START, team_id=team_id
+        )
 
     def page(
         self,
@@ -106,9 +112,11 @@ class ThreadReplies:
         offset: int,
         *,
         about: RelatedTo | None = None,
+        team_id: str | None = None,
     ) -> Message:
         """A page of a thread's search; ``about`` names the message a related search was
-        for (``@paperbot more`` pages on from an earlier one: the same message)."""
+        for (``@paperbot more`` pages on from an earlier one: the same message);
+        ``team_id`` is the channel's workspace, when the request said."""
         find = self.index.related if search.kind == RELATED else self.index.search
         if search.kind == RELATED and about is None:
             about = RelatedTo.SAME_MESSAGE
@@ -117,7 +125,7 @@ class ThreadReplies:
         shown = offset + len(result.hits)
         try:
             self.store.remember_thread_search(
-                channel_id, thread_ts, search.query, shown, search.kind
+                channel_id, thread_ts, search.query, shown, search.kind, team_id=team_id
             )
             remembered = True
         except DatabaseUnavailable:

@@ -98,8 +98,10 @@ class Subscriptions:
         source: str,
         *,
         active: bool = True,
+        team_id: str | None = None,
     ) -> None:
-        """Store a channel's settings, unpaused (the caller tells the listeners)."""
+        """Store a channel's settings, unpaused (the caller tells the listeners); without
+        ``team_id`` the channel keeps the workspace stored with it."""
         self._store.save_subscription(
             SubscriptionRecord(
                 channel=channel,
@@ -109,6 +111,7 @@ class Subscriptions:
                 topic=topic,
                 source=source,
                 active=active,
+                team_id=team_id,
             )
         )
 

@@ -35,7 +35,7 @@ class DigestReplies:
         self._clock = clock
         self._pending_retry = pending_retry
 
-    def subscribe(self, channel_id: str, args: str) -> Message:
+    def subscribe(self, channel_id: str, args: str, team_id: str | None = None) -> Message:
         if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
             return render.direct_message_subscription_message()
         try:
@@ -47,7 +47,7 @@ class DigestReplies:
             return render.no_papers_for_topic_message(request.topic or "")
         previous = self._subscriptions.of(channel_id)
         schedule = request.schedule
-        self._subscriptions.save(channel_id, schedule, request.topic, "command")
+        self._subscriptions.save(channel_id, schedule, request.topic, "command", team_id=team_id)
         self._subscriptions.changed(channel_id)
         return render.subscribed_message(
             schedule.describe(),

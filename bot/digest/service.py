@@ -88,8 +88,8 @@ class DigestService:
         """Every subscription that should be posting (paused ones excluded)."""
         return self._subscriptions.active()
 
-    def subscribe(self, channel_id: str, args: str) -> Message:
-        return self._replies.subscribe(channel_id, args)
+    def subscribe(self, channel_id: str, args: str, team_id: str | None = None) -> Message:
+        return self._replies.subscribe(channel_id, args, team_id)
 
     def unsubscribe(self, channel_id: str) -> Message:
         return self._replies.unsubscribe(channel_id)

@@ -4,12 +4,12 @@ Everything that must survive a restart or be shared by several bot processes liv
 one module per kind of state: Slack event ids already handled (``events``), remembered
 searches for buttons and threads (``searches``), reading lists (``reading_lists``), each
 person's dismissals and "forget me" (``people``), a workspace's deletion on uninstall
-(``workspaces``), rendered link unfurls (``unfurls``), the digest's subscriptions (``subscriptions``) and its daily
-claims and rotation (``claims``), each a ``part.Part`` over one shared database. ``tables``
-is the schema, ``migrations`` upgrades it, ``expiry`` forgets what no request needs,
-``database`` is the engine plumbing, ``records`` the plain values handed out, and
-``facade.Store`` (every part at once) is the one object callers hold. Callers import it, and
-the values they name, from here.
+(``workspaces``), rendered link unfurls (``unfurls``), the digest's subscriptions
+(``subscriptions``) and its daily claims and rotation (``claims``), each a ``part.Part``
+over one shared database. ``tables`` is the schema, ``migrations`` upgrades it, ``expiry``
+forgets what no request needs, ``database`` is the engine plumbing, ``records`` the plain
+values handed out, and ``facade.Store`` (every part at once) is the one object callers
+hold. Callers import it, and the values they name, from here.
 """
 
 from bot.store.database import UNAVAILABLE, DatabaseUnavailable, first_line
