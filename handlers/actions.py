@@ -217,7 +217,9 @@ def post_related(
     """**Post in thread** under the shortcut's private list: the same papers, publicly."""
     tell = _private_reply(respond)
     with answering_failures(tell, logger):
-        posted = answers.post_related(RelatedTarget.decode(action["value"]))
+        posted = answers.post_related(
+            RelatedTarget.decode(action["value"]), viewer_of(body).team_id
+        )
         if posted is None:
             tell(render.expired_message())
             return

@@ -55,13 +55,18 @@ class RelatedToMessage:
             post_in_thread=target if target.post_to is not None else None,
         )
 
-    def post(self, target: RelatedTarget) -> tuple[str, str, Message] | None:
-        """The public thread reply for **Post in thread**: (channel, thread ts, message)."""
+    def post(
+        self, target: RelatedTarget, team_id: str | None = None
+    ) -> tuple[str, str, Message] | None:
+        """The public thread reply for **Post in thread**: (channel, thread ts, message);
+        ``team_id`` is the channel's workspace."""
         remembered = self._recall(target)
         if remembered is None or target.post_to is None:
             return None
         channel, thread_ts = target.post_to
-        page = self.threads.page(remembered, channel, thread_ts, 0, about=RelatedTo.MESSAGE)
+        page = self.threads.page(
+            remembered, channel, thread_ts, 0, about=RelatedTo.MESSAGE, team_id=team_id
+        )
         return channel, thread_ts, page
 
     def _recall(self, target: RelatedTarget) -> Remembered | None:

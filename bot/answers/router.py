@@ -220,9 +220,11 @@ class Answers:
     ) -> Message:
         return self._related.first_page(text, viewer, post_to=post_to)
 
-    def post_related(self, target: RelatedTarget | None) -> tuple[str, str, Message] | None:
+    def post_related(
+        self, target: RelatedTarget | None, team_id: str | None = None
+    ) -> tuple[str, str, Message] | None:
         """The public thread reply for **Post in thread**: (channel, thread ts, message)."""
-        return self._related.post(target) if target is not None else None
+        return self._related.post(target, team_id) if target is not None else None
 
     # mentions and direct messages
 
