@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
+from bot.store.database import Database
 from bot.store.part import Part, bounded
 from bot.store.tables import dismissals, forgotten_people, saved_papers
 
@@ -21,36 +22,22 @@ class People(Part):
     def dismiss(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Mark a paper "not relevant" for the person; False when it was already."""
         with self._database.begin() as connection:
-            inserted = connection.execute(
-                self._database.insert(dismissals)
-                .values(
-                    team_id=team_id,
-                    user_id=user_id,
-                    paper_id=paper_id,
-                    dismissed_at=self._database.now(),
-                )
-                .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
-                .returning(dismissals.c.paper_id)
-            ).first()
-        return inserted is not None
+            return add_paper_row(
+                self._database, connection, dismissals, "dismissed_at", team_id, user_id, paper_id
+            )
 
     @bounded
     def undismiss(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Undo a dismissal; False when the paper was not dismissed."""
         with self._database.begin() as connection:
-            result = connection.execute(
-                dismissals.delete().where(
-                    *_rows_of(dismissals, team_id, user_id), dismissals.c.paper_id == paper_id
-                )
-            )
-        return result.rowcount == 1
+            return remove_paper_row(connection, dismissals, team_id, user_id, paper_id)
 
     @bounded
     def dismissed(self, team_id: str, user_id: str) -> list[str]:
         """Ids the person dismissed, newest first."""
         query = (
             select(dismissals.c.paper_id)
-            .where(*_rows_of(dismissals, team_id, user_id))
+            .where(*rows_of(dismissals, team_id, user_id))
             .order_by(dismissals.c.dismissed_at.desc(), dismissals.c.paper_id)
         )
         with self._database.connect() as connection:
@@ -67,7 +54,7 @@ class People(Part):
         with self._database.begin() as connection:
             deleted = {
                 kind: connection.execute(
-                    table.delete().where(*_rows_of(table, team_id, user_id))
+                    table.delete().where(*rows_of(table, team_id, user_id))
                 ).rowcount
                 for kind, table in PERSONAL_TABLES.items()
             }
@@ -85,18 +72,49 @@ class People(Part):
         with self._database.connect() as connection:
             row = connection.execute(
                 select(forgotten_people.c.user_id).where(
-                    *_rows_of(forgotten_people, team_id, user_id)
+                    *rows_of(forgotten_people, team_id, user_id)
                 )
             ).first()
         return row is not None
 
 
+def add_paper_row(
+    database: Database,
+    connection: Connection,
+    table: Table,
+    stamp: str,
+    team_id: str,
+    user_id: str,
+    paper_id: str,
+) -> bool:
+    """A person's row for a paper (saved, dismissed), its ``stamp`` column set to now; False
+    when it was there already: the primary key makes a second click keep the first's time."""
+    inserted = connection.execute(
+        database.insert(table)
+        .values(team_id=team_id, user_id=user_id, paper_id=paper_id, **{stamp: database.now()})
+        .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
+        .returning(table.c.paper_id)
+    ).first()
+    return inserted is not None
+
+
+def remove_paper_row(
+    connection: Connection, table: Table, team_id: str, user_id: str, paper_id: str
+) -> bool:
+    """Delete a person's row for a paper; False when there was none."""
+    result = connection.execute(
+        table.delete().where(*rows_of(table, team_id, user_id), table.c.paper_id == paper_id)
+    )
+    return result.rowcount == 1
+
+
 def remembered_again(connection: Connection, team_id: str, user_id: str) -> None:
     """A save is the person using their reading list again: keep their signals from now on."""
     connection.execute(
-        forgotten_people.delete().where(*_rows_of(forgotten_people, team_id, user_id))
+        forgotten_people.delete().where(*rows_of(forgotten_people, team_id, user_id))
     )
 
 
-def _rows_of(table: Table, team_id: str, user_id: str) -> tuple[Any, Any]:
+def rows_of(table: Table, team_id: str, user_id: str) -> tuple[Any, Any]:
+    """One person's rows of a per-person table (user ids are unique only per workspace)."""
     return table.c.team_id == team_id, table.c.user_id == user_id

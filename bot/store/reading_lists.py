@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from sqlalchemy import func, select
 
 from bot.store.part import Part, bounded
-from bot.store.people import remembered_again
+from bot.store.people import add_paper_row, remembered_again, remove_paper_row, rows_of
 from bot.store.tables import saved_papers
 
 
@@ -21,26 +20,17 @@ class ReadingLists(Part):
         Saving ends a "forget me": the person is keeping a reading list again.
         """
         with self._database.begin() as connection:
-            now = self._database.now()
-            inserted = connection.execute(
-                self._database.insert(saved_papers)
-                .values(team_id=team_id, user_id=user_id, paper_id=paper_id, saved_at=now)
-                .on_conflict_do_nothing(index_elements=["team_id", "user_id", "paper_id"])
-                .returning(saved_papers.c.paper_id)
-            ).first()
+            inserted = add_paper_row(
+                self._database, connection, saved_papers, "saved_at", team_id, user_id, paper_id
+            )
             remembered_again(connection, team_id, user_id)
-        return inserted is not None
+        return inserted
 
     @bounded
     def remove_paper(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Take a paper off the reading list; False when it was not on it."""
         with self._database.begin() as connection:
-            result = connection.execute(
-                saved_papers.delete().where(
-                    *_saved_by(team_id, user_id), saved_papers.c.paper_id == paper_id
-                )
-            )
-        return result.rowcount == 1
+            return remove_paper_row(connection, saved_papers, team_id, user_id, paper_id)
 
     @bounded
     def saved_papers(
@@ -49,7 +39,7 @@ class ReadingLists(Part):
         """Ids on the reading list, newest first."""
         query = (
             select(saved_papers.c.paper_id)
-            .where(*_saved_by(team_id, user_id))
+            .where(*rows_of(saved_papers, team_id, user_id))
             .order_by(saved_papers.c.saved_at.desc(), saved_papers.c.paper_id)
             .offset(offset)
             .limit(limit)
@@ -64,7 +54,7 @@ class ReadingLists(Part):
                 connection.execute(
                     select(func.count())
                     .select_from(saved_papers)
-                    .where(*_saved_by(team_id, user_id))
+                    .where(*rows_of(saved_papers, team_id, user_id))
                 ).scalar()
             )
 
@@ -75,11 +65,7 @@ class ReadingLists(Part):
         if not wanted:
             return frozenset()
         query = select(saved_papers.c.paper_id).where(
-            *_saved_by(team_id, user_id), saved_papers.c.paper_id.in_(wanted)
+            *rows_of(saved_papers, team_id, user_id), saved_papers.c.paper_id.in_(wanted)
         )
         with self._database.connect() as connection:
             return frozenset(connection.execute(query).scalars())
-
-
-def _saved_by(team_id: str, user_id: str) -> tuple[Any, Any]:
-    return saved_papers.c.team_id == team_id, saved_papers.c.user_id == user_id
