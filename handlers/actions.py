@@ -15,13 +15,14 @@ modal.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from slack_bolt import App, BoltContext, Respond
 from slack_sdk import WebClient
 
-from bot.answers import Answers
+from bot.answers import Answers, ForYouPlace, HomeClick, Viewer
 from bot.buttons import (
     PageCursor,
     PaperButton,
@@ -157,33 +158,45 @@ def register(app: App, answers: Answers, admit: Admit) -> None:
         ack=acknowledge, lazy=[partial(more_like_this, answers)]
     )
     app.action(render.ACTION_SHARE)(ack=acknowledge, lazy=[partial(share, answers)])
-    app.action(render.ACTION_SAVE)(ack=acknowledge, lazy=[partial(set_saved, answers, saved=True)])
-    app.action(render.ACTION_UNSAVE)(
-        ack=acknowledge, lazy=[partial(set_saved, answers, saved=False)]
-    )
+    for action_id, mark in CARD_MARKS.items():
+        app.action(action_id)(ack=acknowledge, lazy=[partial(mark_card, answers, mark=mark)])
     app.action(render.ACTION_POST_RELATED)(ack=acknowledge, lazy=[partial(post_related, answers)])
     app.action(render_home.ACTION_ABSTRACT)(ack=acknowledge, lazy=[partial(home_abstract, answers)])
-    app.action(render_home.ACTION_REMOVE)(ack=acknowledge, lazy=[partial(home_remove, answers)])
-    app.action(render_home.ACTION_PAGE)(ack=acknowledge, lazy=[partial(home_page, answers)])
-    for action_id, dismissed in (
-        (render_foryou.ACTION_DISMISS, True),
-        (render_foryou.ACTION_UNDISMISS, False),
+    for action_id, for_you in (
+        (render_home.ACTION_PAGE, False),
+        (render_foryou.ACTION_HOME_PAGE, True),
     ):
-        lazy = [partial(set_dismissed, answers, dismissed=dismissed)]
+        lazy = [partial(home_page, answers, for_you=for_you)]
         app.action(action_id)(ack=acknowledge, lazy=lazy)
-    for action_id, dismissed in (
-        (render_foryou.ACTION_HOME_DISMISS, True),
-        (render_foryou.ACTION_HOME_UNDISMISS, False),
+    for action_id, click in (
+        (render_home.ACTION_REMOVE, HomeClick.REMOVE),
+        (render_foryou.ACTION_HOME_SAVE, HomeClick.SAVE),
+        (render_foryou.ACTION_HOME_DISMISS, HomeClick.HIDE),
+        (render_foryou.ACTION_HOME_UNDISMISS, HomeClick.UNHIDE),
     ):
-        lazy = [partial(home_dismiss, answers, dismissed=dismissed)]
-        app.action(action_id)(ack=acknowledge, lazy=lazy)
-    app.action(render_foryou.ACTION_HOME_SAVE)(ack=acknowledge, lazy=[partial(home_save, answers)])
-    app.action(render_foryou.ACTION_HOME_PAGE)(
-        ack=acknowledge, lazy=[partial(home_for_you_page, answers)]
-    )
+        app.action(action_id)(ack=acknowledge, lazy=[partial(home_paper, answers, click=click)])
 
 
-def set_saved(
+CardMark = Callable[[Answers, PaperButton | None, Viewer], Message]
+"""What a click changes about one paper for the clicker, and the answer to show."""
+
+CARD_MARKS: dict[str, CardMark] = {
+    render.ACTION_SAVE: lambda answers, button, viewer: answers.set_saved(
+        button, viewer, saved=True
+    ),
+    render.ACTION_UNSAVE: lambda answers, button, viewer: answers.set_saved(
+        button, viewer, saved=False
+    ),
+    render_foryou.ACTION_DISMISS: lambda answers, button, viewer: answers.set_dismissed(
+        button, viewer, dismissed=True
+    ),
+    render_foryou.ACTION_UNDISMISS: lambda answers, button, viewer: answers.set_dismissed(
+        button, viewer, dismissed=False
+    ),
+}
+
+
+def mark_card(
     answers: Answers,
     body: dict[str, Any],
     action: dict[str, Any],
@@ -191,16 +204,18 @@ def set_saved(
     respond: Respond,
     logger: logging.Logger,
     *,
-    saved: bool,
+    mark: CardMark,
 ) -> None:
-    """**Save**, **Saved ✓**, **Undo**, **Save again**: a button that names its private page
-    redraws it in place; one on a card everyone sees answers with a new private notice."""
+    """**Save**, **Saved ✓**, **Undo**, **Save again**, and **Not relevant** and its **Undo**
+    on a For you card: a button that names its private page redraws it in place; one on a
+    card everyone sees answers with a new private notice. Then the App Home is drawn again,
+    since its reading list or suggestions changed."""
     button = PaperButton.decode(action["value"])
     on_its_page = button is not None and button.on_private_page
     tell = _in_place_reply(respond, body) if on_its_page else _private_reply(respond)
     viewer = viewer_of(body)
     with answering_failures(tell, logger):
-        tell(answers.set_saved(button, viewer, saved=saved))
+        tell(mark(answers, button, viewer))
     with logging_failures(logger):
         publish_home(client, answers, viewer)
 
@@ -241,18 +256,26 @@ def home_abstract(
         )
 
 
-def home_remove(
+def home_paper(
     answers: Answers,
     body: dict[str, Any],
     action: dict[str, Any],
     client: WebClient,
     logger: logging.Logger,
+    *,
+    click: HomeClick,
 ) -> None:
+    """A paper's button in the App Home (**Remove**; **Save**, **Not relevant** and its
+    **Undo** on a For you card): the change, then the tab again at the page it was on."""
     paper_id, offset = decode_home_paper(action["value"])
     viewer = viewer_of(body)
     with logging_failures(logger):
-        answers.remove_saved(viewer, paper_id)
-        publish_home(client, answers, viewer, offset=offset)
+        answers.home_click(viewer, paper_id, click)
+        if click is HomeClick.REMOVE:
+            publish_home(client, answers, viewer, offset=offset)
+        else:
+            hidden = paper_id if click is HomeClick.HIDE else None
+            publish_home(client, answers, viewer, for_you=ForYouPlace(offset, hidden))
 
 
 def home_page(
@@ -261,73 +284,14 @@ def home_page(
     action: dict[str, Any],
     client: WebClient,
     logger: logging.Logger,
-) -> None:
-    offset = decode_home_page(action["value"])
-    with logging_failures(logger):
-        publish_home(client, answers, viewer_of(body), offset=offset)
-
-
-def set_dismissed(
-    answers: Answers,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    client: WebClient,
-    respond: Respond,
-    logger: logging.Logger,
     *,
-    dismissed: bool,
+    for_you: bool,
 ) -> None:
-    """**Not relevant** on a For you card, or its **Undo**: the private page is redrawn in
-    place, then the App Home (whose suggestions changed too)."""
-    tell = _in_place_reply(respond, body)
-    viewer = viewer_of(body)
-    with answering_failures(tell, logger):
-        button = PaperButton.decode(action["value"])
-        tell(answers.set_dismissed(button, viewer, dismissed=dismissed))
-    with logging_failures(logger):
-        publish_home(client, answers, viewer)
-
-
-def home_dismiss(
-    answers: Answers,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    client: WebClient,
-    logger: logging.Logger,
-    *,
-    dismissed: bool,
-) -> None:
-    """**Not relevant** in the App Home (the tab offers **Undo**) or that **Undo**."""
-    paper_id, offset = decode_home_paper(action["value"])
-    viewer = viewer_of(body)
-    with logging_failures(logger):
-        answers.dismiss_in_home(viewer, paper_id, dismissed=dismissed)
-        hidden = paper_id if dismissed else None
-        publish_home(client, answers, viewer, for_you=offset, hidden=hidden)
-
-
-def home_save(
-    answers: Answers,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    client: WebClient,
-    logger: logging.Logger,
-) -> None:
-    """**Save** on a For you card in the App Home: the paper moves to the reading list."""
-    paper_id, offset = decode_home_paper(action["value"])
-    viewer = viewer_of(body)
-    with logging_failures(logger):
-        answers.save_in_home(viewer, paper_id)
-        publish_home(client, answers, viewer, for_you=offset)
-
-
-def home_for_you_page(
-    answers: Answers,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    client: WebClient,
-    logger: logging.Logger,
-) -> None:
+    """**Previous** or **Next** of the reading list, or of the For you section."""
     offset = decode_home_page(action["value"])
+    viewer = viewer_of(body)
     with logging_failures(logger):
-        publish_home(client, answers, viewer_of(body), for_you=offset)
+        if for_you:
+            publish_home(client, answers, viewer, for_you=ForYouPlace(offset))
+        else:
+            publish_home(client, answers, viewer, offset=offset)

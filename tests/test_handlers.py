@@ -16,6 +16,7 @@ import pytest
 from bot.answers import Viewer
 from bot.answers.typed import Intent, Request
 from bot.buttons import PageCursor, PageKind, PaperButton
+from bot.render import papers as render
 from bot.render.message import Message
 from handlers import actions, commands, events
 
@@ -149,6 +150,7 @@ def test_save_on_a_public_card_answers_with_a_new_private_message() -> None:
     answers, respond = Recorded(), Calls()
     client = SimpleNamespace(views_publish=Calls())
     body = {"container": {"is_ephemeral": False}, "user": {"id": "U1", "team_id": "T1"}}
-    actions.set_saved(answers, body, {"value": "P1"}, client, respond, LOGGER, saved=True)
+    save = actions.CARD_MARKS[render.ACTION_SAVE]
+    actions.mark_card(answers, body, {"value": "P1"}, client, respond, LOGGER, mark=save)
     assert answers.calls[0] == ("set_saved", (PaperButton("P1"), Viewer("T1", "U1")))
     assert respond[0]["replace_original"] is False

@@ -7,9 +7,18 @@ can give is testable as a plain function call. ``Answers`` is the one object lis
 it hands each request to the module of its feature.
 """
 
+from bot.answers.home import FIRST_SUGGESTIONS, ForYouPlace, HomeClick
 from bot.answers.reading_list import Export
 from bot.answers.router import Answers
 from bot.answers.threads import DM_THREAD
 from bot.answers.viewer import Viewer
 
-__all__ = ["DM_THREAD", "Answers", "Export", "Viewer"]
+__all__ = [
+    "DM_THREAD",
+    "FIRST_SUGGESTIONS",
+    "Answers",
+    "Export",
+    "ForYouPlace",
+    "HomeClick",
+    "Viewer",
+]

@@ -97,8 +97,9 @@ class Suggestions:
         hidden_paper = self.papers.get(hidden) if hidden else None
         return render_foryou.home_blocks(result, hidden=hidden_paper)
 
-    def dismiss_in_home(self, viewer: Viewer, paper_id: str, *, dismissed: bool) -> None:
-        if dismissed:
+    def set_hidden(self, viewer: Viewer, paper_id: str, *, hidden: bool) -> None:
+        """**Not relevant** in the App Home, or its **Undo** (both idempotent)."""
+        if hidden:
             self.store.dismiss(viewer.team_id, viewer.user_id, paper_id)
         else:
             self.store.undismiss(viewer.team_id, viewer.user_id, paper_id)

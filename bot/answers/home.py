@@ -4,7 +4,9 @@ abstract modal its **Abstract** opens (a tab has no thread to answer in)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
+from enum import Enum
 from functools import partial
 from typing import Any
 
@@ -21,6 +23,32 @@ VISIBILITY_TTL = timedelta(minutes=5)
 """How long the App Home trusts Slack's word that a person can see a subscribed channel:
 every publish (each Save, Remove, page) would otherwise ask again for every channel."""
 VISIBILITY_ENTRIES = 10_000
+
+
+class HomeClick(Enum):
+    """A paper's button in the App Home: what it changes before the tab is drawn again."""
+
+    REMOVE = "remove"
+    """**Remove** on the reading list."""
+    SAVE = "save"
+    """**Save** on a For you card."""
+    HIDE = "hide"
+    """**Not relevant** on a For you card."""
+    UNHIDE = "unhide"
+    """Its **Undo**."""
+
+
+@dataclass(frozen=True)
+class ForYouPlace:
+    """Where the tab's For you section is: its offset, and the paper the last **Not
+    relevant** there hid (offered back with **Undo**)."""
+
+    offset: int = 0
+    hidden: str | None = None
+
+
+FIRST_SUGGESTIONS = ForYouPlace()
+"""The For you section's first page, nothing just hidden: where the tab opens."""
 
 
 class AppHome:
@@ -47,18 +75,15 @@ class AppHome:
         viewer: Viewer,
         can_see: Callable[[str], bool | None],
         offset: int = 0,
-        *,
-        for_you: int = 0,
-        hidden: str | None = None,
+        for_you: ForYouPlace = FIRST_SUGGESTIONS,
     ) -> dict[str, Any]:
-        """The App Home view: suggestions from ``for_you`` (``hidden``: the paper the last
-        **Not relevant** hid, offered back), the reading list from ``offset``, the subscribed
-        channels the person can see, and how to use the bot."""
+        """The App Home view: the suggestions at ``for_you``, the reading list from
+        ``offset``, the subscribed channels the person can see, and how to use the bot."""
         total = self._reading_list.count(viewer)
         offset = last_page_start(offset, total, render_home.PAGE_SIZE)
         papers = self._reading_list.saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
         shown, more = self._visible_channels(viewer, can_see)
-        suggestions = self._suggestions.home_section(viewer, for_you, hidden)
+        suggestions = self._suggestions.home_section(viewer, for_you.offset, for_you.hidden)
         return render_home.home_view(
             papers,
             total=total,

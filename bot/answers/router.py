@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bot.answers.cards import PaperCards
 from bot.answers.digest import DigestCommands, digest_reply
 from bot.answers.foryou import Suggestions
-from bot.answers.home import AppHome
+from bot.answers.home import FIRST_SUGGESTIONS, AppHome, ForYouPlace, HomeClick
 from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
@@ -169,18 +169,14 @@ class Answers:
             return render.expired_message()
         return self._for_you.set_dismissed(button, viewer, dismissed=dismissed)
 
-    def dismiss_in_home(self, viewer: Viewer, paper_id: str, *, dismissed: bool) -> None:
-        """**Not relevant** or its **Undo** in the App Home (which then redraws itself)."""
-        self._for_you.dismiss_in_home(viewer, paper_id, dismissed=dismissed)
-
-    def save_in_home(self, viewer: Viewer, paper_id: str) -> None:
-        """**Save** on a For you card in the App Home (which then redraws itself)."""
-        if self.papers.get(paper_id) is not None:
+    def home_click(self, viewer: Viewer, paper_id: str, click: HomeClick) -> None:
+        """A paper's button in the App Home (which then redraws itself)."""
+        if click is HomeClick.REMOVE:
+            self._reading_list.remove(viewer, paper_id)
+        elif click is HomeClick.SAVE and self.papers.get(paper_id) is not None:
             self._reading_list.save(viewer, paper_id)
-
-    def remove_saved(self, viewer: Viewer, paper_id: str) -> None:
-        """**Remove** in the App Home (which then redraws itself)."""
-        self._reading_list.remove(viewer, paper_id)
+        elif click in {HomeClick.HIDE, HomeClick.UNHIDE}:
+            self._for_you.set_hidden(viewer, paper_id, hidden=click is HomeClick.HIDE)
 
     def saved_list(self, viewer: Viewer, offset: int = 0) -> Message:
         """``/paper saved``: a private page of the reading list, newest first."""
@@ -197,13 +193,10 @@ class Answers:
         viewer: Viewer,
         can_see: Callable[[str], bool | None],
         offset: int = 0,
-        *,
-        for_you: int = 0,
-        hidden: str | None = None,
+        for_you: ForYouPlace = FIRST_SUGGESTIONS,
     ) -> dict[str, Any]:
-        """The App Home: the reading list from ``offset``, the suggestions from ``for_you``,
-        and ``hidden`` (the paper **Not relevant** just hid) offered back."""
-        return self._home.view(viewer, can_see, offset, for_you=for_you, hidden=hidden)
+        """The App Home: the reading list from ``offset``, the suggestions at ``for_you``."""
+        return self._home.view(viewer, can_see, offset, for_you)
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:
         return self._home.abstract_view(paper_id)

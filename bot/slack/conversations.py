@@ -20,7 +20,7 @@ from urllib.request import Request, urlopen
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.answers import Answers, Export, Viewer
+from bot.answers import FIRST_SUGGESTIONS, Answers, Export, ForYouPlace, Viewer
 from bot.render.message import Message
 from bot.slack.delivery.landed import Unreadable, find_post, posted_by, tagged
 from bot.slack.delivery.retry import (
@@ -170,13 +170,11 @@ def publish_home(
     viewer: Viewer,
     *,
     offset: int = 0,
-    for_you: int = 0,
-    hidden: str | None = None,
+    for_you: ForYouPlace = FIRST_SUGGESTIONS,
 ) -> None:
     """Draw the person's App Home tab (again), from the reading list page at ``offset`` and
-    the suggestions at ``for_you`` (``hidden``: the paper just hidden, offered back): the
-    publish and its channel lookups wait little for Slack (the tab is drawn again on the next
-    open)."""
+    the suggestions at ``for_you``: the publish and its channel lookups wait little for Slack
+    (the tab is drawn again on the next open)."""
     lookups = copy.copy(client)
     lookups.timeout = min(client.timeout, HOME_LOOKUP_TIMEOUT)
     can_see = _while_time_left(
@@ -186,7 +184,7 @@ def publish_home(
     with waiting_at_most(HOME_TAB_PATIENCE):
         client.views_publish(
             user_id=viewer.user_id,
-            view=answers.home(viewer, can_see, offset, for_you=for_you, hidden=hidden),
+            view=answers.home(viewer, can_see, offset, for_you),
         )
 
 
