@@ -14,9 +14,9 @@ from bot.answers.typed import Intent, parse_command
 from bot.render import export as render_export
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.slack.conversations import Refused, send_file_to_user
+from bot.slack.conversations import Refused, publish_home, send_file_to_user
 from bot.slack.work import Admit
-from handlers.errors import answering_failures
+from handlers.errors import answering_failures, logging_failures
 from handlers.viewer import viewer_of
 
 COMMAND = "/paper"
@@ -48,6 +48,9 @@ def paper_command(
             tell(export_reading_list(answers, client, viewer))
         else:
             tell(answers.command(request, command["channel_id"], viewer))
+        if request.intent is Intent.FORGET_ME:
+            with logging_failures(logger):  # the tab showed what is now deleted
+                publish_home(client, answers, viewer)
 
 
 def export_reading_list(answers: Answers, client: WebClient, viewer: Viewer) -> Message:

@@ -155,5 +155,6 @@ def test_forget_me_leaves_no_row_of_the_person(bot, tmp_path):
                 assert all(len(row) == 2 for row in naming), table
             else:
                 assert not naming, table
+    assert "(you have 0)" in all_text(_home(bot)["blocks"])
     bot.slash("for me")
     assert "(you have 0)" in _last_answer(bot).text
