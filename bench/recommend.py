@@ -173,7 +173,7 @@ def sklearn_rankings() -> dict[str, Ranking]:
         return rank
 
     return {
-        "scikit-learn LogisticRegression (C=1)": fitted(
+        f"scikit-learn LogisticRegression (C={foryou.REGULARISATION})": fitted(
             lambda: LogisticRegression(C=foryou.REGULARISATION)
         ),
         "scikit-learn LinearSVC (C=0.1, as arxiv-sanity)": fitted(lambda: LinearSVC(C=0.1)),
