@@ -1,4 +1,4 @@
-""" "For you": a linear classifier learned, on every call, from one person's reading list.
+"""For you: a linear classifier learned, on every call, from one person's reading list.
 
 A search answers a question; a reading list is an answer to a question nobody typed. As
 arxiv-sanity does for each tag, the papers a person saved are the positives of a linear model
@@ -10,7 +10,7 @@ or is forgotten, needs no model to invalidate or delete.
 The model is L2-regularised logistic regression fitted by Newton's method, a few lines of
 numpy, not scikit-learn's: on the catalogue both fit the same objective to the same rankings
 (the bench's hit rates agree to the reader) in the same few milliseconds, and the bot's peak
-memory barely moves either way (357 against 364 MB of its 450), but scikit-learn with SciPy,
+memory stays where it was either way (about 360 MB of its 450), but scikit-learn with SciPy,
 joblib, threadpoolctl and narwhals adds about 200 MB installed (45 MB of wheels) for nothing
 the bot would use. The weights make a dismissal count as much as a save and the sample of the
 rest as much as all saves together, so a reading list of three is not drowned by hundreds of
