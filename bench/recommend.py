@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-# One BLAS thread, as the bot runs (bot/__main__.py), set before numpy loads.
+# One BLAS thread, as the bot runs (bot/__init__.py), set before this script loads numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
