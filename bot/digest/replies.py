@@ -77,6 +77,7 @@ class DigestReplies:
             source=sub.source,
             paused_reason=sub.paused_reason,
             next_post=self._next_post_text(channel_id, sub.schedule),
+            engaged_papers=self._rotation.shaped_by(channel_id),
         )
 
     def today(self, channel_id: str) -> Message:

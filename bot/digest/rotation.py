@@ -4,12 +4,21 @@ Each channel walks a shuffled order of every eligible paper, seeded by channel a
 the order is random but reproducible and survives restarts; only the papers already posted
 are stored. When every paper has been posted, the next round starts with a new order. A
 topic subscription walks its matches best first instead.
+
+What the channel engages with in public (``store.channel_interest``: shares and reactions
+there) moves papers like those forward within the round's unseen papers: each engaged paper
+lends its weight to its nearest papers (the search index's ``like:``), the nearest most, and
+the unseen papers are ordered by that score, ties kept in the round's order. A 👎 lends a
+negative weight, which moves papers like it back. Nothing else is stored: the order is
+recomputed from the signals, the seen papers and the index, so it survives restarts, and a
+channel with no signal gets exactly the round's order.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,6 +27,12 @@ from bot.store import DigestClaim, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
+
+ENGAGED_PAPERS = 20
+"""The channel's most engaged papers that lend weight (strongest first): enough for a
+channel's taste, few enough that a choice costs a few ``like:`` searches."""
+NEIGHBOURS = 20
+"""How many nearest papers each engaged paper lends its weight to."""
 
 
 @dataclass(frozen=True)
@@ -52,9 +67,30 @@ class Rotation:
         if {paper.id for paper in pool} <= seen:
             round_, seen = round_ + 1, frozenset()
         ordered = pool if topic else _shuffled(pool, channel, round_)
-        remaining = [paper for paper in ordered if paper.id not in seen]
+        remaining = self._by_interest(
+            [paper for paper in ordered if paper.id not in seen],
+            self._store.channel_interest(channel),
+        )
         position = len(pool) - len(remaining) + 1
         return Pick(remaining[0], round_, position, len(pool), topic or None)
+
+    def _by_interest(self, remaining: list[Paper], interest: dict[str, float]) -> list[Paper]:
+        """``remaining`` with the papers like the channel's engaged ones first (stable)."""
+        if not interest:
+            return remaining
+        scores: defaultdict[str, float] = defaultdict(float)
+        strongest = sorted(interest.items(), key=lambda item: (-abs(item[1]), item[0]))
+        for paper_id, weight in strongest[:ENGAGED_PAPERS]:
+            if weight == 0:
+                continue
+            for rank, hit in enumerate(self._index.similar(paper_id, limit=NEIGHBOURS).hits):
+                scores[hit.paper.id] += weight / (rank + 1)
+        return sorted(remaining, key=lambda paper: -scores.get(paper.id, 0.0))
+
+    def shaped_by(self, channel: str) -> int:
+        """How many papers the channel engaged with in public: when any, they shape its
+        order (``/paper subscriptions`` says so)."""
+        return len(self._store.channel_interest(channel))
 
     def claimed(self, claim: DigestClaim) -> Pick | None:
         """The pick a claim recorded, if its paper is still in the corpus: with the topic it

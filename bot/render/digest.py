@@ -150,8 +150,10 @@ def subscriptions_message(
     source: str | None = None,
     paused_reason: str | None = None,
     next_post: str | None = None,
+    engaged_papers: int = 0,
 ) -> Message:
-    """``/paper subscriptions``: what the channel gets, and when the next one comes."""
+    """``/paper subscriptions``: what the channel gets, when the next one comes, and
+    whether what the channel shares and reacts to shapes the choice."""
     if description is None:
         return notice_message(
             "This channel has no paper of the day. Start one with "
@@ -160,6 +162,12 @@ def subscriptions_message(
         )
     lines = [f"*Paper of the day:* {description}"]
     lines.append(f"*Topic:* {quoted(topic)}" if topic else "*Topic:* all papers")
+    if engaged_papers:
+        count = "1 paper" if engaged_papers == 1 else f"{engaged_papers} papers"
+        lines.append(
+            f"*Shaped by this channel:* {count} shared or reacted to here move papers like "
+            "them forward in the rotation."
+        )
     if source == "env":
         lines.append("_Set by the bot's configuration; `/paper subscribe` overrides it._")
     if paused_reason:
