@@ -49,6 +49,10 @@ def _fill(store: Store, team: str, user: str, channel: str) -> None:
     )
     store.record_post(channel, DAY, "1.1", "process-1")
     store.remember_thread_search(channel, "1.1", "graphs", 5, team_id=team)
+    store.record_share(team, channel, user, "paperB", "2.2")
+    store.record_channel_save(team, channel, user, "paperB")
+    store.record_reaction(team, channel, "1.1", user, "+1")
+    store.record_reaction(team, channel, "2.2", user, "tada")
 
 
 def _rows_holding(database_url: str, value: str) -> dict[str, int]:
@@ -82,13 +86,18 @@ def test_dismissing_is_idempotent_and_undone(store: Store) -> None:
 def test_forgetting_a_person_leaves_only_their_opt_out(store: Store, database_url: str) -> None:
     _fill(store, TEAM, ME, "C0MINE")
     _fill(store, TEAM, YOU, "C0YOURS")
-    assert store.forget_person(TEAM, ME) == {"saved papers": 2, "dismissals": 1}
+    assert store.forget_person(TEAM, ME) == {
+        "saved papers": 2,
+        "dismissals": 1,
+        "channel signals": 2,
+        "reactions": 2,
+    }
     assert _rows_holding(database_url, ME) == {"forgotten_people.user_id": 1}, (
         "only the marker that stops new signals may name them"
     )
     assert store.is_forgotten(TEAM, ME) and not store.is_forgotten(TEAM, YOU)
     assert store.saved_count(TEAM, YOU) == 2 and store.dismissed(TEAM, YOU) == ["paperC"]
-    assert store.forget_person(TEAM, ME) == {"saved papers": 0, "dismissals": 0}
+    assert set(store.forget_person(TEAM, ME).values()) == {0}
 
 
 def test_saving_again_ends_the_opt_out(store: Store, database_url: str) -> None:

@@ -5,7 +5,8 @@ one module per kind of state: Slack event ids already handled (``events``), reme
 searches for buttons and threads (``searches``), reading lists (``reading_lists``), each
 person's dismissals and "forget me" (``people``), a workspace's deletion on uninstall
 (``workspaces``), rendered link unfurls (``unfurls``), the digest's subscriptions
-(``subscriptions``) and its daily claims and rotation (``claims``), each a ``part.Part``
+(``subscriptions``) and its daily claims and rotation (``claims``), what channels do with
+the bot's papers (``signals``: shares, Saves from its posts, reactions), each a ``part.Part``
 over one shared database. ``tables`` is the schema, ``migrations`` upgrades it, ``expiry``
 forgets what no request needs, ``database`` is the engine plumbing, ``records`` the plain
 values handed out, and ``facade.Store`` (every part at once) is the one object callers
@@ -20,6 +21,7 @@ from bot.store.records import (
     RELATED,
     SEARCH,
     DigestClaim,
+    PaperEngagement,
     Remembered,
     SubscriptionRecord,
 )
@@ -32,6 +34,7 @@ __all__ = [
     "UNAVAILABLE",
     "DatabaseUnavailable",
     "DigestClaim",
+    "PaperEngagement",
     "Remembered",
     "Store",
     "SubscriptionRecord",

@@ -7,7 +7,14 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.engine import Connection
 
-from bot.store.tables import saved_queries, slack_events, thread_searches
+from bot.store.tables import (
+    bot_posts,
+    channel_signals,
+    post_reactions,
+    saved_queries,
+    slack_events,
+    thread_searches,
+)
 
 EVENT_RETENTION = timedelta(days=1)
 """Slack retries an event for minutes, not days; older ids can go."""
@@ -15,6 +22,11 @@ EVENT_RETENTION = timedelta(days=1)
 QUERY_RETENTION = timedelta(days=7)
 """How long result buttons and ``@paperbot more`` can go back to a search: a week covers
 a conversation picked up after a weekend; older remembered searches go."""
+
+SIGNAL_RETENTION = timedelta(days=365)
+"""How long a share, a Save from a channel's post, a reaction, and which paper a shared card
+showed are kept: a year of a channel's reading is what its paper of the day follows; older
+signals say little about what it reads now."""
 
 PRUNE_EVERY = timedelta(hours=1)
 
@@ -27,7 +39,8 @@ class Expiry:
 
     def prune(self, connection: Connection, now: datetime) -> None:
         """Forget, at most once every ``PRUNE_EVERY``, what no request can need any more:
-        event ids Slack no longer retries and searches no button reaches."""
+        event ids Slack no longer retries, searches no button reaches, and channel signals
+        older than ``SIGNAL_RETENTION``."""
         if self._last_prune is not None and now - self._last_prune < PRUNE_EVERY:
             return
         connection.execute(
@@ -39,4 +52,10 @@ class Expiry:
         connection.execute(
             thread_searches.delete().where(thread_searches.c.updated_at < now - QUERY_RETENTION)
         )
+        for table, stamp in (
+            (channel_signals, channel_signals.c.recorded_at),
+            (post_reactions, post_reactions.c.reacted_at),
+            (bot_posts, bot_posts.c.posted_at),
+        ):
+            connection.execute(table.delete().where(stamp < now - SIGNAL_RETENTION))
         self._last_prune = now

@@ -17,6 +17,7 @@ from bot.store.migrations import migrate
 from bot.store.people import People
 from bot.store.reading_lists import ReadingLists
 from bot.store.searches import StoredSearches
+from bot.store.signals import ChannelSignals
 from bot.store.subscriptions import SubscriptionRows
 from bot.store.unfurls import Unfurls
 from bot.store.workspaces import Workspaces
@@ -31,6 +32,7 @@ class Store(
     SubscriptionRows,
     DigestClaims,
     Workspaces,
+    ChannelSignals,
 ):
     """Durable state for one bot process; safe to share a database with other processes."""
 

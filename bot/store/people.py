@@ -1,5 +1,6 @@
 """What the bot keeps about one person: the papers they dismissed, and whether they asked to
-be forgotten. Their reading list is ``reading_lists``; ``forget_person`` clears both."""
+be forgotten. Their reading list is ``reading_lists``, their shares and reactions in
+channels ``signals``; ``forget_person`` clears them all."""
 
 from __future__ import annotations
 
@@ -10,9 +11,20 @@ from sqlalchemy.engine import Connection
 
 from bot.store.database import Database
 from bot.store.part import Part, bounded
-from bot.store.tables import dismissals, forgotten_people, saved_papers
+from bot.store.tables import (
+    channel_signals,
+    dismissals,
+    forgotten_people,
+    post_reactions,
+    saved_papers,
+)
 
-PERSONAL_TABLES: dict[str, Table] = {"saved papers": saved_papers, "dismissals": dismissals}
+PERSONAL_TABLES: dict[str, Table] = {
+    "saved papers": saved_papers,
+    "dismissals": dismissals,
+    "channel signals": channel_signals,
+    "reactions": post_reactions,
+}
 """Every table with rows about one person, by the name ``forget_person`` reports them under.
 The others hold nothing that names a person: see docs/privacy.md."""
 
@@ -70,12 +82,14 @@ class People(Part):
         """Whether the person asked to be forgotten and has not saved since: a passive signal
         about them (a reaction, a share) must then not be recorded."""
         with self._database.connect() as connection:
-            row = connection.execute(
-                select(forgotten_people.c.user_id).where(
-                    *rows_of(forgotten_people, team_id, user_id)
-                )
-            ).first()
-        return row is not None
+            return is_forgotten(connection, team_id, user_id)
+
+
+def is_forgotten(connection: Connection, team_id: str, user_id: str) -> bool:
+    row = connection.execute(
+        select(forgotten_people.c.user_id).where(*rows_of(forgotten_people, team_id, user_id))
+    ).first()
+    return row is not None
 
 
 def add_paper_row(

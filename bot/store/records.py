@@ -67,3 +67,13 @@ class ClaimAttempt:
 
     acquired: bool
     claim: DigestClaim
+
+
+class PaperEngagement(NamedTuple):
+    """How many distinct people of a workspace shared a paper, and reacted to it with
+    interest, in a period; a count below ``signals.FEWEST_PEOPLE_SHOWN`` is reported as 0 so
+    no count shown in a channel can point at one person."""
+
+    paper_id: str
+    sharers: int
+    reactors: int

@@ -189,3 +189,45 @@ forgotten_people = Table(
 """People who asked to be forgotten and have not saved since: signals kept passively about a
 person (reactions, shares) must not be recorded for them. Only the two ids, nothing else;
 their next save removes the row (they are using their reading list again)."""
+
+bot_posts = Table(
+    "bot_posts",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("ts", String(32), primary_key=True),
+    Column("paper_id", String(128), nullable=False),
+    Column("posted_at", UTCDateTime, nullable=False, index=True),
+    Column("team_id", String(64), index=True),
+)
+"""Which paper each of the bot's shared cards shows, by the message's ``ts``, so a reaction
+on it (which names only the message) counts for that paper. The daily post's ``ts`` is in
+``digest_claims``. Nothing about a person."""
+
+channel_signals = Table(
+    "channel_signals",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("paper_id", String(128), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("kind", String(16), primary_key=True),
+    Column("recorded_at", UTCDateTime, nullable=False, index=True),
+    Column("team_id", String(64), nullable=False),
+    Index("channel_signals_by_user", "team_id", "user_id"),
+)
+"""A person's share of a paper into a channel, or Save of it from a channel's post: one row
+per person, paper and kind (the primary key), so repeating it counts once."""
+
+post_reactions = Table(
+    "post_reactions",
+    metadata,
+    Column("channel", String(64), primary_key=True),
+    Column("ts", String(32), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("reaction", String(64), primary_key=True),
+    Column("paper_id", String(128), nullable=False),
+    Column("reacted_at", UTCDateTime, nullable=False, index=True),
+    Column("team_id", String(64), nullable=False),
+    Index("post_reactions_by_user", "team_id", "user_id"),
+)
+"""A person's reaction on one of the bot's posts, keyed like Slack's (message, person,
+emoji), so ``reaction_removed`` deletes exactly what ``reaction_added`` wrote."""

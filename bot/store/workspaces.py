@@ -15,10 +15,13 @@ from sqlalchemy.engine import Connection
 from bot.store.database import log
 from bot.store.part import Part, bounded
 from bot.store.tables import (
+    bot_posts,
+    channel_signals,
     digest_claims,
     digest_seen,
     dismissals,
     forgotten_people,
+    post_reactions,
     saved_papers,
     saved_queries,
     slack_events,
@@ -35,6 +38,9 @@ WORKSPACE_TABLES: tuple[Table, ...] = (
     digest_claims,
     digest_seen,
     thread_searches,
+    bot_posts,
+    channel_signals,
+    post_reactions,
 )
 """Tables with a ``team_id`` column: a workspace's rows are found by it."""
 

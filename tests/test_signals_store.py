@@ -1,0 +1,130 @@
+"""The signals a channel leaves (shares, Saves from its posts, reactions on the bot's posts):
+one vote per person, paper and kind; weights; counts never below two people; no record of a
+person who asked to be forgotten; expiry after a year."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, timedelta
+
+import pytest
+from test_store import ManualClock, clock, database_url
+
+from bot.store import PaperEngagement, Store
+
+__all__ = ["clock", "database_url"]  # fixtures, shared with test_store
+
+TEAM = "T0SIGNALS"
+CHANNEL, ELSEWHERE = "C0READS", "C0OTHER"
+ANN, BOB, CAT = "U0ANN", "U0BOB", "U0CAT"
+DAY = date(2025, 3, 28)
+DIGEST_TS, SHARED_TS = "1711612800.000100", "1711612900.000200"
+
+
+@pytest.fixture
+def store(database_url: str, clock: ManualClock) -> Iterator[Store]:
+    store = Store(database_url, clock)
+    _post_digest(store, CHANNEL, "paperDigest", DIGEST_TS)
+    store.record_share(TEAM, CHANNEL, ANN, "paperShared", SHARED_TS)
+    yield store
+    store.close()
+
+
+def _post_digest(store: Store, channel: str, paper_id: str, ts: str) -> None:
+    store.claim_digest(
+        channel,
+        DAY,
+        paper_id=paper_id,
+        round=0,
+        position=1,
+        pool_size=9,
+        owner="process-1",
+        lease=timedelta(minutes=5),
+    )
+    store.record_post(channel, DAY, ts, "process-1")
+
+
+def test_a_share_counts_once_per_person(store: Store) -> None:
+    store.record_share(TEAM, CHANNEL, ANN, "paperShared", "1711613000.000300")
+    assert store.channel_interest(CHANNEL) == {"paperShared": 1.0}
+    store.record_share(TEAM, CHANNEL, BOB, "paperShared", "1711613100.000400")
+    assert store.channel_interest(CHANNEL) == {"paperShared": 2.0}
+    assert store.channel_interest(ELSEWHERE) == {}
+
+
+def test_reactions_weigh_by_kind_one_vote_per_person(store: Store) -> None:
+    assert store.record_reaction(TEAM, CHANNEL, DIGEST_TS, ANN, "+1")
+    assert store.record_reaction(TEAM, CHANNEL, DIGEST_TS, BOB, "-1::skin-tone-3")
+    assert store.record_reaction(TEAM, CHANNEL, DIGEST_TS, CAT, "eyes")
+    assert store.channel_interest(CHANNEL)["paperDigest"] == 0.5
+    store.record_reaction(TEAM, CHANNEL, DIGEST_TS, ANN, "+1")
+    store.record_reaction(TEAM, CHANNEL, DIGEST_TS, ANN, "tada")
+    store.record_reaction(TEAM, CHANNEL, DIGEST_TS, ANN, "thumbsup")
+    assert store.channel_interest(CHANNEL)["paperDigest"] == 0.5, "Ann's 👍 and 🎉 are one vote"
+
+
+def test_a_removed_reaction_counts_no_more(store: Store) -> None:
+    store.record_reaction(TEAM, CHANNEL, SHARED_TS, BOB, "+1")
+    assert store.channel_interest(CHANNEL) == {"paperShared": 2.0}
+    assert store.remove_reaction(TEAM, CHANNEL, SHARED_TS, BOB, "+1") is True
+    assert store.remove_reaction(TEAM, CHANNEL, SHARED_TS, BOB, "+1") is False
+    assert store.channel_interest(CHANNEL) == {"paperShared": 1.0}
+
+
+def test_a_reaction_on_a_message_that_is_no_bot_paper_is_not_kept(store: Store) -> None:
+    assert store.record_reaction(TEAM, CHANNEL, "1711600000.000001", ANN, "+1") is False
+    assert store.record_reaction(TEAM, ELSEWHERE, DIGEST_TS, ANN, "+1") is False
+    assert store.channel_interest(ELSEWHERE) == {}
+
+
+def test_saves_from_a_channel_post_never_weigh_its_choice(store: Store) -> None:
+    store.record_channel_save(TEAM, CHANNEL, BOB, "paperDigest")
+    store.record_channel_save(TEAM, CHANNEL, BOB, "paperDigest")
+    assert "paperDigest" not in store.channel_interest(CHANNEL)
+
+
+def test_a_forgotten_person_is_not_recorded_until_they_save(store: Store) -> None:
+    store.forget_person(TEAM, BOB)
+    store.record_share(TEAM, CHANNEL, BOB, "paperOther", "1711613200.000500")
+    store.record_channel_save(TEAM, CHANNEL, BOB, "paperOther")
+    assert store.record_reaction(TEAM, CHANNEL, DIGEST_TS, BOB, "+1") is True
+    assert store.channel_interest(CHANNEL) == {"paperShared": 1.0}
+    assert store.record_reaction(TEAM, CHANNEL, "1711613200.000500", ANN, "+1"), (
+        "the share's post still names its paper: that is not about Bob"
+    )
+    store.save_paper(TEAM, BOB, "paperOther")
+    store.record_reaction(TEAM, CHANNEL, DIGEST_TS, BOB, "+1")
+    assert store.channel_interest(CHANNEL)["paperDigest"] == 1.0
+
+
+def test_forget_person_deletes_their_signals(store: Store) -> None:
+    store.record_reaction(TEAM, CHANNEL, DIGEST_TS, ANN, "+1")
+    store.record_channel_save(TEAM, CHANNEL, ANN, "paperDigest")
+    deleted = store.forget_person(TEAM, ANN)
+    assert deleted["channel signals"] == 2 and deleted["reactions"] == 1
+    assert store.channel_interest(CHANNEL) == {}
+
+
+def test_the_week_counts_people_never_below_two(store: Store, clock: ManualClock) -> None:
+    since = clock.now
+    for person in (ANN, BOB):
+        store.record_reaction(TEAM, CHANNEL, DIGEST_TS, person, "tada")
+    store.record_reaction(TEAM, CHANNEL, DIGEST_TS, CAT, "-1")
+    store.record_share(TEAM, ELSEWHERE, BOB, "paperShared", "1711613300.000600")
+    store.record_share(TEAM, CHANNEL, CAT, "paperLonely", "1711613400.000700")
+    store.record_reaction(TEAM, CHANNEL, SHARED_TS, CAT, "+1")
+    assert store.workspace_week(TEAM, since) == [
+        PaperEngagement("paperDigest", sharers=0, reactors=2),
+        PaperEngagement("paperShared", sharers=2, reactors=0),
+    ]
+    assert store.workspace_week("T0ELSEWHERE", since) == []
+    clock.advance(timedelta(days=8))
+    assert store.workspace_week(TEAM, clock.now - timedelta(days=7)) == []
+
+
+def test_signals_older_than_a_year_go(store: Store, clock: ManualClock) -> None:
+    store.record_reaction(TEAM, CHANNEL, SHARED_TS, BOB, "+1")
+    clock.advance(timedelta(days=366))
+    store.record_share(TEAM, ELSEWHERE, CAT, "paperNew", "1743150000.000100")
+    assert store.channel_interest(CHANNEL) == {}
+    assert store.record_reaction(TEAM, CHANNEL, SHARED_TS, BOB, "+1") is False
