@@ -16,10 +16,12 @@ hold. Callers import it, and the values they name, from here.
 from bot.store.database import UNAVAILABLE, DatabaseUnavailable, first_line
 from bot.store.facade import Store
 from bot.store.records import (
+    DAILY,
     POSTED,
     POSTING,
     RELATED,
     SEARCH,
+    WEEKLY,
     DigestClaim,
     PaperEngagement,
     Remembered,
@@ -27,11 +29,13 @@ from bot.store.records import (
 )
 
 __all__ = [
+    "DAILY",
     "POSTED",
     "POSTING",
     "RELATED",
     "SEARCH",
     "UNAVAILABLE",
+    "WEEKLY",
     "DatabaseUnavailable",
     "DigestClaim",
     "PaperEngagement",

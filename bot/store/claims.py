@@ -1,5 +1,9 @@
-"""The digest's daily claims and rotation: at most one post per channel and local date,
-taken over when its owner goes quiet, and which papers each channel has had in its round.
+"""The digest's claims and rotation: at most one post per channel, kind and period (the
+local date of a paper of the day, the ISO week of a weekly digest), taken over when its
+owner goes quiet, and which papers each channel has had in its round.
+
+Every method names a post by channel, kind and the local date it is for; the period is
+derived here, so the two kinds share one claiming mechanism.
 
 A claim goes ``claimed`` → ``posting`` (set just before the API call) → ``posted``; posting
 records the paper as seen in the same transaction, so the rotation and the claims agree.
@@ -16,13 +20,21 @@ from sqlalchemy import func, select
 
 from bot.store.database import log
 from bot.store.part import Part, bounded, digest_bounded
-from bot.store.records import CLAIMED, POSTED, POSTING, ClaimAttempt, DigestClaim
+from bot.store.records import CLAIMED, DAILY, POSTED, POSTING, WEEKLY, ClaimAttempt, DigestClaim
 from bot.store.tables import digest_claims, digest_seen, subscriptions
 
 
 def never_gone(_owner: str) -> bool:
     """The default liveness check: only the lease tells that an owner stopped."""
     return False
+
+
+def claim_period(kind: str, local_date: date) -> str:
+    """The period one post of ``kind`` covers: its local date, or its ISO week (``2025-W13``)."""
+    if kind == WEEKLY:
+        year, week, _weekday = local_date.isocalendar()
+        return f"{year}-W{week:02d}"
+    return local_date.isoformat()
 
 
 class DigestClaims(Part):
@@ -43,18 +55,22 @@ class DigestClaims(Part):
             return current, frozenset(seen)
 
     @bounded
-    def digest_claim(self, channel: str, local_date: date) -> DigestClaim | None:
+    def digest_claim(
+        self, channel: str, local_date: date, *, kind: str = DAILY
+    ) -> DigestClaim | None:
+        """The channel's claim of ``kind`` for the period of ``local_date``."""
         with self._database.connect() as connection:
-            row = connection.execute(_claim_query(channel, local_date)).first()
+            row = connection.execute(_claim_query(channel, kind, local_date)).first()
         return None if row is None else DigestClaim(**row._mapping)
 
     @digest_bounded
-    def latest_claim_date(self, channel: str) -> date | None:
-        """The last local date the channel's post was claimed (to notice missed days)."""
+    def latest_claim_date(self, channel: str, *, kind: str = DAILY) -> date | None:
+        """The last local date the channel's post of ``kind`` was claimed (to notice missed
+        days)."""
         with self._database.connect() as connection:
             return connection.execute(
                 select(func.max(digest_claims.c.local_date)).where(
-                    digest_claims.c.channel == channel
+                    digest_claims.c.channel == channel, digest_claims.c.kind == kind
                 )
             ).scalar()
 
@@ -72,8 +88,10 @@ class DigestClaims(Part):
         owner: str,
         lease: timedelta,
         owner_gone: Callable[[str], bool] = never_gone,
+        kind: str = DAILY,
     ) -> ClaimAttempt:
-        """Claim the channel's post for ``local_date``, or take over an abandoned claim.
+        """Claim the channel's post of ``kind`` for the period of ``local_date``, or take
+        over an abandoned claim.
 
         The insert relies on the primary key, so of several processes racing only one gets
         the row. A claim that is released, whose owner has not touched it within ``lease``,
@@ -88,6 +106,8 @@ class DigestClaims(Part):
                 self._database.insert(digest_claims)
                 .values(
                     channel=channel,
+                    kind=kind,
+                    period=claim_period(kind, local_date),
                     local_date=local_date,
                     state=CLAIMED,
                     paper_id=paper_id,
@@ -98,15 +118,15 @@ class DigestClaims(Part):
                     owner=owner,
                     claimed_at=now,
                     updated_at=now,
-                    team_id=_workspace_of(channel),
+                    team_id=_workspace_of(channel, kind),
                 )
-                .on_conflict_do_nothing(index_elements=["channel", "local_date"])
+                .on_conflict_do_nothing(index_elements=["channel", "kind", "period"])
                 .returning(*digest_claims.c)
             ).first()
             if inserted is not None:
                 return ClaimAttempt(True, DigestClaim(**inserted._mapping))
             existing = DigestClaim(
-                **connection.execute(_claim_query(channel, local_date)).one()._mapping
+                **connection.execute(_claim_query(channel, kind, local_date)).one()._mapping
             )
             abandoned = (
                 existing.owner is None
@@ -118,7 +138,7 @@ class DigestClaims(Part):
             taken = connection.execute(
                 digest_claims.update()
                 .where(
-                    *_claim_key(channel, local_date),
+                    *_claim_key(channel, kind, local_date),
                     digest_claims.c.state == existing.state,
                     digest_claims.c.updated_at == existing.updated_at,
                     digest_claims.c.owner.is_(None)
@@ -130,8 +150,9 @@ class DigestClaims(Part):
             if taken.rowcount != 1:
                 return ClaimAttempt(False, existing)
             log.warning(
-                "took over the %s digest claim of %s for %s from %s",
+                "took over the %s %s digest claim of %s for %s from %s",
                 existing.state,
+                kind,
                 channel,
                 local_date,
                 existing.owner or "a released claim",
@@ -139,13 +160,13 @@ class DigestClaims(Part):
             return ClaimAttempt(True, replace(existing, owner=owner, updated_at=now))
 
     def _update_owned_claim(
-        self, channel: str, local_date: date, owner: str, values: dict[str, Any]
+        self, channel: str, kind: str, local_date: date, owner: str, values: dict[str, Any]
     ) -> bool:
         with self._database.begin() as connection:
             result = connection.execute(
                 digest_claims.update()
                 .where(
-                    *_claim_key(channel, local_date),
+                    *_claim_key(channel, kind, local_date),
                     digest_claims.c.owner == owner,
                     digest_claims.c.state != POSTED,
                 )
@@ -154,38 +175,50 @@ class DigestClaims(Part):
         return result.rowcount == 1
 
     @digest_bounded
-    def mark_posting(self, channel: str, local_date: date, owner: str) -> bool:
+    def mark_posting(
+        self, channel: str, local_date: date, owner: str, *, kind: str = DAILY
+    ) -> bool:
         """Record that the post is about to be sent; False if the claim was lost."""
-        return self._update_owned_claim(channel, local_date, owner, {"state": POSTING})
+        return self._update_owned_claim(channel, kind, local_date, owner, {"state": POSTING})
 
     @digest_bounded
-    def touch_claim(self, channel: str, local_date: date, owner: str) -> bool:
+    def touch_claim(self, channel: str, local_date: date, owner: str, *, kind: str = DAILY) -> bool:
         """Renew the lease while retrying; False if another process took the claim over."""
-        return self._update_owned_claim(channel, local_date, owner, {})
+        return self._update_owned_claim(channel, kind, local_date, owner, {})
 
     @digest_bounded
-    def release_claim(self, channel: str, local_date: date, owner: str, *, sent: bool) -> bool:
+    def release_claim(
+        self, channel: str, local_date: date, owner: str, *, sent: bool, kind: str = DAILY
+    ) -> bool:
         """Give the claim up so another attempt can take it at once.
 
         ``sent`` says whether the message may have reached Slack (a timeout after sending);
         if so the claim stays ``posting`` so the next owner looks in the channel first.
         """
         return self._update_owned_claim(
-            channel, local_date, owner, {"owner": None, "state": POSTING if sent else CLAIMED}
+            channel,
+            kind,
+            local_date,
+            owner,
+            {"owner": None, "state": POSTING if sent else CLAIMED},
         )
 
     @digest_bounded
-    def record_post(self, channel: str, local_date: date, ts: str, owner: str) -> bool:
-        """Mark the claim posted with the message ``ts`` and count the paper as seen."""
-        return self._mark_posted(channel, local_date, ts, digest_claims.c.owner == owner)
+    def record_post(
+        self, channel: str, local_date: date, ts: str, owner: str, *, kind: str = DAILY
+    ) -> bool:
+        """Mark the claim posted with the message ``ts``; a paper of the day counts as seen."""
+        return self._mark_posted(channel, kind, local_date, ts, digest_claims.c.owner == owner)
 
-    def _mark_posted(self, channel: str, local_date: date, ts: str, condition: Any) -> bool:
+    def _mark_posted(
+        self, channel: str, kind: str, local_date: date, ts: str, condition: Any
+    ) -> bool:
         now = self._database.now()
         with self._database.begin() as connection:
             row = connection.execute(
                 digest_claims.update()
                 .where(
-                    *_claim_key(channel, local_date),
+                    *_claim_key(channel, kind, local_date),
                     digest_claims.c.state != POSTED,
                     condition,
                 )
@@ -194,6 +227,8 @@ class DigestClaims(Part):
             ).first()
             if row is None:
                 return False
+            if kind != DAILY:
+                return True
             connection.execute(
                 self._database.insert(digest_seen)
                 .values(
@@ -208,14 +243,19 @@ class DigestClaims(Part):
         return True
 
     @digest_bounded
-    def unsettled_claims(self, channel: str, before: date, lease: timedelta) -> list[DigestClaim]:
-        """Earlier days' claims left ``posting`` by an owner silent for longer than ``lease``:
-        their message may or may not be in the channel, and their paper is not yet seen."""
+    def unsettled_claims(
+        self, channel: str, before: date, lease: timedelta, *, kind: str = DAILY
+    ) -> list[DigestClaim]:
+        """Earlier periods' claims left ``posting`` by an owner silent for longer than
+        ``lease``: their message may or may not be in the channel, and a paper of the day's
+        paper is not yet seen."""
         with self._database.connect() as connection:
             rows = connection.execute(
                 select(digest_claims)
                 .where(
                     digest_claims.c.channel == channel,
+                    digest_claims.c.kind == kind,
+                    digest_claims.c.period != claim_period(kind, before),
                     digest_claims.c.local_date < before,
                     digest_claims.c.state == POSTING,
                     digest_claims.c.updated_at <= self._database.now() - lease,
@@ -233,12 +273,12 @@ class DigestClaims(Part):
             digest_claims.c.updated_at == claim.updated_at
         )
         if ts is not None:
-            return self._mark_posted(claim.channel, claim.local_date, ts, unchanged)
+            return self._mark_posted(claim.channel, claim.kind, claim.local_date, ts, unchanged)
         with self._database.begin() as connection:
             result = connection.execute(
                 digest_claims.update()
                 .where(
-                    *_claim_key(claim.channel, claim.local_date),
+                    *_claim_key(claim.channel, claim.kind, claim.local_date),
                     unchanged,
                 )
                 .values(state=CLAIMED, owner=None, updated_at=self._database.now())
@@ -246,18 +286,24 @@ class DigestClaims(Part):
         return result.rowcount == 1
 
 
-def _claim_query(channel: str, local_date: date) -> Any:
-    return select(digest_claims).where(*_claim_key(channel, local_date))
+def _claim_query(channel: str, kind: str, local_date: date) -> Any:
+    return select(digest_claims).where(*_claim_key(channel, kind, local_date))
 
 
-def _claim_key(channel: str, local_date: date) -> tuple[Any, Any]:
-    """The claim's primary key as conditions: one channel's post for one local date."""
-    return digest_claims.c.channel == channel, digest_claims.c.local_date == local_date
+def _claim_key(channel: str, kind: str, local_date: date) -> tuple[Any, Any, Any]:
+    """The claim's primary key as conditions: one channel's post of a kind for one period."""
+    return (
+        digest_claims.c.channel == channel,
+        digest_claims.c.kind == kind,
+        digest_claims.c.period == claim_period(kind, local_date),
+    )
 
 
-def _workspace_of(channel: str) -> Any:
+def _workspace_of(channel: str, kind: str) -> Any:
     """The channel's workspace as its subscription records it (``NULL`` for the environment's
     default channel with no row): the digest itself never sees a Slack payload."""
     return (
-        select(subscriptions.c.team_id).where(subscriptions.c.channel == channel).scalar_subquery()
+        select(subscriptions.c.team_id)
+        .where(subscriptions.c.channel == channel, subscriptions.c.kind == kind)
+        .scalar_subquery()
     )

@@ -7,10 +7,12 @@ from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import DateTime, func, inspect, select, text
+from sqlalchemy import column as sql_column
+from sqlalchemy import table as sql_table
 from sqlalchemy.engine import Connection
 
 from bot.store.database import Database, StoreError, log
-from bot.store.records import RELATED
+from bot.store.records import DAILY, RELATED
 from bot.store.tables import (
     digest_claims,
     digest_seen,
@@ -21,7 +23,7 @@ from bot.store.tables import (
     thread_searches,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -79,10 +81,36 @@ def _channel_workspaces(connection: Connection, _now: datetime) -> None:
             index.create(connection)
 
 
+def _digest_kinds(connection: Connection, _now: datetime) -> None:
+    """Schema 6: a channel may subscribe to a weekly digest beside its paper of the day, so
+    subscriptions are keyed by channel and kind, and claims by channel, kind and period (the
+    local date, or the ISO week). A primary key cannot be altered in place on SQLite, so each
+    table's rows are read, the table made anew, and the rows written back as the daily kind,
+    a claim's period being its local date. Skipped where ``create_all`` made the table."""
+    inspector = inspect(connection)
+    for table in (subscriptions, digest_claims):
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        if "kind" in present:
+            continue
+        stored = sql_table(
+            table.name, *(sql_column(c.name, c.type) for c in table.columns if c.name in present)
+        )
+        rows = [dict(row._mapping) for row in connection.execute(select(stored))]
+        connection.execute(text(f"DROP TABLE {table.name}"))
+        table.create(connection)
+        for row in rows:
+            row["kind"] = DAILY
+            if table is digest_claims:
+                row["period"] = row["local_date"].isoformat()
+        if rows:
+            connection.execute(table.insert(), rows)
+
+
 _MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {
     3: _kinds_and_times,
     4: _claim_topics,
     5: _channel_workspaces,
+    6: _digest_kinds,
 }
 """Steps that take the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
 that changes existing tables: each alters them and converts their rows. A version that only

@@ -12,7 +12,11 @@ SEARCH, RELATED = "search", "related"
 or a thread's first message) to find related papers for."""
 
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
-"""States of a daily digest claim, in the order it goes through them."""
+"""States of a digest claim, in the order it goes through them."""
+
+DAILY, WEEKLY = "daily", "weekly"
+"""Kinds of digest a channel subscribes to: the paper of the day (claimed per local date)
+and the weekly team digest (claimed per ISO week)."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,7 @@ class SubscriptionRecord:
     team_id: str | None = None
     """The workspace the channel belongs to; ``None`` when unknown (the environment's
     default channel, rows from before schema 5)."""
+    kind: str = DAILY
 
 
 class Remembered(NamedTuple):
@@ -59,6 +64,9 @@ class DigestClaim:
     posted_at: datetime | None = None
     topic: str | None = None
     team_id: str | None = None
+    kind: str = DAILY
+    period: str = ""
+    """The local date (daily) or ISO week (weekly) the claim is for: its key with ``kind``."""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Digest subscriptions: each channel's post time, zone, cadence and topic, and whether it
-unsubscribed or was paused."""
+"""Digest subscriptions: each channel's post time, zone, cadence and topic for each kind
+(the paper of the day, the weekly digest), and whether it unsubscribed or was paused."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.store.part import Part, bounded
-from bot.store.records import SubscriptionRecord
+from bot.store.records import DAILY, SubscriptionRecord
 from bot.store.tables import subscriptions
 
 
 class SubscriptionRows(Part):
     @bounded
     def save_subscription(self, record: SubscriptionRecord) -> None:
-        """Create or replace a channel's subscription (unpausing it); a record that does not
-        know its workspace keeps the one stored."""
+        """Create or replace a channel's subscription of the record's kind (unpausing it); a
+        record that does not know its workspace keeps the one stored."""
         values = {
             "post_time": record.post_time,
             "zone": record.zone,
@@ -32,33 +32,37 @@ class SubscriptionRows(Part):
         with self._database.begin() as connection:
             connection.execute(
                 self._database.insert(subscriptions)
-                .values(channel=record.channel, **values)
-                .on_conflict_do_update(index_elements=["channel"], set_=values)
+                .values(channel=record.channel, kind=record.kind, **values)
+                .on_conflict_do_update(index_elements=["channel", "kind"], set_=values)
             )
 
     @bounded
-    def pause_subscription(self, channel: str, reason: str) -> bool:
+    def pause_subscription(self, channel: str, reason: str, *, kind: str = DAILY) -> bool:
         with self._database.begin() as connection:
             result = connection.execute(
                 subscriptions.update()
-                .where(subscriptions.c.channel == channel)
+                .where(subscriptions.c.channel == channel, subscriptions.c.kind == kind)
                 .values(paused_reason=reason, updated_at=self._database.now())
             )
         return result.rowcount == 1
 
     @bounded
-    def subscription(self, channel: str) -> SubscriptionRecord | None:
+    def subscription(self, channel: str, *, kind: str = DAILY) -> SubscriptionRecord | None:
         with self._database.connect() as connection:
             row = connection.execute(
-                select(subscriptions).where(subscriptions.c.channel == channel)
+                select(subscriptions).where(
+                    subscriptions.c.channel == channel, subscriptions.c.kind == kind
+                )
             ).first()
         return None if row is None else _record(row)
 
     @bounded
     def subscriptions(self) -> list[SubscriptionRecord]:
-        """Every stored row, unsubscribed and paused ones included, by channel."""
+        """Every stored row, unsubscribed and paused ones included, by channel and kind."""
         with self._database.connect() as connection:
-            rows = connection.execute(select(subscriptions).order_by(subscriptions.c.channel))
+            rows = connection.execute(
+                select(subscriptions).order_by(subscriptions.c.channel, subscriptions.c.kind)
+            )
             return [_record(row) for row in rows]
 
 
@@ -73,4 +77,5 @@ def _record(row: Any) -> SubscriptionRecord:
         active=row.active,
         paused_reason=row.paused_reason,
         team_id=row.team_id,
+        kind=row.kind,
     )

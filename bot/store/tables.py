@@ -93,6 +93,7 @@ subscriptions = Table(
     "subscriptions",
     metadata,
     Column("channel", String(64), primary_key=True),
+    Column("kind", String(16), primary_key=True),
     Column("post_time", String(5), nullable=False),
     Column("zone", String(64), nullable=False),
     Column("cadence", String(16), nullable=False),
@@ -103,7 +104,8 @@ subscriptions = Table(
     Column("updated_at", UTCDateTime, nullable=False),
     Column("team_id", String(64), index=True),
 )
-"""One row per channel that ever used a command (or was paused while on the env default).
+"""One row per channel and kind (``daily``, ``weekly``) that ever used a command (or was
+paused while on the env default). A weekly row's ``cadence`` is its weekday (``monday``).
 
 ``active = false`` is the "unsubscribed" marker: it must outlive the row's subscription so
 that ``/paper unsubscribe`` keeps beating ``PAPERBOT_DIGEST_CHANNEL`` after a restart.
@@ -125,7 +127,9 @@ digest_claims = Table(
     "digest_claims",
     metadata,
     Column("channel", String(64), primary_key=True),
-    Column("local_date", Date, primary_key=True),
+    Column("kind", String(16), primary_key=True),
+    Column("period", String(16), primary_key=True),
+    Column("local_date", Date, nullable=False),
     Column("state", String(16), nullable=False),
     Column("paper_id", String(128), nullable=False),
     Column("round", Integer, nullable=False),
@@ -139,7 +143,10 @@ digest_claims = Table(
     Column("topic", Text),
     Column("team_id", String(64), index=True),
 )
-"""At most one daily post per (channel, local date): the primary key is the guarantee.
+"""At most one post per (channel, kind, period): the primary key is the guarantee. The period
+is the local date for the paper of the day and the ISO week (``2025-W13``) for the weekly
+digest; ``local_date`` is the day the post is for either way. A weekly claim's paper is the
+digest's first, and its ``round``, ``position`` and ``pool_size`` are 0 (no rotation).
 
 ``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
 the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim

@@ -1,0 +1,195 @@
+"""Schema 6: subscriptions keyed by channel and kind, claims by channel, kind and period; a
+schema-5 database keeps its rows as the daily kind, and a weekly claim is made once a week
+under the daily post's claiming mechanism."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    inspect,
+    text,
+)
+from test_store import ManualClock, _schema_version, _set_schema_version, clock, database_url
+
+from bot.store import DAILY, POSTED, WEEKLY, Store, SubscriptionRecord
+from bot.store.database import normalise_database_url
+from bot.store.migrations import SCHEMA_VERSION
+
+__all__ = ["clock", "database_url"]  # fixtures used here, defined in test_store
+
+LEASE = timedelta(minutes=2)
+MONDAY, FRIDAY, NEXT_MONDAY = date(2025, 3, 24), date(2025, 3, 28), date(2025, 3, 31)
+
+
+def _schema_5_tables() -> MetaData:
+    """``subscriptions`` and ``digest_claims`` as schema 5 made them: keyed by channel, and
+    by channel and local date."""
+    old = MetaData()
+    Table(
+        "subscriptions",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("post_time", String(5), nullable=False),
+        Column("zone", String(64), nullable=False),
+        Column("cadence", String(16), nullable=False),
+        Column("topic", Text),
+        Column("source", String(16), nullable=False),
+        Column("active", Boolean, nullable=False),
+        Column("paused_reason", String(64)),
+        Column("updated_at", DateTime, nullable=False),
+        Column("team_id", String(64), index=True),
+    )
+    Table(
+        "digest_claims",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("local_date", Date, primary_key=True),
+        Column("state", String(16), nullable=False),
+        Column("paper_id", String(128), nullable=False),
+        Column("round", Integer, nullable=False),
+        Column("position", Integer, nullable=False),
+        Column("pool_size", Integer, nullable=False),
+        Column("owner", String(64)),
+        Column("ts", String(32)),
+        Column("claimed_at", DateTime, nullable=False),
+        Column("updated_at", DateTime, nullable=False),
+        Column("posted_at", DateTime),
+        Column("topic", Text),
+        Column("team_id", String(64), index=True),
+    )
+    return old
+
+
+def _schema_5_database(database_url: str, clock: ManualClock) -> None:
+    """A database as schema 5 left it, with a subscription and a posted daily claim."""
+    Store(database_url, clock).close()
+    old = _schema_5_tables()
+    now = clock().replace(tzinfo=None)
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.begin() as connection:
+        connection.execute(text("DROP TABLE subscriptions"))
+        connection.execute(text("DROP TABLE digest_claims"))
+        old.create_all(connection)
+        _set_schema_version(connection, 5)
+        connection.execute(
+            old.tables["subscriptions"]
+            .insert()
+            .values(
+                channel="C1",
+                post_time="09:30",
+                zone="Europe/Berlin",
+                cadence="daily",
+                topic="graphs",
+                source="command",
+                active=True,
+                updated_at=now,
+                team_id="T1",
+            )
+        )
+        connection.execute(
+            old.tables["digest_claims"]
+            .insert()
+            .values(
+                channel="C1",
+                local_date=FRIDAY,
+                state=POSTED,
+                paper_id="paperA",
+                round=0,
+                position=1,
+                pool_size=9,
+                ts="1.1",
+                claimed_at=now,
+                updated_at=now,
+                posted_at=now,
+                topic="graphs",
+                team_id="T1",
+            )
+        )
+    engine.dispose()
+
+
+def claim(store: Store, owner: str, day: date, kind: str = WEEKLY):
+    return store.claim_digest(
+        "C1",
+        day,
+        paper_id="paperW",
+        round=0,
+        position=0,
+        pool_size=0,
+        owner=owner,
+        lease=LEASE,
+        kind=kind,
+    )
+
+
+def test_a_database_of_schema_5_keeps_its_rows_as_the_daily_kind(
+    database_url: str, clock: ManualClock
+) -> None:
+    _schema_5_database(database_url, clock)
+    upgraded = Store(database_url, clock)
+    assert _schema_version(database_url) == SCHEMA_VERSION == 6
+    record = upgraded.subscription("C1")
+    assert (record.kind, record.topic, record.team_id) == (DAILY, "graphs", "T1")
+    posted = upgraded.digest_claim("C1", FRIDAY)
+    assert (posted.kind, posted.period, posted.state, posted.ts) == (
+        DAILY,
+        "2025-03-28",
+        POSTED,
+        "1.1",
+    )
+    assert claim(upgraded, "other", FRIDAY, DAILY).acquired is False
+    upgraded.save_subscription(
+        SubscriptionRecord("C1", "10:00", "UTC", "monday", None, "command", kind=WEEKLY)
+    )
+    assert [row.kind for row in upgraded.subscriptions()] == [DAILY, WEEKLY]
+    assert upgraded.subscription("C1").post_time == "09:30"
+    assert claim(upgraded, "one", FRIDAY).acquired is True
+    upgraded.close()
+    engine = create_engine(normalise_database_url(database_url))
+    indexes = {index["name"] for index in inspect(engine).get_indexes("digest_claims")}
+    engine.dispose()
+    assert "ix_digest_claims_team_id" in indexes
+
+
+def test_a_weekly_claim_is_made_once_per_iso_week(database_url: str, clock: ManualClock) -> None:
+    one, two = Store(database_url, clock), Store(database_url, clock)
+    assert claim(one, "one", MONDAY).acquired is True
+    assert claim(two, "two", FRIDAY).acquired is False  # the same ISO week
+    assert one.record_post("C1", MONDAY, "2.2", "one", kind=WEEKLY) is True
+    assert two.digest_claim("C1", FRIDAY, kind=WEEKLY).ts == "2.2"
+    assert two.rotation("C1") == (0, frozenset())  # the weekly digest is no rotation
+    assert claim(two, "two", NEXT_MONDAY).acquired is True
+    assert claim(one, "one", MONDAY, DAILY).acquired is True  # the daily kind is its own
+    assert one.digest_claim("C1", NEXT_MONDAY, kind=WEEKLY).period == "2025-W14"
+    one.close()
+    two.close()
+
+
+def test_an_abandoned_weekly_claim_is_taken_over_after_the_lease(
+    database_url: str, clock: ManualClock
+) -> None:
+    one, two = Store(database_url, clock), Store(database_url, clock)
+    assert claim(one, "one", MONDAY).acquired is True
+    assert one.mark_posting("C1", MONDAY, "one", kind=WEEKLY) is True
+    assert claim(two, "two", MONDAY).acquired is False
+    clock.advance(LEASE + timedelta(seconds=1))
+    taken = claim(two, "two", MONDAY)
+    assert taken.acquired is True and taken.claim.state == "posting"
+    assert one.touch_claim("C1", MONDAY, "one", kind=WEEKLY) is False
+    clock.advance(LEASE + timedelta(seconds=1))
+    assert two.unsettled_claims("C1", FRIDAY, LEASE, kind=WEEKLY) == []  # this week's
+    later = [claim.period for claim in two.unsettled_claims("C1", NEXT_MONDAY, LEASE, kind=WEEKLY)]
+    assert later == ["2025-W13"]
+    one.close()
+    two.close()
