@@ -140,8 +140,8 @@ def test_forget_me_leaves_no_row_of_the_person(bot, tmp_path):
     bot.slash("forget me")
     answer = _last_answer(bot)
     assert answer.text == (
-        "Deleted your reading list (5 papers) and 1 dismissal. paperbot keeps nothing about "
-        "you until you save a paper again."
+        "Deleted your reading list (5 papers) and 1 dismissal. paperbot keeps nothing new "
+        "about you until you save or hide a paper again."
     )
     user_id = bot.workspace.user_id
     with sqlite3.connect(tmp_path / "paperbot.db") as database:

@@ -170,6 +170,46 @@ def test_a_failed_run_fails_every_query_in_it_and_the_next_query_runs_again() ->
             vectors.vector("graph sparsification")
 
 
+def test_a_failed_run_fails_only_its_own_queries_and_the_thread_that_ran_it_goes_on() -> None:
+    """The thread that finds the model idle runs the oldest queries, which need not hold its
+    own: a failure there is the other queries' to raise, and its own query still gets run."""
+
+    class FailingOnLong(_HeldModel):
+        def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+            vectors = super().embed_tokens(batch)
+            if any(len(ids) > PADDING_TOKENS for ids in batch):
+                raise RuntimeError("the model failed on the long one")
+            return vectors
+
+    model = FailingOnLong()
+    model.release.clear()
+    vectors = QueryVectors(model, capacity=8)
+    long_text = " ".join(f"w{number}" for number in range(3 * PADDING_TOKENS))
+    errors: list[BaseException] = []
+
+    def ask(text: str) -> None:
+        try:
+            vectors.vector(text)
+        except RuntimeError as error:
+            errors.append(error)
+
+    first = threading.Thread(target=ask, args=("busy",))
+    first.start()
+    assert model.running.wait(WAIT_SECONDS)
+    waiting_long = threading.Thread(target=ask, args=(long_text,))
+    waiting_long.start()
+    _wait_until(lambda: len(vectors._queue) == 1)
+    short = threading.Thread(target=ask, args=("short query",))
+    short.start()
+    _wait_until(lambda: len(vectors._queue) == 2)
+    model.release.set()
+    for thread in (first, waiting_long, short):
+        thread.join(WAIT_SECONDS)
+    assert len(errors) == 1 and "long one" in str(errors[0])
+    assert vectors._queue == [] and vectors._unfinished == {}
+    assert vectors.vector("short query") is not None
+
+
 def test_a_run_takes_the_oldest_query_and_those_near_its_length() -> None:
     near, far = 4 + PADDING_TOKENS, 5 + PADDING_TOKENS
     assert batch_from([4, far, 6, near, 5], limit=8) == [0, 2, 3, 4]

@@ -151,8 +151,8 @@ def test_the_fullest_app_home_stays_within_100_blocks(index):
 def test_forget_me_says_what_it_deleted_by_kind():
     message = render_foryou.forgotten_message({"saved papers": 4, "dismissals": 2, "searches": 0})
     assert message.text == (
-        "Deleted your reading list (4 papers) and 2 dismissals. paperbot keeps nothing about "
-        "you until you save a paper again."
+        "Deleted your reading list (4 papers) and 2 dismissals. paperbot keeps nothing new "
+        "about you until you save or hide a paper again."
     )
     one = render_foryou.forgotten_message({"saved papers": 1, "dismissals": 1, "signals": 3})
     assert one.text.startswith("Deleted your reading list (1 paper), 1 dismissal and 3 signals.")

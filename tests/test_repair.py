@@ -93,6 +93,8 @@ def test_a_corpus_without_split_words_never_counts_its_words() -> None:
             "Code at https://github.com/x/RobustDT\u3002",
         ),
         ("He said \u201cit works.\u201d", "He said \u201cit works.\u201d"),
+        ("Code is available at:", "Code is available at."),
+        ("three settings;", "three settings."),
     ],
 )
 def test_every_abstract_ends_as_a_sentence(text: str, closed: str) -> None:

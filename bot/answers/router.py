@@ -18,6 +18,7 @@ from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
 from bot.answers.search import PrivateSearches
+from bot.answers.signals import ChannelActivity
 from bot.answers.threads import ThreadReplies, delivery_memory
 from bot.answers.typed import Intent, Request
 from bot.answers.unfurls import LinkPreviews
@@ -68,6 +69,8 @@ class Answers:
         self._for_you = Suggestions(index, store, self.papers)
         self._home = AppHome(self._reading_list, self._for_you, self.papers, digest, clock)
         self._previews = LinkPreviews(self.papers, store)
+        self.channel_activity = ChannelActivity(store)
+        """Shares, Saves from channel posts and reactions, as the listeners see them."""
 
     # /paper
 
@@ -175,7 +178,7 @@ class Answers:
             self._reading_list.remove(viewer, paper_id)
         elif click is HomeClick.SAVE and self.papers.get(paper_id) is not None:
             self._reading_list.save(viewer, paper_id)
-        elif click in {HomeClick.HIDE, HomeClick.UNHIDE}:
+        elif click in {HomeClick.HIDE, HomeClick.UNHIDE} and self.papers.get(paper_id) is not None:
             self._for_you.set_hidden(viewer, paper_id, hidden=click is HomeClick.HIDE)
 
     def saved_list(self, viewer: Viewer, offset: int = 0) -> Message:

@@ -80,6 +80,10 @@ def join_line_breaks(text: str, wordbook: Wordbook) -> str:
     return _LINE_BREAK.sub(rejoin, text)
 
 
+_OPEN_ENDS = ",;:"
+"""Marks a sentence does not end on (``available at:``): the period takes their place."""
+
+
 def with_closing_punctuation(text: str) -> str:
     """``text`` ending as a sentence does: a period is added unless one of ``. ! ?`` ends it,
     maybe inside closing brackets, quotes or emphasis (``(… by LLMs.)``). A final URL gets
@@ -87,7 +91,7 @@ def with_closing_punctuation(text: str) -> str:
     body = text.rstrip()
     if not body or body.rstrip(_CLOSERS).endswith(_SENTENCE_ENDS):
         return text
-    return body + "."
+    return body.rstrip(_OPEN_ENDS) + "."
 
 
 def repair_abstract(text: str, wordbook: Wordbook) -> str:

@@ -218,7 +218,7 @@ def _joined(parts: Sequence[str]) -> str:
 def forgotten_message(deleted: Mapping[str, int]) -> Message:
     """``/paper forget me``: what was deleted, by kind, and that nothing is kept from now on."""
     parts = [_deleted_part(kind, count) for kind, count in deleted.items() if count > 0]
-    after = "paperbot keeps nothing about you until you save a paper again."
+    after = "paperbot keeps nothing new about you until you save or hide a paper again."
     if not parts:
         return notice_message(f"I kept nothing about you, so there was nothing to delete. {after}")
     return notice_message(f"Deleted {_joined(parts)}. {after}")

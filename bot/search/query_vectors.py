@@ -111,10 +111,9 @@ class QueryVectors:
         self._lock.release()
         try:
             vectors = self._embedder.embed_tokens([pending.tokens for pending in batch])
-        except BaseException as error:
-            for pending in batch:
+        except BaseException as error:  # each owner raises it from ``vector``; this thread's
+            for pending in batch:  # own query may not be in the batch, and still waits its run
                 pending.error = error
-            raise
         else:
             for pending, vector in zip(batch, vectors, strict=True):
                 vector.setflags(write=False)
