@@ -119,12 +119,19 @@ def share(
     no apology invites a second Share."""
     tell = _private_reply(respond)
     channel = _channel_id(body)
+    posted = False
     with answering_failures(tell, logger, channel_id=channel):
         message = answers.share(action["value"], body["user"]["id"])
         if message is None:
             tell(render.not_found_message(action["value"]))
             return
-        _post_for_click(client, context, body, action, channel, None, message)
+        ts = _post_for_click(client, context, body, action, channel, None, message)
+        posted = True
+    if posted and channel is not None and _in_a_channel(channel):
+        viewer = viewer_of(body)
+        answers.channel_activity.shared(
+            viewer.team_id, channel, viewer.user_id, action["value"], ts
+        )
 
 
 def _post_for_click(
@@ -135,10 +142,10 @@ def _post_for_click(
     channel: str | None,
     thread_ts: str | None,
     message: Message,
-) -> None:
+) -> str | None:
     """Post what a click asked for, tagged with that click, so a post that timed out is
-    looked for as this click's own and not mistaken for another bot post."""
-    post_reply(
+    looked for as this click's own and not mistaken for another bot post; its ``ts``."""
+    return post_reply(
         client,
         channel,
         thread_ts,
@@ -216,8 +223,33 @@ def mark_card(
     viewer = viewer_of(body)
     with answering_failures(tell, logger):
         tell(mark(answers, button, viewer))
+        channel = _channel_id(body)
+        saved_here = mark is CARD_MARKS[render.ACTION_SAVE] and button is not None
+        if saved_here and channel is not None and _on_a_channel_post(body):
+            answers.channel_activity.saved_from_post(
+                viewer.team_id, channel, viewer.user_id, button.paper_id
+            )
     with logging_failures(logger):
         publish_home(client, answers, viewer)
+
+
+def _in_a_channel(channel: str) -> bool:
+    """A channel or a group conversation, not a direct message (``D…``): only a channel has
+    a paper of the day its people's signals can shape."""
+    return not channel.startswith("D")
+
+
+def _on_a_channel_post(body: dict[str, Any]) -> bool:
+    """A click on one of the bot's top-level posts in a channel (the paper of the day, a
+    shared card), not on a private list or a reply in a thread."""
+    message = body.get("message") or {}
+    channel = _channel_id(body)
+    return (
+        not _is_ephemeral(body)
+        and channel is not None
+        and _in_a_channel(channel)
+        and message.get("thread_ts", message.get("ts")) == message.get("ts")
+    )
 
 
 def post_related(

@@ -1,12 +1,15 @@
 """Events: mentions and direct messages (a public reply in the thread), pasted links
-(previews through ``chat.unfurl``), the App Home tab opening (``views.publish``), and the
-app's uninstall (``app_uninstalled``, or ``tokens_revoked`` naming the bot), which deletes the
-workspace's rows.
+(previews through ``chat.unfurl``), the App Home tab opening (``views.publish``), reactions
+added to or removed from the bot's paper posts (``reaction_added``/``reaction_removed``: the
+channel's signals), and the app's uninstall (``app_uninstalled``, or ``tokens_revoked``
+naming the bot), which deletes the workspace's rows.
 
 Slack retries an event it thinks was lost (``X-Slack-Retry-Num``); the store's claim on the
 message makes sure a retried or doubled delivery never produces a second reply, even when
 another process received the first one. A repeated unfurl or home publish just draws the
-same thing again, so those need no claim; an uninstall deletes nothing the second time.
+same thing again, so those need no claim; an uninstall deletes nothing the second time; a
+reaction's event id is claimed, so a retried ``reaction_added`` arriving after its
+``reaction_removed`` does not bring it back.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
-from bot.answers import DM_THREAD, Answers
+from bot.answers import DM_THREAD, Answers, Reaction
 from bot.answers.typed import Intent, message_text, parse_mention
 from bot.render import papers as render
 from bot.render.message import Message
@@ -26,7 +30,7 @@ from bot.slack.conversations import post_reply, publish_home
 from bot.slack.work import IGNORED, Admit
 from bot.store import DatabaseUnavailable
 from handlers.errors import answering_failures, logging_failures
-from handlers.overload import HOME, MENTION, PREVIEW, acknowledge_quietly
+from handlers.overload import HOME, MENTION, PREVIEW, REACTION, acknowledge_quietly
 from handlers.viewer import viewer_of
 
 log = logging.getLogger(__name__)
@@ -132,6 +136,11 @@ def register(app: App, answers: Answers, admit: Admit) -> None:
     app.event("app_home_opened")(
         ack=partial(acknowledge_quietly, HOME, admit), lazy=[partial(show_home, answers)]
     )
+    for event_type, added in (("reaction_added", True), ("reaction_removed", False)):
+        app.event(event_type)(
+            ack=partial(acknowledge_quietly, REACTION, admit),
+            lazy=[partial(reaction_added if added else reaction_removed, answers)],
+        )
     app.event("app_uninstalled")(ack=acknowledge_uninstall, lazy=[partial(uninstalled, answers)])
     app.event("tokens_revoked")(ack=acknowledge_uninstall, lazy=[partial(tokens_revoked, answers)])
 
@@ -296,3 +305,82 @@ def show_home(
         return
     with logging_failures(logger):
         publish_home(client, answers, viewer_of(body))
+
+
+def reaction_added(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
+    logger: logging.Logger,
+) -> None:
+    """An emoji on a message: counted for the paper when the message is one of the bot's
+    paper posts and a person (not a bot) added it."""
+    _reacted(answers, event, body, client, context, logger, added=True)
+
+
+def reaction_removed(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
+    logger: logging.Logger,
+) -> None:
+    """An emoji taken back: it counts no more."""
+    _reacted(answers, event, body, client, context, logger, added=False)
+
+
+def _reacted(
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    context: BoltContext,
+    logger: logging.Logger,
+    *,
+    added: bool,
+) -> None:
+    item = event.get("item") or {}
+    team_id, user_id = body.get("team_id"), event.get("user")
+    if item.get("type") != "message" or not (team_id and user_id and item.get("ts")):
+        return
+    with logging_failures(logger):
+        if _is_a_bot(client, user_id, context.bot_user_id):
+            return
+        reaction = Reaction(
+            event_id=body.get("event_id"),
+            team_id=team_id,
+            channel=item["channel"],
+            ts=item["ts"],
+            user_id=user_id,
+            emoji=event.get("reaction") or "",
+        )
+        answers.channel_activity.reacted(reaction, added=added)
+
+
+_bots_seen: dict[str, bool] = {}
+"""Whether each user id seen reacting is a bot, so ``users.info`` is asked once per person
+per process (a user id never changes between person and bot)."""
+_BOTS_SEEN_AT_MOST = 10_000
+
+
+def _is_a_bot(client: WebClient, user_id: str, bot_user_id: str | None) -> bool:
+    """Reactions by bots (this one included) never count. A person whose ``users.info``
+    cannot be read is taken for a bot: a reaction missed is better than a bot's counted."""
+    if user_id == bot_user_id:
+        return True
+    known = _bots_seen.get(user_id)
+    if known is not None:
+        return known
+    try:
+        user = client.users_info(user=user_id).get("user") or {}
+    except SlackApiError as error:
+        log.info("users.info for a reaction failed (%s): not counted", error.response.get("error"))
+        return True
+    bot = bool(user.get("is_bot")) or user.get("id") == "USLACKBOT"
+    if len(_bots_seen) >= _BOTS_SEEN_AT_MOST:
+        _bots_seen.clear()
+    _bots_seen[user_id] = bot
+    return bot

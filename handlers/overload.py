@@ -34,6 +34,7 @@ MENTION = "mention"
 SHORTCUT = "shortcut"
 PREVIEW = "preview"
 HOME = "home tab"
+REACTION = "reaction"
 
 
 def acknowledge_click(admit: Admit, ack: Ack, body: dict[str, Any], respond: Respond) -> None:

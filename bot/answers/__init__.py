@@ -10,6 +10,7 @@ it hands each request to the module of its feature.
 from bot.answers.home import FIRST_SUGGESTIONS, ForYouPlace, HomeClick
 from bot.answers.reading_list import Export
 from bot.answers.router import Answers
+from bot.answers.signals import Reaction
 from bot.answers.threads import DM_THREAD
 from bot.answers.viewer import Viewer
 
@@ -20,5 +21,6 @@ __all__ = [
     "Export",
     "ForYouPlace",
     "HomeClick",
+    "Reaction",
     "Viewer",
 ]

@@ -478,11 +478,12 @@ class SlackRecorder:
         return {"ok": True, "url": self.socket_mode_url}
 
     def _users_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The bot's own user is a bot; every other id is a person (``user_names`` names
+        them; an id it does not name is a person called by the id)."""
         user = str(args.get("user"))
-        name = self.user_names.get(user)
-        if name is None:
-            return {"ok": False, "error": "user_not_found"}
-        return {"ok": True, "user": {"id": user, "name": name, "real_name": name}}
+        name = self.user_names.get(user, user)
+        bot = user == self.bot_user_id
+        return {"ok": True, "user": {"id": user, "name": name, "real_name": name, "is_bot": bot}}
 
 
 def _shown(messages: list[dict[str, Any]], args: dict[str, Any]) -> list[dict[str, Any]]:

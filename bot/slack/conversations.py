@@ -123,9 +123,10 @@ def post_reply(
     asked_ts: str,
     bot_user_id: str | None,
     tag: dict[str, Any] | None = None,
-) -> None:
+) -> str | None:
     """Post ``message`` in the thread ``thread_ts`` (None: in the conversation) in answer to
-    the message at ``asked_ts``; raise when it did not get there. A post with message
+    the message at ``asked_ts``, and return its ``ts`` (None when the post was only found to
+    have landed after a failure); raise when it did not get there. A post with message
     metadata (``tag``) is looked for by it; one without, as any bot post since ``asked_ts``.
 
     A post that failed after Slack had it (a 5xx, a dropped connection) or that timed out,
@@ -136,7 +137,7 @@ def post_reply(
     """
     try:
         tagging = {"metadata": tag} if tag is not None else {}
-        client.chat_postMessage(
+        posted = client.chat_postMessage(
             channel=channel, thread_ts=thread_ts, **tagging, **message.as_kwargs()
         )
     except (SlackApiError, OSError) as error:
@@ -147,6 +148,9 @@ def post_reply(
         if not _answered(client, channel, thread_ts, asked_ts, mine):
             raise
         log.info("chat.postMessage in %s failed (%s) but did post", channel, failure.reason)
+        return None
+    ts = posted.get("ts")
+    return ts if isinstance(ts, str) else None
 
 
 def _answered(

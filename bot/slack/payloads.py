@@ -143,6 +143,27 @@ def channel_message(workspace: Workspace, text: str, ts: str) -> dict[str, Any]:
     return direct_message(workspace, text, ts, channel=workspace.channel_id, channel_type="channel")
 
 
+def reaction(
+    workspace: Workspace,
+    emoji: str,
+    channel: str,
+    ts: str,
+    *,
+    added: bool = True,
+    item_user: str | None = None,
+) -> dict[str, Any]:
+    """``reaction_added`` (or ``reaction_removed``) by the workspace's person on the message
+    at ``ts`` in ``channel``, posted by ``item_user`` (by default the bot)."""
+    return {
+        "type": "reaction_added" if added else "reaction_removed",
+        "user": workspace.user_id,
+        "reaction": emoji,
+        "item_user": item_user or workspace.bot_user_id,
+        "item": {"type": "message", "channel": channel, "ts": ts},
+        "event_ts": f"{time.time():.6f}",
+    }
+
+
 COMPOSER_CHANNEL = "COMPOSER"
 
 
