@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 
 from bot.store.part import Part, bounded
 from bot.store.people import is_forgotten
-from bot.store.records import POSTED, PaperEngagement
+from bot.store.records import DAILY, POSTED, PaperEngagement
 from bot.store.tables import (
     bot_posts,
     channel_signals,
@@ -223,7 +223,8 @@ def _shown(people: int) -> int:
 
 
 def _paper_posted_at(connection: Connection, channel: str, ts: str) -> str | None:
-    """The paper of the bot's post at ``ts``: a shared card, or a daily post."""
+    """The paper of the bot's post at ``ts``: a shared card, or a paper of the day (a weekly
+    digest shows several papers, so a reaction on it names none)."""
     shared = connection.execute(
         select(bot_posts.c.paper_id).where(bot_posts.c.channel == channel, bot_posts.c.ts == ts)
     ).scalar()
@@ -234,6 +235,7 @@ def _paper_posted_at(connection: Connection, channel: str, ts: str) -> str | Non
             select(digest_claims.c.paper_id).where(
                 digest_claims.c.channel == channel,
                 digest_claims.c.ts == ts,
+                digest_claims.c.kind == DAILY,
                 digest_claims.c.state == POSTED,
             )
         ).scalar()
