@@ -8,9 +8,12 @@ from collections.abc import Iterator
 from datetime import date, timedelta
 
 import pytest
+from sqlalchemy import create_engine, inspect, text
+from test_digest_kinds_store import _schema_5_database
 from test_store import ManualClock, clock, database_url
 
 from bot.store import PaperEngagement, Store
+from bot.store.database import normalise_database_url
 
 __all__ = ["clock", "database_url"]  # fixtures, shared with test_store
 
@@ -128,3 +131,21 @@ def test_signals_older_than_a_year_go(store: Store, clock: ManualClock) -> None:
     store.record_share(TEAM, ELSEWHERE, CAT, "paperNew", "1743150000.000100")
     assert store.channel_interest(CHANNEL) == {}
     assert store.record_reaction(TEAM, CHANNEL, SHARED_TS, BOB, "+1") is False
+
+
+def test_a_schema_5_database_gains_the_signal_tables(database_url: str, clock: ManualClock) -> None:
+    """The signal tables are new in schema 6: ``create_all`` makes them before the upgrade's
+    steps, and a reaction on a paper of the day posted before the upgrade counts."""
+    _schema_5_database(database_url, clock)
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.begin() as connection:
+        for table in ("bot_posts", "channel_signals", "post_reactions"):
+            connection.execute(text(f"DROP TABLE {table}"))
+    upgraded = Store(database_url, clock)
+    assert {"bot_posts", "channel_signals", "post_reactions"} <= set(
+        inspect(engine).get_table_names()
+    )
+    assert upgraded.record_reaction("T1", "C1", "1.1", ANN, "+1")
+    assert upgraded.channel_interest("C1") == {"paperA": 1.0}
+    upgraded.close()
+    engine.dispose()
