@@ -83,4 +83,6 @@ def test_the_manifest_adds_only_the_uninstall_events() -> None:
         "message.im",
         "app_uninstalled",
         "tokens_revoked",
+        "reaction_added",
+        "reaction_removed",
     }

@@ -5,10 +5,12 @@ bot's reaction never; a Share posted into the channel counts, and reactions on i
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from datetime import date, timedelta
 
+from project import PROJECT_ROOT
 from slack_harness import LiveBot, find_button
 
 from bot.buttons import PaperButton
@@ -109,3 +111,11 @@ def test_a_save_on_the_paper_of_the_day_is_kept_but_never_weighs(bot: LiveBot, t
         rows = connection.execute("SELECT channel, paper_id, kind FROM channel_signals").fetchall()
     assert rows == [(bot.workspace.channel_id, paper_id, "save")]
     assert bot.services.store.channel_interest(bot.workspace.channel_id) == {}
+
+
+def test_the_manifest_asks_only_reactions_read_for_them() -> None:
+    """The reaction events need ``reactions:read`` and nothing more: the bot never reads
+    reactions any other way (``reactions.get``) and never adds one."""
+    manifest = json.loads((PROJECT_ROOT / "manifest.json").read_text())
+    scopes = manifest["oauth_config"]["scopes"]["bot"]
+    assert [scope for scope in scopes if scope.startswith("reactions:")] == ["reactions:read"]

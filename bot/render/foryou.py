@@ -201,7 +201,11 @@ def home_blocks(result: ForYou, *, hidden: Paper | None = None) -> list[dict[str
     return blocks
 
 
-_KIND_WORDS = {"dismissals": ("dismissal", "dismissals")}
+_KIND_WORDS = {
+    "dismissals": ("dismissal", "dismissals"),
+    "channel signals": ("share or Save in a channel", "shares and Saves in channels"),
+    "reactions": ("reaction", "reactions"),
+}
 
 
 def _deleted_part(kind: str, count: int) -> str:
