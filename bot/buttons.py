@@ -19,6 +19,7 @@ decoding, so these formats never change; ``tests/test_buttons.py`` holds one of 
 - the App Home's **Remove**: the paper id, a space and the list offset; its For you cards'
   **Save**, **Not relevant** and **Undo**: the paper id, a space and the For you offset
   (``home_paper_value``); its **Previous** and **Next** (of either list): the offset alone;
+  each may go on with the other list's place (``HomePlaces``);
 - **Share**, **More like this** and the App Home's **Abstract**: the paper id alone, read as is.
 """
 
@@ -159,24 +160,62 @@ def _decode_key(kind: PageKind, key: str) -> PageKey | None:
     return key
 
 
-def home_paper_value(paper_id: str, offset: int) -> str:
+@dataclass(frozen=True)
+class HomePlaces:
+    """Where the App Home's two lists are: each button in one list carries the other's place,
+    so a click in one never sends the other back to its first page (nor drops its **Undo**).
+
+    Encoded as this list's offset, the other list's offset, and on the reading list's buttons
+    the paper For you last hid (its **Undo**), space-separated; a value posted before the
+    other list's place travelled (the offset alone) decodes with the other on its first page.
+    """
+
+    reading_list: int = 0
+    for_you: int = 0
+    hidden: str | None = None
+    """The paper the last **Not relevant** in For you hid, offered back with **Undo**."""
+
+    def encode(self, *, for_you: bool) -> str:
+        """From a button of For you (``for_you``) or of the reading list."""
+        if for_you:
+            return f"{self.for_you}{_FIELD_SEPARATOR}{self.reading_list}"
+        parts = [str(self.reading_list), str(self.for_you), *([self.hidden] if self.hidden else [])]
+        return _FIELD_SEPARATOR.join(parts)
+
+    @classmethod
+    def decode(cls, value: str, *, for_you: bool) -> HomePlaces:
+        """A forged offset shows its list's first page; a forged paper id offers an **Undo**
+        that does nothing, as a forged **Not relevant** value would."""
+        this, _, rest = value.partition(_FIELD_SEPARATOR)
+        other, _, hidden = rest.partition(_FIELD_SEPARATOR)
+        here, there = ascii_count(this) or 0, ascii_count(other) or 0
+        if for_you:
+            return cls(reading_list=there, for_you=here)
+        return cls(reading_list=here, for_you=there, hidden=hidden or None)
+
+
+FIRST_PAGES = HomePlaces()
+"""Both lists on their first page, nothing just hidden: where the tab opens."""
+
+
+def home_paper_value(paper_id: str, places: HomePlaces, *, for_you: bool) -> str:
     """A paper's button in the App Home (**Remove**, and **Save**, **Not relevant** and
-    **Undo** on a For you card): the paper and the page of its list to show afterwards."""
-    return f"{paper_id}{_FIELD_SEPARATOR}{offset}"
+    **Undo** on a For you card, ``for_you``): the paper and where both lists are."""
+    return f"{paper_id}{_FIELD_SEPARATOR}{places.encode(for_you=for_you)}"
 
 
-def decode_home_paper(value: str) -> tuple[str, int]:
-    """``(paper id, list offset)`` from a paper's App Home button; a forged offset shows the
-    first page."""
-    paper_id, _, offset = value.partition(_FIELD_SEPARATOR)
-    return paper_id, ascii_count(offset) or 0
+def decode_home_paper(value: str, *, for_you: bool) -> tuple[str, HomePlaces]:
+    """``(paper id, both lists' places)`` from a paper's App Home button."""
+    paper_id, _, places = value.partition(_FIELD_SEPARATOR)
+    return paper_id, HomePlaces.decode(places, for_you=for_you)
 
 
-def home_page_value(offset: int) -> str:
-    """The App Home's **Previous** and **Next**: the offset of the page they show."""
-    return str(offset)
+def home_page_value(places: HomePlaces, *, for_you: bool) -> str:
+    """The App Home's **Previous** and **Next** (of For you, ``for_you``, or of the reading
+    list): both lists' places once the click is made."""
+    return places.encode(for_you=for_you)
 
 
-def decode_home_page(value: str) -> int:
-    """The list offset of an App Home page button; a forged one shows the first page."""
-    return ascii_count(value) or 0
+def decode_home_page(value: str, *, for_you: bool) -> HomePlaces:
+    """Both lists' places from an App Home page button."""
+    return HomePlaces.decode(value, for_you=for_you)

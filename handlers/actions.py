@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from slack_bolt import App, BoltContext, Respond
 from slack_sdk import WebClient
 
-from bot.answers import Answers, ForYouPlace, HomeClick, Viewer
+from bot.answers import Answers, HomeClick, Viewer
 from bot.buttons import (
     PageCursor,
     PaperButton,
@@ -298,16 +299,16 @@ def home_paper(
     click: HomeClick,
 ) -> None:
     """A paper's button in the App Home (**Remove**; **Save**, **Not relevant** and its
-    **Undo** on a For you card): the change, then the tab again at the page it was on."""
-    paper_id, offset = decode_home_paper(action["value"])
+    **Undo** on a For you card): the change, then the tab again with both lists where they
+    were."""
+    for_you = click is not HomeClick.REMOVE
+    paper_id, places = decode_home_paper(action["value"], for_you=for_you)
+    if for_you:
+        places = replace(places, hidden=paper_id if click is HomeClick.HIDE else None)
     viewer = viewer_of(body)
     with logging_failures(logger):
         answers.home_click(viewer, paper_id, click)
-        if click is HomeClick.REMOVE:
-            publish_home(client, answers, viewer, offset=offset)
-        else:
-            hidden = paper_id if click is HomeClick.HIDE else None
-            publish_home(client, answers, viewer, for_you=ForYouPlace(offset, hidden))
+        publish_home(client, answers, viewer, places)
 
 
 def home_page(
@@ -319,11 +320,9 @@ def home_page(
     *,
     for_you: bool,
 ) -> None:
-    """**Previous** or **Next** of the reading list, or of the For you section."""
-    offset = decode_home_page(action["value"])
+    """**Previous** or **Next** of the reading list, or of the For you section: the other
+    list stays where it was."""
+    places = decode_home_page(action["value"], for_you=for_you)
     viewer = viewer_of(body)
     with logging_failures(logger):
-        if for_you:
-            publish_home(client, answers, viewer, for_you=ForYouPlace(offset))
-        else:
-            publish_home(client, answers, viewer, offset=offset)
+        publish_home(client, answers, viewer, places)

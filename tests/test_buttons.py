@@ -12,6 +12,8 @@ from datetime import date
 import pytest
 
 from bot.buttons import (
+    FIRST_PAGES,
+    HomePlaces,
     PageCursor,
     PageKind,
     PaperButton,
@@ -120,13 +122,32 @@ def test_post_in_thread_values_already_posted_decode():
     assert RelatedTarget.decode("") is None
 
 
-def test_app_home_values_already_posted_decode():
-    assert decode_home_paper(f"{PAPER} 20") == (PAPER, 20)
-    assert home_paper_value(PAPER, 20) == f"{PAPER} 20"
-    assert decode_home_paper(f"{PAPER} \u00b2") == (PAPER, 0)
-    assert decode_home_page("40") == 40
-    assert home_page_value(40) == "40"
-    assert [decode_home_page(value) for value in ("", "-20", "\u0663", "1" * 10)] == [0] * 4
+def test_app_home_values_already_posted_decode_with_the_other_list_on_its_first_page():
+    assert decode_home_paper(f"{PAPER} 20", for_you=False) == (PAPER, HomePlaces(reading_list=20))
+    assert decode_home_paper(f"{PAPER} 5", for_you=True) == (PAPER, HomePlaces(for_you=5))
+    assert decode_home_paper(f"{PAPER} \u00b2", for_you=False) == (PAPER, FIRST_PAGES)
+    assert decode_home_paper(PAPER, for_you=True) == (PAPER, FIRST_PAGES)
+    assert decode_home_page("40", for_you=False) == HomePlaces(reading_list=40)
+    assert decode_home_page("10", for_you=True) == HomePlaces(for_you=10)
+    forged = ("", "-20", "\u0663", "1" * 10, "-1 -1")
+    assert [decode_home_page(value, for_you=False) for value in forged] == [FIRST_PAGES] * 5
+
+
+def test_app_home_values_carry_both_lists_places():
+    places = HomePlaces(reading_list=40, for_you=10, hidden="hIdDeNpApEr")
+    on_reading_list = home_paper_value(PAPER, places, for_you=False)
+    assert on_reading_list == f"{PAPER} 40 10 hIdDeNpApEr"
+    assert decode_home_paper(on_reading_list, for_you=False) == (PAPER, places)
+    assert home_page_value(places, for_you=False) == "40 10 hIdDeNpApEr"
+    assert decode_home_page("40 10 hIdDeNpApEr", for_you=False) == places
+    on_for_you = home_paper_value(PAPER, places, for_you=True)
+    assert on_for_you == f"{PAPER} 10 40"
+    assert decode_home_paper(on_for_you, for_you=True) == (PAPER, HomePlaces(40, 10))
+    assert decode_home_page(home_page_value(places, for_you=True), for_you=True) == HomePlaces(
+        40, 10
+    )
+    largest = HomePlaces(10**9 - 1, 10**9 - 1, "x" * 100)
+    assert len(home_paper_value("y" * 100, largest, for_you=False)) < 2000
 
 
 def test_ascii_count_takes_ascii_digits_only():
@@ -166,9 +187,9 @@ def test_render_writes_todays_formats(seed_corpus):
         render.ACTION_MORE_LIKE_THIS: paper.id,
     }
     assert PaperButton(paper.id).encode() == paper.id
-    home = render_home.home_view([paper], total=45, offset=20, subscriptions=[])
+    home = render_home.home_view([paper], total=45, places=HomePlaces(20), subscriptions=[])
     assert _values(home["blocks"]) == {
         render_home.ACTION_ABSTRACT: paper.id,
-        render_home.ACTION_REMOVE: f"{paper.id} 20",
-        render_home.ACTION_PAGE: "40",
+        render_home.ACTION_REMOVE: f"{paper.id} 20 0",
+        render_home.ACTION_PAGE: "40 0",
     }

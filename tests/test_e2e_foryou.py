@@ -10,9 +10,10 @@ from typing import Any
 
 from slack_harness import LiveBot, all_text, find_button
 
-from bot.buttons import PaperButton, decode_home_paper
+from bot.buttons import HomePlaces, PaperButton, decode_home_paper
 from bot.render import blocks as bk
 from bot.render import foryou as render_foryou
+from bot.render import home as render_home
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall
@@ -52,7 +53,7 @@ def _values(blocks: list[dict[str, Any]], action_id: str) -> list[str]:
 
 def _home_suggestions(view: dict[str, Any]) -> list[str]:
     values = _values(view["blocks"], render_foryou.ACTION_HOME_DISMISS)
-    return [decode_home_paper(value)[0] for value in values]
+    return [decode_home_paper(value, for_you=True)[0] for value in values]
 
 
 def _page_suggestions(blocks: list[dict[str, Any]]) -> list[str]:
@@ -104,6 +105,47 @@ def test_five_saves_on_a_topic_bring_unsaved_papers_on_it_to_the_app_home(bot):
     assert len(on_topic) >= 4 and _on_topic(bot, suggested[0]), on_topic
     assert view["blocks"][0]["text"]["text"] == "For you"
     assert "which you saved" in all_text(view["blocks"])
+
+
+def _places(view: dict[str, Any]) -> tuple[HomePlaces, HomePlaces]:
+    """Where each list is, as its own first paper button says: (For you's, the reading list's)."""
+    [on_for_you, *_] = _values(view["blocks"], render_foryou.ACTION_HOME_DISMISS)
+    [on_reading_list, *_] = _values(view["blocks"], render_home.ACTION_REMOVE)
+    return (
+        decode_home_paper(on_for_you, for_you=True)[1],
+        decode_home_paper(on_reading_list, for_you=False)[1],
+    )
+
+
+def test_a_click_in_one_app_home_list_leaves_the_other_where_it_was(bot):
+    saved = _save_five_on_the_topic(bot)
+    more = [paper.id for paper in bot.services.index.papers if paper.id not in saved][:20]
+    for paper_id in more:
+        bot.services.store.save_paper(bot.workspace.team_id, bot.workspace.user_id, paper_id)
+    bot.open_home()
+    bot.click_in_view(_home(bot), render_foryou.ACTION_HOME_PAGE)
+    hidden = _home_suggestions(_home(bot))[0]
+    bot.click_in_view(_home(bot), render_foryou.ACTION_HOME_DISMISS)
+    for_you_page_2 = _home(bot)
+    assert _places(for_you_page_2) == (HomePlaces(0, 5), HomePlaces(0, 5, hidden))
+    assert _values(for_you_page_2["blocks"], render_foryou.ACTION_HOME_UNDISMISS)
+
+    bot.click_in_view(for_you_page_2, render_home.ACTION_PAGE)
+    reading_list_page_2 = _home(bot)
+    assert "21\u201325 of 25" in all_text(reading_list_page_2["blocks"])
+    assert _places(reading_list_page_2) == (HomePlaces(20, 5), HomePlaces(20, 5, hidden))
+    assert _values(reading_list_page_2["blocks"], render_foryou.ACTION_HOME_UNDISMISS)
+
+    bot.click_in_view(reading_list_page_2, render_home.ACTION_REMOVE)
+    removed = _home(bot)
+    assert "21\u201324 of 24" in all_text(removed["blocks"])
+    assert _places(removed)[0] == HomePlaces(20, 5)
+    assert _values(removed["blocks"], render_foryou.ACTION_HOME_UNDISMISS)
+
+    bot.click_in_view(removed, render_foryou.ACTION_HOME_SAVE)
+    saved_from_for_you = _home(bot)
+    assert "21\u201325 of 25" in all_text(saved_from_for_you["blocks"])
+    assert _places(saved_from_for_you) == (HomePlaces(20, 5), HomePlaces(20, 5))
 
 
 def test_not_relevant_removes_a_suggestion_for_good(bot):

@@ -14,7 +14,7 @@ from slack_harness import ACK_LIMIT_SECONDS, LiveBot, Reply, all_text, find_butt
 from slack_sdk.models.views import View
 
 from bot.answers import Viewer
-from bot.buttons import RelatedTarget
+from bot.buttons import HomePlaces, RelatedTarget
 from bot.papers.corpus import catalogue_by_openreview_id
 from bot.render import home as render_home
 from bot.render import papers as render
@@ -456,7 +456,7 @@ def test_the_home_tab_pages_a_long_reading_list_within_the_view_limits(bot):
     assert "21\u201340 of 250" in all_text(second["blocks"])
     assert labels(second["blocks"])[-2:] == ["Previous", "Next"]
 
-    last = bot.services.answers.home(viewer(bot), lambda _channel: True, 240)
+    last = bot.services.answers.home(viewer(bot), lambda _channel: True, HomePlaces(240))
     _check_view(last)
     assert "241\u2013250 of 250" in all_text(last["blocks"])
     assert "Next" not in labels(last["blocks"])

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_harness import all_text
 
-from bot.buttons import PageCursor, PageKind
+from bot.buttons import FIRST_PAGES, PageCursor, PageKind
 from bot.render import blocks as bk
 from bot.render import digest as render_digest
 from bot.render import home as render_home
@@ -362,6 +362,6 @@ def test_a_reading_list_counts_like_search_results(seed_corpus):
         papers[:1], total=6, offset=5, this_page=PageCursor(PageKind.SAVED, "me", 5)
     )
     assert page.blocks[0]["text"]["text"] == "*Your reading list (6 of 6)*"
-    home = render_home.home_view(papers[:6], total=6, offset=0, subscriptions=[])
+    home = render_home.home_view(papers[:6], total=6, places=FIRST_PAGES, subscriptions=[])
     assert "Newest first · 6 papers" in all_text(home["blocks"])
     assert "None of the channels you can see gets the paper of the day" in all_text(home["blocks"])

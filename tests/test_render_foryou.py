@@ -8,7 +8,14 @@ from dataclasses import replace
 
 from slack_harness import all_text
 
-from bot.buttons import PageCursor, PageKind, PaperButton, decode_home_paper
+from bot.buttons import (
+    FIRST_PAGES,
+    HomePlaces,
+    PageCursor,
+    PageKind,
+    PaperButton,
+    decode_home_paper,
+)
 from bot.render import blocks as bk
 from bot.render import foryou as render_foryou
 from bot.render import home as render_home
@@ -104,7 +111,7 @@ def test_titles_are_escaped_in_cards_reasons_and_the_fallback(index):
     like = replace(index.papers[0], title="<!here> saved & kept")
     result = ForYou((Suggestion(hostile, like, 0.5),), 1, 0, 3, None)
     message = render_foryou.for_you_message(result, this_page=THIS_PAGE)
-    home = render_foryou.home_blocks(result)
+    home = render_foryou.home_blocks(result, FIRST_PAGES)
     for text in (all_text(list(message.blocks)), all_text(home), message.text):
         assert "<!channel>" not in text and "<!here>" not in text and "<@U1>" not in text
     assert "&lt;!here&gt; saved &amp; kept" in all_text(list(message.blocks))
@@ -112,18 +119,23 @@ def test_titles_are_escaped_in_cards_reasons_and_the_fallback(index):
 
 def test_the_home_section_pages_five_at_a_time_with_its_own_buttons(index):
     result = _page(index, offset=5, total=12)
-    blocks = render_foryou.home_blocks(result)
+    reading_list_page_2 = HomePlaces(reading_list=20)
+    blocks = render_foryou.home_blocks(result, reading_list_page_2)
     [previous, following] = _buttons(blocks, render_foryou.ACTION_HOME_PAGE)
-    assert (previous["value"], following["value"]) == ("0", "10")
+    assert (previous["value"], following["value"]) == ("0 20", "10 20")
     assert following["text"]["text"] == "More suggestions"
     values = [
-        decode_home_paper(b["value"]) for b in _buttons(blocks, render_foryou.ACTION_HOME_DISMISS)
+        decode_home_paper(b["value"], for_you=True)
+        for b in _buttons(blocks, render_foryou.ACTION_HOME_DISMISS)
     ]
-    assert values == [(s.paper.id, 5) for s in result.suggestions]
+    assert values == [(s.paper.id, HomePlaces(20, 5)) for s in result.suggestions]
     assert len(_buttons(blocks, render_foryou.ACTION_HOME_SAVE)) == 5
-    hidden = render_foryou.home_blocks(result, hidden=index.papers[20])
+    hidden = render_foryou.home_blocks(result, reading_list_page_2, hidden=index.papers[20])
     [undo] = _buttons(hidden, render_foryou.ACTION_HOME_UNDISMISS)
-    assert decode_home_paper(undo["value"]) == (index.papers[20].id, 5)
+    assert decode_home_paper(undo["value"], for_you=True) == (
+        index.papers[20].id,
+        HomePlaces(20, 5),
+    )
 
 
 def test_the_fullest_app_home_stays_within_100_blocks(index):
@@ -133,12 +145,14 @@ def test_the_fullest_app_home_stays_within_100_blocks(index):
         for n in range(render_home.MAX_CHANNELS_SHOWN)
     ]
     for_you = render_foryou.home_blocks(
-        _page(index, render_foryou.HOME_PAGE_SIZE, total=50), hidden=index.papers[30]
+        _page(index, render_foryou.HOME_PAGE_SIZE, total=50),
+        HomePlaces(reading_list=20),
+        hidden=index.papers[30],
     )
     view = render_home.home_view(
         many_saved,
         total=100,
-        offset=20,
+        places=HomePlaces(20, render_foryou.HOME_PAGE_SIZE, index.papers[30].id),
         subscriptions=channels,
         more_channels=True,
         for_you=for_you,

@@ -7,7 +7,7 @@ can give is testable as a plain function call. ``Answers`` is the one object lis
 it hands each request to the module of its feature.
 """
 
-from bot.answers.home import FIRST_SUGGESTIONS, ForYouPlace, HomeClick
+from bot.answers.home import HomeClick
 from bot.answers.reading_list import Export
 from bot.answers.router import Answers
 from bot.answers.signals import Reaction
@@ -16,10 +16,8 @@ from bot.answers.viewer import Viewer
 
 __all__ = [
     "DM_THREAD",
-    "FIRST_SUGGESTIONS",
     "Answers",
     "Export",
-    "ForYouPlace",
     "HomeClick",
     "Reaction",
     "Viewer",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.answers.viewer import Viewer
-from bot.buttons import PageCursor, PageKind, PaperButton
+from bot.buttons import HomePlaces, PageCursor, PageKind, PaperButton
 from bot.papers.catalogue import PaperLookup
 from bot.render import foryou as render_foryou
 from bot.render import papers as render
@@ -88,14 +88,12 @@ class Suggestions:
             changed = render_foryou.Changed(paper, render_foryou.Change.SAVED)
         return self.page(viewer, for_you_offset(button), changed=changed)
 
-    def home_section(
-        self, viewer: Viewer, offset: int = 0, hidden: str | None = None
-    ) -> list[dict[str, Any]]:
-        """The App Home's For you blocks from ``offset``; ``hidden`` is the paper the last
-        **Not relevant** there hid, offered back with **Undo**."""
-        result = self.suggest(viewer, limit=render_foryou.HOME_PAGE_SIZE, offset=offset)
-        hidden_paper = self.papers.get(hidden) if hidden else None
-        return render_foryou.home_blocks(result, hidden=hidden_paper)
+    def home_section(self, viewer: Viewer, places: HomePlaces) -> list[dict[str, Any]]:
+        """The App Home's For you blocks at ``places.for_you``, with **Undo** for the paper
+        ``places.hidden`` (the last **Not relevant** there)."""
+        result = self.suggest(viewer, limit=render_foryou.HOME_PAGE_SIZE, offset=places.for_you)
+        hidden_paper = self.papers.get(places.hidden) if places.hidden else None
+        return render_foryou.home_blocks(result, places, hidden=hidden_paper)
 
     def set_hidden(self, viewer: Viewer, paper_id: str, *, hidden: bool) -> None:
         """**Not relevant** in the App Home, or its **Undo** (both idempotent)."""

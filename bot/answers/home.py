@@ -4,7 +4,7 @@ abstract modal its **Abstract** opens (a tab has no thread to answer in)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import timedelta
 from enum import Enum
 from functools import partial
@@ -15,6 +15,7 @@ from bot.answers.expiring import ExpiringCache
 from bot.answers.foryou import Suggestions
 from bot.answers.reading_list import ReadingList, last_page_start
 from bot.answers.viewer import Viewer
+from bot.buttons import FIRST_PAGES, HomePlaces
 from bot.clock import Clock
 from bot.papers.catalogue import PaperLookup
 from bot.render import home as render_home
@@ -36,19 +37,6 @@ class HomeClick(Enum):
     """**Not relevant** on a For you card."""
     UNHIDE = "unhide"
     """Its **Undo**."""
-
-
-@dataclass(frozen=True)
-class ForYouPlace:
-    """Where the tab's For you section is: its offset, and the paper the last **Not
-    relevant** there hid (offered back with **Undo**)."""
-
-    offset: int = 0
-    hidden: str | None = None
-
-
-FIRST_SUGGESTIONS = ForYouPlace()
-"""The For you section's first page, nothing just hidden: where the tab opens."""
 
 
 class AppHome:
@@ -74,20 +62,20 @@ class AppHome:
         self,
         viewer: Viewer,
         can_see: Callable[[str], bool | None],
-        offset: int = 0,
-        for_you: ForYouPlace = FIRST_SUGGESTIONS,
+        places: HomePlaces = FIRST_PAGES,
     ) -> dict[str, Any]:
-        """The App Home view: the suggestions at ``for_you``, the reading list from
-        ``offset``, the subscribed channels the person can see, and how to use the bot."""
+        """The App Home view at ``places``: the suggestions, the reading list, the subscribed
+        channels the person can see, and how to use the bot."""
         total = self._reading_list.count(viewer)
-        offset = last_page_start(offset, total, render_home.PAGE_SIZE)
+        offset = last_page_start(places.reading_list, total, render_home.PAGE_SIZE)
+        places = replace(places, reading_list=offset)
         papers = self._reading_list.saved_papers(viewer, limit=render_home.PAGE_SIZE, offset=offset)
         shown, more = self._visible_channels(viewer, can_see)
-        suggestions = self._suggestions.home_section(viewer, for_you.offset, for_you.hidden)
+        suggestions = self._suggestions.home_section(viewer, places)
         return render_home.home_view(
             papers,
             total=total,
-            offset=offset,
+            places=places,
             subscriptions=shown,
             more_channels=more,
             for_you=suggestions,

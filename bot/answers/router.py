@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bot.answers.cards import PaperCards
 from bot.answers.digest import DigestCommands, digest_reply
 from bot.answers.foryou import Suggestions
-from bot.answers.home import FIRST_SUGGESTIONS, AppHome, ForYouPlace, HomeClick
+from bot.answers.home import AppHome, HomeClick
 from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
@@ -23,7 +23,7 @@ from bot.answers.threads import ThreadReplies, delivery_memory
 from bot.answers.typed import Intent, Request
 from bot.answers.unfurls import LinkPreviews
 from bot.answers.viewer import Viewer
-from bot.buttons import PageCursor, PageKind, PaperButton, RelatedTarget
+from bot.buttons import FIRST_PAGES, HomePlaces, PageCursor, PageKind, PaperButton, RelatedTarget
 from bot.clock import Clock, system_clock
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
@@ -195,11 +195,10 @@ class Answers:
         self,
         viewer: Viewer,
         can_see: Callable[[str], bool | None],
-        offset: int = 0,
-        for_you: ForYouPlace = FIRST_SUGGESTIONS,
+        places: HomePlaces = FIRST_PAGES,
     ) -> dict[str, Any]:
-        """The App Home: the reading list from ``offset``, the suggestions at ``for_you``."""
-        return self._home.view(viewer, can_see, offset, for_you)
+        """The App Home with its two lists at ``places``."""
+        return self._home.view(viewer, can_see, places)
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:
         return self._home.abstract_view(paper_id)

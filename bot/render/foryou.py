@@ -10,11 +10,11 @@ everywhere else.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from bot.buttons import PageCursor, PaperButton, home_page_value, home_paper_value
+from bot.buttons import HomePlaces, PageCursor, PaperButton, home_page_value, home_paper_value
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render import home as render_home
@@ -163,9 +163,9 @@ def for_you_message(
     return bk.message(f"{fallback_text(heading)}: {titles}", blocks)
 
 
-def _home_card(suggestion: Suggestion, offset: int) -> list[dict[str, Any]]:
+def _home_card(suggestion: Suggestion, places: HomePlaces) -> list[dict[str, Any]]:
     paper = suggestion.paper
-    value = home_paper_value(paper.id, offset)
+    value = home_paper_value(paper.id, places, for_you=True)
     buttons = [
         bk.button("Abstract", render_home.ACTION_ABSTRACT, paper.id),
         bk.button("Save", ACTION_HOME_SAVE, value),
@@ -175,30 +175,38 @@ def _home_card(suggestion: Suggestion, offset: int) -> list[dict[str, Any]]:
     return [bk.section(text), bk.actions(buttons, block_id=f"home-foryou:{paper.id}")]
 
 
-def home_blocks(result: ForYou, *, hidden: Paper | None = None) -> list[dict[str, Any]]:
+def home_blocks(
+    result: ForYou, places: HomePlaces, *, hidden: Paper | None = None
+) -> list[dict[str, Any]]:
     """The App Home's For you section: at most ``HOME_PAGE_SIZE`` suggestions (two blocks
-    each) and five more blocks, so the tab stays far within its 100."""
+    each) and five more blocks, so the tab stays far within its 100. Its buttons carry the
+    reading list's place (``places``) so a click here leaves that list where it is."""
+    places = replace(places, for_you=result.offset, hidden=None)
     blocks: list[dict[str, Any]] = [bk.header("For you")]
     if hidden is not None:
         changed = Changed(hidden, Change.HIDDEN)
-        undo = _undo_button(changed, home_paper_value(hidden.id, result.offset), home=True)
+        undo = _undo_button(changed, home_paper_value(hidden.id, places, for_you=True), home=True)
         blocks += [bk.section(_change_mrkdwn(changed)), bk.actions([undo], block_id="home:undo")]
     if not result.suggestions:
         return [*blocks, bk.section(_empty_mrkdwn(result))]
     span = count_span(result.offset, len(result.suggestions), result.total)
     blocks.append(bk.context(f"Papers like the ones you saved · {span}"))
     for suggestion in result.suggestions:
-        blocks.extend(_home_card(suggestion, result.offset))
+        blocks.extend(_home_card(suggestion, places))
     paging = []
     if result.offset > 0:
-        previous = home_page_value(max(result.offset - HOME_PAGE_SIZE, 0))
+        previous = _home_page(places, max(result.offset - HOME_PAGE_SIZE, 0))
         paging.append(bk.button("Previous", ACTION_HOME_PAGE, previous))
     if result.offset + len(result.suggestions) < result.total:
-        following = home_page_value(result.offset + HOME_PAGE_SIZE)
+        following = _home_page(places, result.offset + HOME_PAGE_SIZE)
         paging.append(bk.button("More suggestions", ACTION_HOME_PAGE, following))
     if paging:
         blocks.append(bk.actions(paging, block_id="home-foryou:pages"))
     return blocks
+
+
+def _home_page(places: HomePlaces, offset: int) -> str:
+    return home_page_value(replace(places, for_you=offset), for_you=True)
 
 
 _KIND_WORDS = {

@@ -8,10 +8,10 @@ small number of blocks. Topics are user-typed and escaped like everywhere else.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.buttons import home_page_value, home_paper_value
+from bot.buttons import HomePlaces, home_page_value, home_paper_value
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.mrkdwn import escape_mrkdwn, quoted
@@ -54,17 +54,17 @@ class SubscribedChannel:
     topic: str | None
 
 
-def _paper_rows(paper: Paper, offset: int) -> list[dict[str, Any]]:
+def _paper_rows(paper: Paper, places: HomePlaces) -> list[dict[str, Any]]:
     facts = " · ".join(line for line in (status_label(paper), authors_line(paper)) if line)
     text = f"{title_mrkdwn(paper)}\n{facts}" if facts else title_mrkdwn(paper)
     buttons = [
         bk.button("Abstract", ACTION_ABSTRACT, paper.id),
-        bk.button("Remove", ACTION_REMOVE, home_paper_value(paper.id, offset)),
+        bk.button("Remove", ACTION_REMOVE, home_paper_value(paper.id, places, for_you=False)),
     ]
     return [bk.section(text), bk.actions(buttons, block_id=f"home:{paper.id}")]
 
 
-def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict[str, Any]]:
+def _reading_list(papers: Sequence[Paper], total: int, places: HomePlaces) -> list[dict[str, Any]]:
     if not papers:
         return [
             bk.section(
@@ -72,21 +72,25 @@ def _reading_list(papers: Sequence[Paper], total: int, offset: int) -> list[dict
                 "appears here, newest first."
             )
         ]
+    offset = places.reading_list
     blocks = [bk.context(f"Newest first · {count_span(offset, len(papers), total)}")]
     for paper in papers:
-        blocks.extend(_paper_rows(paper, offset))
+        blocks.extend(_paper_rows(paper, places))
     paging = []
     if offset > 0:
-        paging.append(
-            bk.button("Previous", ACTION_PAGE, home_page_value(max(offset - PAGE_SIZE, 0)))
-        )
+        paging.append(bk.button("Previous", ACTION_PAGE, _page(places, max(offset - PAGE_SIZE, 0))))
     if offset + len(papers) < total:
         paging.append(
-            bk.button("Next", ACTION_PAGE, home_page_value(offset + PAGE_SIZE), style="primary")
+            bk.button("Next", ACTION_PAGE, _page(places, offset + PAGE_SIZE), style="primary")
         )
     if paging:
         blocks.append(bk.actions(paging, block_id="home:pages"))
     return blocks
+
+
+def _page(places: HomePlaces, offset: int) -> str:
+    """A reading list page button's value: For you stays where it is."""
+    return home_page_value(replace(places, reading_list=offset), for_you=False)
 
 
 def _subscription_line(sub: SubscribedChannel) -> str:
@@ -112,20 +116,20 @@ def home_view(
     papers: Sequence[Paper],
     *,
     total: int,
-    offset: int,
+    places: HomePlaces,
     subscriptions: Sequence[SubscribedChannel],
     more_channels: bool = False,
     for_you: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """The tab: the For you section (``bot.render.foryou.home_blocks``: a short list, so it
     comes first and the reading list stays in reach below it), the reading list page at
-    ``offset``, the subscribed channels (``more_channels``: the person sees more than those),
-    a how-to."""
+    ``places.reading_list`` (its buttons carry For you's place too), the subscribed channels
+    (``more_channels``: the person sees more than those), a how-to."""
     blocks = [
         *for_you,
         *([bk.divider()] if for_you else []),
         bk.header("Your reading list"),
-        *_reading_list(papers, total, offset),
+        *_reading_list(papers, total, places),
         bk.divider(),
         bk.header("Paper of the day"),
         *_channels(subscriptions, more_channels),

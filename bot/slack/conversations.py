@@ -20,7 +20,8 @@ from urllib.request import Request, urlopen
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.answers import FIRST_SUGGESTIONS, Answers, Export, ForYouPlace, Viewer
+from bot.answers import Answers, Export, Viewer
+from bot.buttons import FIRST_PAGES, HomePlaces
 from bot.render.message import Message
 from bot.slack.delivery.landed import Unreadable, find_post, posted_by, tagged
 from bot.slack.delivery.retry import (
@@ -172,13 +173,10 @@ def publish_home(
     client: WebClient,
     answers: Answers,
     viewer: Viewer,
-    *,
-    offset: int = 0,
-    for_you: ForYouPlace = FIRST_SUGGESTIONS,
+    places: HomePlaces = FIRST_PAGES,
 ) -> None:
-    """Draw the person's App Home tab (again), from the reading list page at ``offset`` and
-    the suggestions at ``for_you``: the publish and its channel lookups wait little for Slack
-    (the tab is drawn again on the next open)."""
+    """Draw the person's App Home tab (again), with its two lists at ``places``: the publish
+    and its channel lookups wait little for Slack (the tab is drawn again on the next open)."""
     lookups = copy.copy(client)
     lookups.timeout = min(client.timeout, HOME_LOOKUP_TIMEOUT)
     can_see = _while_time_left(
@@ -188,7 +186,7 @@ def publish_home(
     with waiting_at_most(HOME_TAB_PATIENCE):
         client.views_publish(
             user_id=viewer.user_id,
-            view=answers.home(viewer, can_see, offset, for_you),
+            view=answers.home(viewer, can_see, places),
         )
 
 
