@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.answers.typed import Intent, Request
+from bot.answers.typed import WEEKLY_ARGUMENT, Intent, Request
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
+from bot.store import DAILY, WEEKLY
 
 
 class _Schedule(Protocol):
@@ -29,23 +30,25 @@ class DigestCommands(Protocol):
     """The part of the digest service ``/paper`` reaches; each returns an ephemeral reply."""
 
     def subscribe(self, channel_id: str, args: str, team_id: str | None = None) -> Message: ...
-    def unsubscribe(self, channel_id: str) -> Message: ...
+    def unsubscribe(self, channel_id: str, kind: str = ...) -> Message: ...
     def subscriptions(self, channel_id: str) -> Message: ...
-    def today(self, channel_id: str) -> Message: ...
+    def today(self, channel_id: str, kind: str = ...) -> Message: ...
     def active_subscriptions(self) -> Sequence[Subscription]: ...
 
 
 def digest_reply(
     digest: DigestCommands | None, request: Request, channel_id: str, team_id: str | None
 ) -> Message:
-    """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today``; ``team_id``
-    is the channel's workspace, kept with its subscription."""
+    """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today`` (the last two
+    of a kind: ``weekly`` as their argument, else the paper of the day); ``team_id`` is the
+    channel's workspace, kept with its subscription."""
     if digest is None:
         return digest_unavailable_message()
     if request.intent is Intent.SUBSCRIBE:
         return digest.subscribe(channel_id, request.argument, team_id)
-    if request.intent is Intent.UNSUBSCRIBE:
-        return digest.unsubscribe(channel_id)
     if request.intent is Intent.SUBSCRIPTIONS:
         return digest.subscriptions(channel_id)
-    return digest.today(channel_id)
+    kind = WEEKLY if request.argument == WEEKLY_ARGUMENT else DAILY
+    if request.intent is Intent.UNSUBSCRIBE:
+        return digest.unsubscribe(channel_id, kind)
+    return digest.today(channel_id, kind)

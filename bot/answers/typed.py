@@ -52,6 +52,12 @@ _WHOLE_TEXT_COMMANDS = {
 """Each a command only as the whole text: ``/paper for me`` is the suggestions, while
 ``/paper papers for me`` and ``/paper "for me"`` search (as a search for those two common
 words alone would find nothing worth having, taking them costs nobody a search)."""
+WEEKLY_ARGUMENT = "weekly"
+_WEEKLY_COMMANDS = {
+    f"{intent.value} {WEEKLY_ARGUMENT}": intent for intent in (Intent.TODAY, Intent.UNSUBSCRIBE)
+}
+"""``/paper today weekly`` and ``/paper unsubscribe weekly``, whole texts as well, for the
+weekly team digest (``/paper subscribe weekly DAY …`` is parsed with the digest's schedule)."""
 _MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
 
 
@@ -119,6 +125,8 @@ def parse_command(text: str) -> Request:
     word = plain.lower()
     if word in _WHOLE_TEXT_COMMANDS:
         return Request(_WHOLE_TEXT_COMMANDS[word])
+    if word in _WEEKLY_COMMANDS:
+        return Request(_WEEKLY_COMMANDS[word], WEEKLY_ARGUMENT)
     first, _, rest = plain.partition(" ")
     if first.lower() == Intent.SUBSCRIBE.value:
         return Request(Intent.SUBSCRIBE, rest.strip())

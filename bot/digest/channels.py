@@ -1,5 +1,6 @@
-"""Which channels get the paper of the day, and how: a channel's own ``/paper subscribe``
-settings, or the environment's default channel (``PAPERBOT_DIGEST_CHANNEL``).
+"""Which channels get the paper of the day or the weekly digest, and how: a channel's own
+``/paper subscribe`` settings, or (for the paper of the day) the environment's default
+channel (``PAPERBOT_DIGEST_CHANNEL``).
 
 A command's settings win over the default, even "unsubscribed", so an operator's default
 never comes back in a channel that turned it off. Listeners hear each channel whose
@@ -20,18 +21,20 @@ from bot.digest.subscriptions import (
     parse_zone,
 )
 from bot.settings import Settings
-from bot.store import Store, SubscriptionRecord
+from bot.store import DAILY, Store, SubscriptionRecord
 
 
 @dataclass(frozen=True)
 class ChannelSubscription:
-    """A channel's effective subscription: its own settings, or the environment's default."""
+    """A channel's effective subscription of one kind: its own settings, or the
+    environment's default."""
 
     channel: str
     schedule: Schedule
     topic: str | None
     source: str
     paused_reason: str | None = None
+    kind: str = DAILY
 
 
 class Subscriptions:
@@ -68,25 +71,32 @@ class Subscriptions:
             return ChannelSubscription(
                 record.channel, default.schedule, None, "env", record.paused_reason
             )
-        schedule = Schedule(parse_time(record.post_time), ZoneInfo(record.zone), record.cadence)  # type: ignore[arg-type]
+        schedule = Schedule(parse_time(record.post_time), ZoneInfo(record.zone), record.cadence)
         return ChannelSubscription(
-            record.channel, schedule, record.topic, record.source, record.paused_reason
+            record.channel,
+            schedule,
+            record.topic,
+            record.source,
+            record.paused_reason,
+            record.kind,
         )
 
-    def of(self, channel: str) -> ChannelSubscription | None:
-        """The channel's subscription: a command's settings (even "unsubscribed") win."""
-        record = self._store.subscription(channel)
+    def of(self, channel: str, kind: str = DAILY) -> ChannelSubscription | None:
+        """The channel's subscription of ``kind``: a command's settings (even
+        "unsubscribed") win over the environment's default paper of the day."""
+        record = self._store.subscription(channel, kind=kind)
         if record is not None:
             return self._effective(record)
-        if channel == self._env_channel:
+        if kind == DAILY and channel == self._env_channel:
             return self.env_default(channel)
         return None
 
     def active(self) -> list[ChannelSubscription]:
         """Every subscription that should be posting (paused ones excluded)."""
-        records = {record.channel: record for record in self._store.subscriptions()}
-        found = [self._effective(record) for record in records.values()]
-        if self._env_channel and self._env_channel not in records:
+        records = self._store.subscriptions()
+        found = [self._effective(record) for record in records]
+        daily = {record.channel for record in records if record.kind == DAILY}
+        if self._env_channel and self._env_channel not in daily:
             found.append(self.env_default(self._env_channel))
         return [sub for sub in found if sub is not None and sub.paused_reason is None]
 
@@ -99,9 +109,10 @@ class Subscriptions:
         *,
         active: bool = True,
         team_id: str | None = None,
+        kind: str = DAILY,
     ) -> None:
-        """Store a channel's settings, unpaused (the caller tells the listeners); without
-        ``team_id`` the channel keeps the workspace stored with it."""
+        """Store a channel's settings of ``kind``, unpaused (the caller tells the listeners);
+        without ``team_id`` the channel keeps the workspace stored with it."""
         self._store.save_subscription(
             SubscriptionRecord(
                 channel=channel,
@@ -112,13 +123,14 @@ class Subscriptions:
                 source=source,
                 active=active,
                 team_id=team_id,
+                kind=kind,
             )
         )
 
     def pause(self, sub: ChannelSubscription, reason: str) -> None:
         """Stop posting where Slack will not let the bot post; the environment's default
         gets a row of its own to carry the pause."""
-        if self._store.subscription(sub.channel) is None:
-            self.save(sub.channel, sub.schedule, sub.topic, sub.source)
-        self._store.pause_subscription(sub.channel, reason)
+        if self._store.subscription(sub.channel, kind=sub.kind) is None:
+            self.save(sub.channel, sub.schedule, sub.topic, sub.source, kind=sub.kind)
+        self._store.pause_subscription(sub.channel, reason, kind=sub.kind)
         self.changed(sub.channel)

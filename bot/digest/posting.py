@@ -1,7 +1,8 @@
-"""Posting the paper of the day exactly once per channel and local date.
+"""Posting the paper of the day exactly once per channel and local date, and the weekly
+digest once per channel and week.
 
 Exactly once, across restarts and replicas, rests on the store's claim row, never on the
-scheduler: whoever inserts the (channel, date) row posts; the row is marked ``posting`` just
+scheduler: whoever inserts the (channel, kind, period) row posts; the row is marked ``posting`` just
 before ``chat.postMessage`` and ``posted`` with the ``ts`` after. A process that inherits a
 ``posting`` claim without a ``ts`` (its owner died between the post and the write) first
 looks for the post's message metadata in ``conversations.history``. What may be sent again,
@@ -25,12 +26,14 @@ from bot.clock import Clock
 from bot.render.message import Message
 from bot.slack.delivery.landed import Unreadable, find_post
 from bot.slack.delivery.retry import Backoff, error_failure
-from bot.store import POSTING, DigestClaim, Store
+from bot.store import DAILY, POSTING, DigestClaim, Store
 
 log = logging.getLogger(__name__)
 
 EVENT_TYPE = "paperbot_digest"
-"""Slack message metadata type marking a daily post, so a post can be found again."""
+"""Slack message metadata type marking a digest post, so a post can be found again; its
+payload names the date and the kind (posts from before the weekly digest name no kind: they
+are daily ones)."""
 
 PAUSING_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
 """Slack errors that will not go away by retrying: the bot is no longer in the channel."""
@@ -71,6 +74,7 @@ class DigestOutcome:
     ts: str | None = None
     retry_at: datetime | None = None
     message: Message | None = None
+    kind: str = DAILY
 
 
 class Poster:
@@ -91,16 +95,16 @@ class Poster:
         self._sleep = sleep
         self.owner = owner
 
-    def settle_earlier_days(self, channel: str, today: date) -> None:
-        """Settle the posts of earlier days that a dead process left ``posting``.
+    def settle_earlier_days(self, channel: str, today: date, kind: str = DAILY) -> None:
+        """Settle the posts of earlier periods that a dead process left ``posting``.
 
         The channel's history says whether each was sent: if so its paper counts as seen
         (else the rotation would offer it again today); if not, the day is marked unsent.
         """
-        for claim in self._store.unsettled_claims(channel, today, LEASE):
+        for claim in self._store.unsettled_claims(channel, today, LEASE, kind=kind):
             try:
                 found = self._post_in_history(
-                    channel, claim.local_date, since=claim.claimed_at - HISTORY_MARGIN
+                    channel, kind, claim.local_date, since=claim.claimed_at - HISTORY_MARGIN
                 )
             except Unreadable as error:
                 log.warning(
@@ -123,19 +127,19 @@ class Poster:
         """Post a claimed day's message, retrying what Slack may not have done and looking
         for the post first whenever it may have been made; ``pause`` is told the error when
         Slack will not let the bot post in the channel at all."""
-        channel, day = claim.channel, claim.local_date
+        channel, day, kind = claim.channel, claim.local_date, claim.kind
         maybe_sent = claim.state == POSTING
         for attempt in itertools.count():
             if maybe_sent:
-                found = self._find_post(channel, day)
+                found = self._find_post(channel, kind, day)
                 if found is not None:
-                    self._store.record_post(channel, day, found, self.owner)
+                    self._store.record_post(channel, day, found, self.owner, kind=kind)
                     log.info("found the %s post already in %s (ts %s)", day, channel, found)
                     return DigestOutcome(channel, day, "recovered", "found already posted", found)
-            if not self._store.mark_posting(channel, day, self.owner):
+            if not self._store.mark_posting(channel, day, self.owner, kind=kind):
                 return self._lost(channel, day)
             try:
-                ts = self._send(channel, day, claim.paper_id, message)
+                ts = self._send(claim, message)
             except (SlackApiError, OSError) as error:
                 failure = error_failure(error)
                 if failure is None:
@@ -148,13 +152,13 @@ class Poster:
                     "posting in %s failed (%s); retrying in %.0fs", channel, failure.reason, delay
                 )
                 self._sleep(delay)
-                if not self._store.touch_claim(channel, day, self.owner):
+                if not self._store.touch_claim(channel, day, self.owner, kind=kind):
                     return self._lost(channel, day)
                 continue
-            self._store.record_post(channel, day, ts, self.owner)
-            log.info("posted the paper of the day in %s for %s (ts %s)", channel, day, ts)
+            self._store.record_post(channel, day, ts, self.owner, kind=kind)
+            log.info("posted the %s digest in %s for %s (ts %s)", kind, channel, day, ts)
             return DigestOutcome(channel, day, "posted", f"posted {claim.paper_id}", ts)
-        self._store.release_claim(channel, day, self.owner, sent=maybe_sent)
+        self._store.release_claim(channel, day, self.owner, sent=maybe_sent, kind=kind)
         retry_at = self._clock() + RETRY_LATER
         log.error("could not post in %s; trying again at %s", channel, retry_at.isoformat())
         return DigestOutcome(channel, day, "failed", "Slack kept failing", retry_at=retry_at)
@@ -167,7 +171,7 @@ class Poster:
         self, claim: DigestClaim, error: str, pause: Callable[[str], None]
     ) -> DigestOutcome:
         channel, day = claim.channel, claim.local_date
-        self._store.release_claim(channel, day, self.owner, sent=False)
+        self._store.release_claim(channel, day, self.owner, sent=False, kind=claim.kind)
         if error not in PAUSING_ERRORS:
             log.error("Slack refused the paper of the day in %s: %s", channel, error)
             return DigestOutcome(channel, day, "failed", f"Slack refused it: {error}")
@@ -175,37 +179,37 @@ class Poster:
         log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
         return DigestOutcome(channel, day, "paused", paused_detail(error))
 
-    def _send(self, channel: str, day: date, paper_id: str, message: Message) -> str:
+    def _send(self, claim: DigestClaim, message: Message) -> str:
+        payload = {"date": claim.local_date.isoformat(), "paper_id": claim.paper_id}
+        if claim.kind != DAILY:
+            payload["kind"] = claim.kind
         response = self._require_client().chat_postMessage(
-            channel=channel,
+            channel=claim.channel,
             **message.as_kwargs(),
-            metadata={
-                "event_type": EVENT_TYPE,
-                "event_payload": {"date": day.isoformat(), "paper_id": paper_id},
-            },
+            metadata={"event_type": EVENT_TYPE, "event_payload": payload},
         )
         return str(response["ts"])
 
-    def _find_post(self, channel: str, day: date) -> str | None:
+    def _find_post(self, channel: str, kind: str, day: date) -> str | None:
         """The ``ts`` of this day's post if it is already in the channel (metadata match).
 
         Only the newest messages are read: an unrecorded post is at most a lease old.
         """
         try:
-            return self._post_in_history(channel, day)
+            return self._post_in_history(channel, kind, day)
         except Unreadable as error:
             log.warning("could not read %s's history to find its post: %s", channel, error)
             return None
 
     def _post_in_history(
-        self, channel: str, day: date, *, since: datetime | None = None
+        self, channel: str, kind: str, day: date, *, since: datetime | None = None
     ) -> str | None:
         """Like ``_find_post``; with ``since``, every message after it is read, and if there
         are too many to read, ``Unreadable`` says so rather than "not posted"."""
         return find_post(
             self._require_client(),
             channel,
-            lambda found: _is_digest_post(found, day),
+            lambda found: _is_digest_post(found, kind, day),
             oldest=f"{since.timestamp():.6f}" if since is not None else None,
             pages=HISTORY_PAGES,
             complete=since is not None,
@@ -225,10 +229,14 @@ def paused_detail(reason: str) -> str:
     )
 
 
-def _is_digest_post(message: dict[str, Any], day: date) -> bool:
+def _is_digest_post(message: dict[str, Any], kind: str, day: date) -> bool:
     metadata = message.get("metadata") or {}
     payload = metadata.get("event_payload") or {}
-    return metadata.get("event_type") == EVENT_TYPE and payload.get("date") == day.isoformat()
+    return (
+        metadata.get("event_type") == EVENT_TYPE
+        and payload.get("date") == day.isoformat()
+        and payload.get("kind", DAILY) == kind
+    )
 
 
 def _slack_error(error: SlackApiError | OSError) -> str:

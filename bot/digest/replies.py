@@ -1,5 +1,6 @@
 """The digest's ``/paper`` commands: ``subscribe``, ``unsubscribe``, ``subscriptions`` and
-``today``, each answered with a private message."""
+``today``, each answered with a private message, for the paper of the day and the weekly
+digest."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.clock import Clock
-from bot.digest.channels import Subscriptions
+from bot.digest.channels import ChannelSubscription, Subscriptions
+from bot.digest.drafts import Drafts
 from bot.digest.rotation import Rotation
 from bot.digest.subscriptions import Schedule, SubscriptionError, parse_subscribe_args
 from bot.render import digest as render
+from bot.render import weekly as render_weekly
 from bot.render.message import Message
-from bot.store import POSTED, Store
+from bot.store import DAILY, POSTED, WEEKLY, Store
 
 DIRECT_MESSAGE_PREFIX = "D"
 """Conversation ids of direct messages: ``/paper`` works there, but between two people the
@@ -24,13 +27,16 @@ class DigestReplies:
         self,
         subscriptions: Subscriptions,
         rotation: Rotation,
+        drafts: Drafts,
         store: Store,
         clock: Clock,
-        pending_retry: Callable[[str], datetime | None],
+        pending_retry: Callable[[str, str], datetime | None],
     ) -> None:
-        """``pending_retry`` says when a channel's failed post is tried again, if it is."""
+        """``pending_retry`` says when a channel's failed post of a kind is tried again, if
+        it is."""
         self._subscriptions = subscriptions
         self._rotation = rotation
+        self._drafts = drafts
         self._store = store
         self._clock = clock
         self._pending_retry = pending_retry
@@ -45,45 +51,65 @@ class DigestReplies:
         pool = self._rotation.pool(request.topic)
         if not pool:
             return render.no_papers_for_topic_message(request.topic or "")
-        previous = self._subscriptions.of(channel_id)
+        kind = request.kind
+        previous = self._subscriptions.of(channel_id, kind)
         schedule = request.schedule
-        self._subscriptions.save(channel_id, schedule, request.topic, "command", team_id=team_id)
+        self._subscriptions.save(
+            channel_id, schedule, request.topic, "command", team_id=team_id, kind=kind
+        )
         self._subscriptions.changed(channel_id)
+        next_post = self._next_post_text(channel_id, kind, schedule)
+        if kind == WEEKLY:
+            return render_weekly.subscribed_weekly_message(
+                schedule.describe(), request.topic, next_post, updated=previous is not None
+            )
         return render.subscribed_message(
-            schedule.describe(),
-            request.topic,
-            len(pool),
-            self._next_post_text(channel_id, schedule),
-            updated=previous is not None,
+            schedule.describe(), request.topic, len(pool), next_post, updated=previous is not None
         )
 
-    def unsubscribe(self, channel_id: str) -> Message:
-        previous = self._subscriptions.of(channel_id)
+    def unsubscribe(self, channel_id: str, kind: str = DAILY) -> Message:
+        previous = self._subscriptions.of(channel_id, kind)
         if previous is None:
-            return render.unsubscribed_message(False)
+            return render.unsubscribed_message(False, weekly=kind == WEEKLY)
         self._subscriptions.save(
-            channel_id, previous.schedule, previous.topic, "command", active=False
+            channel_id, previous.schedule, previous.topic, "command", active=False, kind=kind
         )
         self._subscriptions.changed(channel_id)
-        return render.unsubscribed_message(True)
+        return render.unsubscribed_message(True, weekly=kind == WEEKLY)
 
     def subscriptions(self, channel_id: str) -> Message:
         sub = self._subscriptions.of(channel_id)
-        if sub is None:
+        weekly = self._subscriptions.of(channel_id, WEEKLY)
+        if sub is None and weekly is None:
             return self._not_subscribed(channel_id)
+        weekly_lines = (
+            []
+            if weekly is None
+            else render_weekly.subscription_lines(
+                weekly.schedule.describe(),
+                weekly.topic,
+                paused_reason=weekly.paused_reason,
+                next_post=self._next_post_text(channel_id, WEEKLY, weekly.schedule),
+            )
+        )
+        if sub is None:
+            return render.subscriptions_message(None, None, weekly=weekly_lines)
         return render.subscriptions_message(
             sub.schedule.describe(),
             sub.topic,
             source=sub.source,
             paused_reason=sub.paused_reason,
-            next_post=self._next_post_text(channel_id, sub.schedule),
+            next_post=self._next_post_text(channel_id, DAILY, sub.schedule),
             engaged_papers=self._rotation.shaped_by(channel_id),
+            weekly=weekly_lines,
         )
 
-    def today(self, channel_id: str) -> Message:
-        sub = self._subscriptions.of(channel_id)
+    def today(self, channel_id: str, kind: str = DAILY) -> Message:
+        sub = self._subscriptions.of(channel_id, kind)
         if sub is None:
-            return self._not_subscribed(channel_id)
+            return self._not_subscribed(channel_id, kind)
+        if kind == WEEKLY:
+            return self._weekly_preview(sub)
         schedule = sub.schedule
         now = self._clock()
         day = schedule.local_date(now)
@@ -120,19 +146,42 @@ class DigestReplies:
             status=status,
         )
 
+    def _weekly_preview(self, sub: ChannelSubscription) -> Message:
+        """The weekly digest as it would be posted now: this week's if its day has come and
+        it is not out yet, else the next one."""
+        schedule, now = sub.schedule, self._clock()
+        day = schedule.local_date(now)
+        claim = self._store.digest_claim(sub.channel, day, kind=WEEKLY)
+        if schedule.due(now) and (claim is None or claim.state != POSTED):
+            status = "This week's digest, due since " + render.local_moment(
+                schedule.instant_on(day), schedule.zone
+            )
+        else:
+            upcoming = schedule.next_run(now)
+            day = schedule.local_date(upcoming)
+            status = "The next weekly digest, coming " + render.local_moment(
+                upcoming, schedule.zone
+            )
+        if sub.paused_reason:
+            status = f"The weekly digest is paused here (`{sub.paused_reason}`); it would be"
+        return render_weekly.weekly_preview(f"{status}:", self._drafts.weekly(sub, day).message)
+
     @staticmethod
-    def _not_subscribed(channel_id: str) -> Message:
-        """How to get a paper of the day: here, or (from a DM) in a channel."""
+    def _not_subscribed(channel_id: str, kind: str = DAILY) -> Message:
+        """How to get a paper of the day or a weekly digest: here, or (from a DM) in a
+        channel."""
         if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
             return render.direct_message_subscription_message()
+        if kind == WEEKLY:
+            return render_weekly.no_weekly_message()
         return render.subscriptions_message(None, None)
 
-    def _next_post_text(self, channel: str, schedule: Schedule) -> str:
+    def _next_post_text(self, channel: str, kind: str, schedule: Schedule) -> str:
         now = self._clock()
         day = schedule.local_date(now)
-        claim = self._store.digest_claim(channel, day)
+        claim = self._store.digest_claim(channel, day, kind=kind)
         posting_now = schedule.due(now) and (claim is None or claim.state != POSTED)
-        retry_at = self._pending_retry(channel) if posting_now else None
+        retry_at = self._pending_retry(channel, kind) if posting_now else None
         if retry_at is not None and schedule.local_date(retry_at) != day:
             retry_at = None
         return render.next_post_words(

@@ -17,8 +17,8 @@ channel with no signal gets exactly the round's order.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,6 +87,20 @@ class Rotation:
                 scores[hit.paper.id] += weight / (rank + 1)
         return sorted(remaining, key=lambda paper: -scores.get(paper.id, 0.0))
 
+    def picks(
+        self, channel: str, topic: str | None, period: str, count: int, excluded: set[str]
+    ) -> tuple[list[Paper], bool]:
+        """A few papers for the channel's weekly digest, none of ``excluded`` nor of those it
+        engaged with: like its engaged papers first, else its topic's best or a sample seeded
+        by ``period``; and whether the channel's signals chose them."""
+        interest = self._store.channel_interest(channel)
+        pool = self.pool(topic)
+        ordered = pool if topic else _shuffled(pool, channel, period)
+        candidates = [
+            paper for paper in ordered if paper.id not in excluded and paper.id not in interest
+        ]
+        return self._by_interest(candidates, interest)[:count], bool(interest)
+
     def shaped_by(self, channel: str) -> int:
         """How many papers the channel engaged with in public: when any, they shape its
         order (``/paper subscriptions`` says so)."""
@@ -106,8 +120,9 @@ class Rotation:
         return claimed or self.next(channel, topic)
 
 
-def _shuffled(pool: Sequence[Paper], channel: str, round_: int) -> list[Paper]:
-    """The round's order: random, but the same for the same channel and round, always."""
+def _shuffled(pool: Sequence[Paper], channel: str, round_: int | str) -> list[Paper]:
+    """The round's order (or a week's sample): random, but the same for the same channel and
+    round, always."""
     ordered = sorted(pool, key=lambda paper: paper.id)
     random.Random(f"paperbot-digest/{channel}/{round_}").shuffle(ordered)
     return ordered

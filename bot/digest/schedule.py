@@ -1,12 +1,13 @@
 """Running the paper of the day inside the bot process with APScheduler.
 
-One job per subscribed channel, whose trigger asks ``bot.digest.subscriptions`` for the next post
-instant, so the DST rules live in one place. The scheduler only decides *when to try*:
-whether to post is decided by ``DigestService.serve`` under the database claim, so a job
-that fires twice, late, or in several replicas at once still posts once. That is also why a
-database that cannot be used at the post's minute (stopped, restarting, locked by another
-process) costs a retry, with backoff, until the channel's local day ends, never the day:
-the next attempt goes through the same claim.
+One job per subscribed channel and kind (paper of the day, weekly digest), whose trigger asks
+``bot.digest.subscriptions`` for the next post instant, so the DST rules live in one place.
+The scheduler only decides *when to try*: whether to post is decided by
+``DigestService.serve`` under the database claim, so a job that fires twice, late, or in
+several replicas at once still posts once. That is also why a database that cannot be used
+at the post's minute (stopped, restarting, locked by another process) costs a retry, with
+backoff, until the channel's local day ends, never the day: the next attempt goes through
+the same claim.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from bot.clock import Clock, system_clock
 from bot.digest.posting import DigestOutcome
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
-from bot.store import UNAVAILABLE, first_line
+from bot.store import DAILY, UNAVAILABLE, WEEKLY, first_line
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +68,26 @@ class DigestTrigger(BaseTrigger):
         return f"digest[{self.schedule.describe()}]"
 
 
-def job_id(channel: str) -> str:
-    return f"digest:{channel}"
+KINDS = (DAILY, WEEKLY)
 
 
-def _retry_job_id(channel: str) -> str:
-    return f"digest-retry:{channel}"
+def feed_key(channel: str, kind: str) -> str:
+    """A channel's post of one kind, as the scheduler names it: the channel alone for the
+    paper of the day (as before the weekly digest), ``C1:weekly`` for the weekly digest."""
+    return channel if kind == DAILY else f"{channel}:{kind}"
+
+
+def _feed(key: str) -> tuple[str, str]:
+    channel, _, kind = key.partition(":")
+    return channel, kind or DAILY
+
+
+def job_id(channel: str, kind: str = DAILY) -> str:
+    return f"digest:{feed_key(channel, kind)}"
+
+
+def _retry_job_id(channel: str, kind: str) -> str:
+    return f"digest-retry:{feed_key(channel, kind)}"
 
 
 class StoppableScheduler(BackgroundScheduler):
@@ -117,7 +132,7 @@ class DigestScheduler:
         self._on_outcome = on_outcome
         self._clock = clock
         self._database_failures: dict[str, int] = {}
-        """Attempts in a row per channel that found no database, for the backoff."""
+        """Attempts in a row per feed (``feed_key``) that found no database, for the backoff."""
         self._retry_lock = threading.Lock()
         """Attempts run on a pool: two failing at once must not both schedule the retry."""
         self._attempts = threading.Condition()
@@ -137,7 +152,7 @@ class DigestScheduler:
         self._scheduler.start()
         for sub in self._service.active_subscriptions():
             if self._serves(sub.channel):
-                self._add(sub.channel, sub.schedule)
+                self._add(sub.channel, sub.kind, sub.schedule)
         self._scheduler.add_job(
             self._catch_up,
             DateTrigger(run_date=self._clock()),
@@ -167,11 +182,11 @@ class DigestScheduler:
                 self._attempts.notify_all()
 
     def next_runs(self) -> dict[str, datetime]:
-        """Each subscribed channel's next scheduled post."""
+        """Each subscribed feed's next scheduled post, by ``feed_key``."""
         return self._pending(job_id(""))
 
     def _schedules(self) -> dict[str, Schedule]:
-        """Each scheduled channel's schedule, as its job holds it: known without the database."""
+        """Each scheduled feed's schedule, as its job holds it: known without the database."""
         return {
             job.id.removeprefix(job_id("")): job.trigger.schedule
             for job in self._scheduler.get_jobs()
@@ -186,7 +201,12 @@ class DigestScheduler:
         }
 
     def refresh(self, channel: str) -> None:
-        """Re-read one channel's subscription: add, move or drop its job.
+        """Re-read one channel's subscriptions (each kind): add, move or drop its jobs."""
+        for kind in KINDS:
+            self._refresh(channel, kind)
+
+    def _refresh(self, channel: str, kind: str) -> None:
+        """Re-read one channel's subscription of ``kind``: add, move or drop its job.
 
         A subscription whose time already passed today, unposted, is served at once, so
         ``/paper subscriptions`` saying "today" is true whether or not the bot restarts.
@@ -196,32 +216,34 @@ class DigestScheduler:
         if not self._serves(channel):
             return
         try:
-            sub = self._service.subscription(channel)
+            sub = self._service.subscription(channel, kind)
         except UNAVAILABLE as error:
             log.warning(
-                "digest for %s: kept its schedule, the subscription could not be read: %s",
+                "%s digest for %s: kept its schedule, the subscription could not be read: %s",
+                kind,
                 channel,
                 str(error).partition("\n")[0],
             )
             return
-        self._remove(job_id(channel))
-        self._remove(_retry_job_id(channel))
-        self._database_failures.pop(channel, None)
-        self._service.retry_pending(channel, None)
+        self._remove(job_id(channel, kind))
+        self._remove(_retry_job_id(channel, kind))
+        self._database_failures.pop(feed_key(channel, kind), None)
+        self._service.retry_pending(channel, None, kind)
         if sub is None or sub.paused_reason is not None:
-            log.info("no digest job for %s any more", channel)
+            log.info("no %s digest job for %s any more", kind, channel)
             return
-        self._add(channel, sub.schedule)
+        self._add(channel, kind, sub.schedule)
         if self._service.is_due(sub):
-            self._retry_at(channel, self._clock())
+            self._retry_at(channel, kind, self._clock())
 
-    def _add(self, channel: str, schedule: Schedule) -> None:
+    def _add(self, channel: str, kind: str, schedule: Schedule) -> None:
+        what = "paper of the day" if kind == DAILY else f"{kind} digest"
         self._scheduler.add_job(
             self._run,
             DigestTrigger(schedule),
-            args=[channel],
-            id=job_id(channel),
-            name=f"paper of the day in {channel}",
+            args=[channel, kind],
+            id=job_id(channel, kind),
+            name=f"{what} in {channel}",
             replace_existing=True,
         )
 
@@ -229,24 +251,24 @@ class DigestScheduler:
         if self._scheduler.get_job(identifier) is not None:
             self._scheduler.remove_job(identifier)
 
-    def _retry_at(self, channel: str, when: datetime) -> None:
+    def _retry_at(self, channel: str, kind: str, when: datetime) -> None:
         self._scheduler.add_job(
             self._run,
             DateTrigger(run_date=when),
-            args=[channel],
-            id=_retry_job_id(channel),
+            args=[channel, kind],
+            id=_retry_job_id(channel, kind),
             replace_existing=True,
         )
 
-    def _run(self, channel: str) -> None:
+    def _run(self, channel: str, kind: str) -> None:
         with self._attempt():
-            self._serve(channel)
+            self._serve(channel, kind)
 
-    def _serve(self, channel: str) -> None:
+    def _serve(self, channel: str, kind: str) -> None:
         try:
-            outcome = self._service.serve(channel)
+            outcome = self._service.serve(channel, kind=kind)
         except UNAVAILABLE as error:
-            self._database_unavailable(channel, error)
+            self._database_unavailable(channel, kind, error)
             return
         self._follow_up(outcome)
 
@@ -259,31 +281,31 @@ class DigestScheduler:
             outcomes = self._service.serve_due(self._channels)
         except UNAVAILABLE as error:
             now = self._clock()
-            for channel, schedule in self._schedules().items():
+            for key, schedule in self._schedules().items():
                 if schedule.due(now):
-                    self._database_unavailable(channel, error)
+                    self._database_unavailable(*_feed(key), error)
             return
         for outcome in outcomes:
             self._follow_up(outcome)
 
-    def _database_unavailable(self, channel: str, error: Exception) -> None:
+    def _database_unavailable(self, channel: str, kind: str, error: Exception) -> None:
         """Try the channel again later, with backoff, while its local day lasts: whatever
         the attempt had done is in the claim, which the next attempt goes through."""
-        schedules = self._schedules()
-        if channel not in schedules:
-            log.warning("digest for %s: no database, and no longer scheduled here", channel)
+        schedules, key = self._schedules(), feed_key(channel, kind)
+        if key not in schedules:
+            log.warning("digest for %s: no database, and no longer scheduled here", key)
             return
         reason = first_line(error)
         with self._retry_lock:
             now = self._clock()
-            pending = self._scheduler.get_job(_retry_job_id(channel))
+            pending = self._scheduler.get_job(_retry_job_id(channel, kind))
             if pending is not None and pending.next_run_time > now:
                 return  # another attempt failing at the same time (the catch-up) counts once
-            failures = self._database_failures.get(channel, 0)
+            failures = self._database_failures.get(key, 0)
             retry_at = now + database_retry_delay(failures)
-            if retry_at >= schedules[channel].end_of_day(now):
-                self._database_failures.pop(channel, None)
-                self._service.retry_pending(channel, None)
+            if retry_at >= schedules[key].end_of_day(now):
+                self._database_failures.pop(key, None)
+                self._service.retry_pending(channel, None, kind)
                 log.error(
                     "no paper of the day in %s today: the database was still unavailable as "
                     "its local day ended (%s)",
@@ -291,9 +313,9 @@ class DigestScheduler:
                     reason,
                 )
                 return
-            self._database_failures[channel] = failures + 1
-            self._retry_at(channel, retry_at)
-            self._service.retry_pending(channel, retry_at)
+            self._database_failures[key] = failures + 1
+            self._retry_at(channel, kind, retry_at)
+            self._service.retry_pending(channel, retry_at, kind)
         log.warning(
             "digest for %s: the database is unavailable (%s); trying again at %s",
             channel,
@@ -305,11 +327,12 @@ class DigestScheduler:
         return self._channels is None or channel in self._channels
 
     def _follow_up(self, outcome: DigestOutcome) -> None:
-        log.info("digest for %s: %s", outcome.channel, outcome.detail)
-        self._database_failures.pop(outcome.channel, None)
+        channel, kind = outcome.channel, outcome.kind
+        log.info("%s digest for %s: %s", kind, channel, outcome.detail)
+        self._database_failures.pop(feed_key(channel, kind), None)
         if self._on_outcome is not None:
             self._on_outcome(outcome)
         if outcome.retry_at is not None:
-            self._retry_at(outcome.channel, outcome.retry_at)
+            self._retry_at(channel, kind, outcome.retry_at)
         failed = outcome.status == "failed" and outcome.retry_at is not None
-        self._service.retry_pending(outcome.channel, outcome.retry_at if failed else None)
+        self._service.retry_pending(channel, outcome.retry_at if failed else None, kind)

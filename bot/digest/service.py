@@ -1,7 +1,9 @@
-"""The paper of the day for one process: which channels are due, and serving them.
+"""The paper of the day and the weekly digest for one process: which channels are due, and
+serving them.
 
 The parts live beside it: ``channels`` (who subscribes, to what), ``rotation`` (which paper),
-``posting`` (exactly once per channel and local date) and ``replies`` (the ``/paper``
+``weekly`` (what the weekly digest says), ``drafts`` (either kind's next message),
+``posting`` (exactly once per channel, kind and period) and ``replies`` (the ``/paper``
 commands). ``DigestService`` builds them over one store, index and client, and is what the
 scheduler, the command line and the answers use.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 import time as time_module
 from collections.abc import Callable, Container
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -18,14 +21,15 @@ from slack_sdk import WebClient
 
 from bot.clock import Clock, system_clock
 from bot.digest.channels import ChannelSubscription, Subscriptions
+from bot.digest.drafts import Drafts
 from bot.digest.owner import new_owner, owner_gone
 from bot.digest.posting import LEASE, DigestOutcome, Poster, paused_detail
 from bot.digest.replies import DigestReplies
 from bot.digest.rotation import Rotation
-from bot.render import digest as render
+from bot.digest.weekly import WeeklyDigest
 from bot.render.message import Message
 from bot.settings import Settings
-from bot.store import POSTED, Store
+from bot.store import DAILY, POSTED, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
@@ -56,6 +60,7 @@ class DigestService:
         self._clock = clock
         self._subscriptions = Subscriptions(store, settings)
         self._rotation = Rotation(store, index)
+        self._drafts = Drafts(self._rotation, WeeklyDigest(store, index, self._rotation))
         self._poster = Poster(
             store,
             client,
@@ -63,26 +68,33 @@ class DigestService:
             sleep=sleep,
             owner=owner or new_owner(),
         )
-        self._retries: dict[str, datetime] = {}
+        self._retries: dict[tuple[str, str], datetime] = {}
         self._replies = DigestReplies(
-            self._subscriptions, self._rotation, store, clock, self._retries.get
+            self._subscriptions,
+            self._rotation,
+            self._drafts,
+            store,
+            clock,
+            lambda channel, kind: self._retries.get((channel, kind)),
         )
 
     def add_listener(self, listener: Callable[[str], None]) -> None:
         self._subscriptions.add_listener(listener)
 
-    def retry_pending(self, channel: str, at: datetime | None) -> None:
-        """Remember when this process tries today's post in ``channel`` again after a failure
-        (``None``: no retry is pending), so ``/paper subscriptions`` can say the post is late
-        rather than being posted; the scheduler, which holds the retry, keeps it current."""
+    def retry_pending(self, channel: str, at: datetime | None, kind: str = DAILY) -> None:
+        """Remember when this process tries the current post of ``kind`` in ``channel``
+        again after a failure (``None``: no retry is pending), so ``/paper subscriptions``
+        can say the post is late rather than being posted; the scheduler, which holds the
+        retry, keeps it current."""
         if at is None:
-            self._retries.pop(channel, None)
+            self._retries.pop((channel, kind), None)
         else:
-            self._retries[channel] = at
+            self._retries[(channel, kind)] = at
 
-    def subscription(self, channel: str) -> ChannelSubscription | None:
-        """The channel's subscription: a command's settings (even "unsubscribed") win."""
-        return self._subscriptions.of(channel)
+    def subscription(self, channel: str, kind: str = DAILY) -> ChannelSubscription | None:
+        """The channel's subscription of ``kind``: a command's settings (even
+        "unsubscribed") win."""
+        return self._subscriptions.of(channel, kind)
 
     def active_subscriptions(self) -> list[ChannelSubscription]:
         """Every subscription that should be posting (paused ones excluded)."""
@@ -91,18 +103,18 @@ class DigestService:
     def subscribe(self, channel_id: str, args: str, team_id: str | None = None) -> Message:
         return self._replies.subscribe(channel_id, args, team_id)
 
-    def unsubscribe(self, channel_id: str) -> Message:
-        return self._replies.unsubscribe(channel_id)
+    def unsubscribe(self, channel_id: str, kind: str = DAILY) -> Message:
+        return self._replies.unsubscribe(channel_id, kind)
 
     def subscriptions(self, channel_id: str) -> Message:
         return self._replies.subscriptions(channel_id)
 
-    def today(self, channel_id: str) -> Message:
-        return self._replies.today(channel_id)
+    def today(self, channel_id: str, kind: str = DAILY) -> Message:
+        return self._replies.today(channel_id, kind)
 
     def serve_due(self, only: Container[str] | None = None) -> list[DigestOutcome]:
-        """Post for every subscribed channel (of ``only``, if given) whose time has come
-        today and has no post yet.
+        """Post for every subscription (in a channel of ``only``, if given) whose time has
+        come in its period and has no post yet.
 
         Run at start-up (catch-up after down-time) and by ``python -m bot digest``; a post
         missed on an earlier local day is logged, never sent late.
@@ -113,7 +125,7 @@ class DigestService:
                 continue
             self._log_missed_days(sub)
             if self.is_due(sub):
-                outcomes.append(self.serve(sub.channel))
+                outcomes.append(self.serve(sub.channel, kind=sub.kind))
         return outcomes
 
     def is_due(self, sub: ChannelSubscription) -> bool:
@@ -121,7 +133,7 @@ class DigestService:
         return sub.schedule.due(self._clock())
 
     def _log_missed_days(self, sub: ChannelSubscription) -> None:
-        latest = self._store.latest_claim_date(sub.channel)
+        latest = self._store.latest_claim_date(sub.channel, kind=sub.kind)
         if latest is None:
             return
         today = sub.schedule.local_date(self._clock())
@@ -132,25 +144,31 @@ class DigestService:
         ]
         if missed:
             log.warning(
-                "no paper of the day was posted in %s on %s: the bot was not running at the "
-                "scheduled time, and a day is never posted late",
+                "no %s digest was posted in %s on %s: the bot was not running at the "
+                "scheduled time, and a post is never sent late",
+                sub.kind,
                 sub.channel,
                 ", ".join(day.isoformat() for day in missed),
             )
 
-    def serve(self, channel: str, *, force: bool = False, dry_run: bool = False) -> DigestOutcome:
-        """Post today's paper in ``channel`` unless it already has it.
+    def serve(
+        self, channel: str, *, kind: str = DAILY, force: bool = False, dry_run: bool = False
+    ) -> DigestOutcome:
+        """Post the channel's current post of ``kind`` unless it already has it.
 
         ``force`` posts even before the scheduled time or on a day off (the CLI's
         ``--channel``); ``dry_run`` only renders the message.
         """
-        sub = self._subscriptions.of(channel)
+        return replace(self._serve(channel, kind, force, dry_run), kind=kind)
+
+    def _serve(self, channel: str, kind: str, force: bool, dry_run: bool) -> DigestOutcome:
+        sub = self._subscriptions.of(channel, kind)
         now = self._clock()
         if sub is None:
-            record = self._store.subscription(channel)
+            record = self._store.subscription(channel, kind=kind)
             if record is not None and record.paused_reason:
                 return DigestOutcome(channel, None, "paused", paused_detail(record.paused_reason))
-            if record is not None or not force:
+            if record is not None or not force or kind != DAILY:
                 return DigestOutcome(channel, None, "not_subscribed", "not subscribed here")
             sub = self._subscriptions.env_default(channel)
         schedule = sub.schedule
@@ -160,29 +178,29 @@ class DigestService:
         if not force and not self.is_due(sub):
             return DigestOutcome(channel, day, "not_due", "not due yet today")
         if not dry_run:
-            self._poster.settle_earlier_days(channel, day)
-        claim = self._store.digest_claim(channel, day)
+            self._poster.settle_earlier_days(channel, day, kind)
+        claim = self._store.digest_claim(channel, day, kind=kind)
         if claim is not None and claim.state == POSTED:
             return DigestOutcome(channel, day, "already_posted", "already posted", claim.ts)
-        pick = self._rotation.for_day(channel, sub.topic, claim)
-        if pick is None:
+        draft = self._drafts.draft(sub, day, claim)
+        if draft is None:
             return DigestOutcome(channel, day, "no_papers", "no paper matches the topic")
-        message = render.digest_post(
-            pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=pick.topic
-        )
         if dry_run:
-            return DigestOutcome(channel, day, "dry_run", "not posted (dry run)", message=message)
+            return DigestOutcome(
+                channel, day, "dry_run", "not posted (dry run)", message=draft.message
+            )
         attempt = self._store.claim_digest(
             channel,
             day,
-            paper_id=pick.paper.id,
-            round=pick.round,
-            position=pick.position,
-            pool_size=pick.pool_size,
-            topic=pick.topic,
+            paper_id=draft.paper_id,
+            round=draft.round,
+            position=draft.position,
+            pool_size=draft.pool_size,
+            topic=draft.topic,
             owner=self._poster.owner,
             lease=LEASE,
             owner_gone=owner_gone,
+            kind=kind,
         )
         claim = attempt.claim
         if not attempt.acquired:
@@ -195,11 +213,8 @@ class DigestService:
                 f"another process ({claim.owner}) is posting it",
                 retry_at=claim.updated_at + LEASE,
             )
-        if claim.paper_id != pick.paper.id:
-            pick = self._rotation.for_day(channel, sub.topic, claim) or pick
-            message = render.digest_post(
-                pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=pick.topic
-            )
+        if claim.paper_id != draft.paper_id:
+            draft = self._drafts.draft(sub, day, claim) or draft
         return self._poster.post(
-            claim, message, lambda reason: self._subscriptions.pause(sub, reason)
+            claim, draft.message, lambda reason: self._subscriptions.pause(sub, reason)
         )

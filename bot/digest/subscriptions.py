@@ -1,5 +1,11 @@
 """What a channel asked for with ``/paper subscribe``, and when that means posting.
 
+``/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`` is the paper of the day, as it
+always was; ``/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]`` is the weekly team digest.
+Only ``weekly`` followed by a day of the week means the digest, so every earlier command keeps
+its meaning (``/paper subscribe 9am weekly`` and ``/paper subscribe weekly reports`` are still
+the paper of the day on a topic).
+
 Pure functions only (no database, no Slack, no clock): parsing the command's arguments
 into a ``Schedule`` plus topic, and turning a schedule into instants with ``zoneinfo``.
 Every DST rule of the digest lives here, so the scheduler and "is it due yet?" can never
@@ -17,8 +23,12 @@ from functools import cache
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from bot.store import DAILY, WEEKLY
+
 Cadence = Literal["weekdays", "daily"]
 CADENCES: tuple[Cadence, ...] = ("weekdays", "daily")
+DAYS_OF_WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""A weekly digest's cadence is the day it comes on."""
 DEFAULT_TIME = time(9, 0)
 DEFAULT_CADENCE: Cadence = "weekdays"
 
@@ -27,6 +37,8 @@ MAX_TOPIC_CHARS = 200
 
 EXAMPLE = "/paper subscribe 9:30am Europe/Berlin weekdays graph neural networks"
 USAGE = "/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]"
+WEEKLY_EXAMPLE = "/paper subscribe weekly monday 9am Europe/Berlin"
+WEEKLY_USAGE = "/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]"
 
 _TIME_SHAPE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?$", re.IGNORECASE)
 _ZONE_SHAPE = re.compile(r"^[A-Z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)+$")
@@ -35,24 +47,28 @@ _ZONE_SHAPE = re.compile(r"^[A-Z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)+$")
 class SubscriptionError(ValueError):
     """Input the user must fix; ``str()`` says what is wrong and shows a working example."""
 
-    def __init__(self, problem: str) -> None:
-        super().__init__(f"{problem}\nUsage: `{USAGE}`\nExample: `{EXAMPLE}`")
+    def __init__(self, problem: str, *, weekly: bool = False) -> None:
+        usage, example = (WEEKLY_USAGE, WEEKLY_EXAMPLE) if weekly else (USAGE, EXAMPLE)
+        super().__init__(f"{problem}\nUsage: `{usage}`\nExample: `{example}`")
         self.problem = problem
 
 
 @dataclass(frozen=True)
 class Schedule:
-    """When a channel gets its paper: a local wall-clock time, in a zone, on some days."""
+    """When a channel gets its post: a local wall-clock time, in a zone, on some days (a
+    cadence, or one day of the week for the weekly digest)."""
 
     at: time
     zone: ZoneInfo
-    cadence: Cadence = DEFAULT_CADENCE
+    cadence: str = DEFAULT_CADENCE
 
     @property
     def zone_name(self) -> str:
         return self.zone.key
 
     def posts_on(self, day: date) -> bool:
+        if self.cadence in DAYS_OF_WEEK:
+            return DAYS_OF_WEEK[day.weekday()] == self.cadence
         return self.cadence == "daily" or day.weekday() < 5
 
     def local_date(self, instant: datetime) -> date:
@@ -82,7 +98,10 @@ class Schedule:
             day += timedelta(days=1)
 
     def describe(self) -> str:
-        days = "every day" if self.cadence == "daily" else "on weekdays"
+        if self.cadence in DAYS_OF_WEEK:
+            days = f"on {self.cadence.capitalize()}s"
+        else:
+            days = "every day" if self.cadence == "daily" else "on weekdays"
         return f"{format_time(self.at)} {self.zone_name}, {days}"
 
 
@@ -90,6 +109,7 @@ class Schedule:
 class SubscribeRequest:
     schedule: Schedule
     topic: str | None
+    kind: str = DAILY
 
 
 def local_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
@@ -169,33 +189,51 @@ def _looks_like_zone(token: str) -> bool:
     return token.lower() in _zone_names() or _ZONE_SHAPE.match(token) is not None
 
 
+def _day_of_week(token: str) -> str | None:
+    """``monday``, ``Mondays``, ``mon`` → ``monday``; anything else → ``None``."""
+    word = token.lower().removesuffix("s")
+    return next((day for day in DAYS_OF_WEEK if word in (day, day[:3])), None)
+
+
 def parse_subscribe_args(args: str, default_zone: str) -> SubscribeRequest:
-    """``[TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]``, each part optional, in that order."""
+    """``[TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]``, each part optional, in that order; or
+    ``weekly DAY`` then ``[TIME] [TIMEZONE] [TOPIC…]`` for the weekly digest."""
     tokens = args.split()
+    weekly = len(tokens) >= 2 and tokens[0].lower() == WEEKLY and _day_of_week(tokens[1])
+    if weekly:
+        del tokens[:2]
     if len(tokens) >= 2 and _TIME_SHAPE.match(tokens[0] + tokens[1]) and tokens[1][0].isalpha():
         tokens[:2] = [tokens[0] + tokens[1]]  # "9 am", "9:30 pm"
-    at = DEFAULT_TIME
-    if tokens and _looks_like_time(tokens[0]):
-        at = parse_time(tokens.pop(0))
-    zone = parse_zone(default_zone)
-    if tokens and _looks_like_zone(tokens[0]):
-        zone = parse_zone(tokens.pop(0))
-    cadence = DEFAULT_CADENCE
-    if tokens and tokens[0].lower() in CADENCES:
-        cadence = tokens.pop(0).lower()  # type: ignore[assignment]
+    try:
+        at = DEFAULT_TIME
+        if tokens and _looks_like_time(tokens[0]):
+            at = parse_time(tokens.pop(0))
+        zone = parse_zone(default_zone)
+        if tokens and _looks_like_zone(tokens[0]):
+            zone = parse_zone(tokens.pop(0))
+    except SubscriptionError as error:
+        raise SubscriptionError(error.problem, weekly=bool(weekly)) from None
+    cadence: str = weekly or DEFAULT_CADENCE
+    if not weekly and tokens and tokens[0].lower() in CADENCES:
+        cadence = tokens.pop(0).lower()
     misplaced = next(
         (token for token in tokens if _looks_like_time(token) or token.lower() in _zone_names()),
         None,
     )
     if misplaced is not None:
+        order = (
+            "the day, the time, then the time zone"
+            if weekly
+            else ("the time, then the time zone, then `weekdays` or `daily`")
+        )
         raise SubscriptionError(
-            f"`{misplaced}` is out of place: give the time, then the time zone, then "
-            "`weekdays` or `daily`, then the topic."
+            f"`{misplaced}` is out of place: give {order}, then the topic.", weekly=bool(weekly)
         )
     topic = " ".join(tokens) or None
     if topic is not None and len(topic) > MAX_TOPIC_CHARS:
         raise SubscriptionError(
             f"The topic has {len(topic):,} characters; keep it to {MAX_TOPIC_CHARS}, "
-            "a few words that describe the papers you want."
+            "a few words that describe the papers you want.",
+            weekly=bool(weekly),
         )
-    return SubscribeRequest(Schedule(at, zone, cadence), topic)
+    return SubscribeRequest(Schedule(at, zone, cadence), topic, WEEKLY if weekly else DAILY)

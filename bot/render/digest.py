@@ -7,6 +7,7 @@ are user-typed and are escaped before they are echoed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -135,12 +136,15 @@ def no_papers_for_topic_message(topic: str) -> Message:
     )
 
 
-def unsubscribed_message(was_subscribed: bool) -> Message:
-    if not was_subscribed:
-        return notice_message("This channel had no paper of the day; nothing to stop.")
-    return notice_message(
-        "Unsubscribed: no more paper of the day here. `/paper subscribe` brings it back."
+def unsubscribed_message(was_subscribed: bool, *, weekly: bool = False) -> Message:
+    what, again = (
+        ("weekly digest", "`/paper subscribe weekly DAY`")
+        if weekly
+        else ("paper of the day", "`/paper subscribe`")
     )
+    if not was_subscribed:
+        return notice_message(f"This channel had no {what}; nothing to stop.")
+    return notice_message(f"Unsubscribed: no more {what} here. {again} brings it back.")
 
 
 def subscriptions_message(
@@ -151,14 +155,21 @@ def subscriptions_message(
     paused_reason: str | None = None,
     next_post: str | None = None,
     engaged_papers: int = 0,
+    weekly: Sequence[str] = (),
 ) -> Message:
     """``/paper subscriptions``: what the channel gets, when the next one comes, and
-    whether what the channel shares and reacts to shapes the choice."""
+    whether what the channel shares and reacts to shapes the choice; ``weekly`` are the
+    weekly digest's lines, when the channel has one."""
+    start = (
+        "`/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`, "
+        "e.g. `/paper subscribe 9:30am Europe/Berlin`"
+    )
     if description is None:
+        if weekly:
+            return notice_message("\n".join([f"*Paper of the day:* none ({start})", *weekly]))
         return notice_message(
-            "This channel has no paper of the day. Start one with "
-            "`/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`, "
-            "e.g. `/paper subscribe 9:30am Europe/Berlin`."
+            f"This channel has no paper of the day. Start one with {start}. A weekly team "
+            "digest: `/paper subscribe weekly monday 9am`."
         )
     lines = [f"*Paper of the day:* {description}"]
     lines.append(f"*Topic:* {quoted(topic)}" if topic else "*Topic:* all papers")
@@ -177,4 +188,4 @@ def subscriptions_message(
         )
     elif next_post:
         lines.append(f"*Next paper:* {next_post}")
-    return notice_message("\n".join(lines))
+    return notice_message("\n".join([*lines, *weekly]))

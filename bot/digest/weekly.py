@@ -1,0 +1,52 @@
+"""What the weekly team digest says: the workspace's most shared and reacted-to papers of the
+past seven days (counts of people, never names) and a few picks for the channel."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from bot.digest.channels import ChannelSubscription
+from bot.digest.rotation import Rotation
+from bot.render import weekly as render
+from bot.render.message import Message
+from bot.store import WEEKLY, Store
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchIndex
+
+WEEK_PAPERS = 5
+"""The workspace's papers of the week shown at most: a digest, not a leaderboard."""
+PICKS = 3
+WEEK = timedelta(days=7)
+
+
+class WeeklyDigest:
+    def __init__(self, store: Store, index: SearchIndex, rotation: Rotation) -> None:
+        self._store = store
+        self._index = index
+        self._rotation = rotation
+
+    def compose(self, sub: ChannelSubscription, day: date) -> tuple[Message, str]:
+        """The digest for the week of ``day``, and the paper its claim records (its first).
+
+        The week is the seven days before the post's instant, so a late retry or a preview
+        shows what the post would; the workspace is the one the subscription recorded."""
+        since = sub.schedule.instant_on(day) - WEEK
+        record = self._store.subscription(sub.channel, kind=WEEKLY)
+        team_id = record.team_id if record is not None else None
+        engagement = self._store.workspace_week(team_id, since) if team_id else []
+        engaged = []
+        for entry in engagement:
+            paper = self._index.get(entry.paper_id)
+            if paper is not None:
+                engaged.append(render.WeekPaper(paper, entry.sharers, entry.reactors))
+            if len(engaged) == WEEK_PAPERS:
+                break
+        week_of = day - timedelta(days=day.weekday())
+        picks, follow = self._rotation.picks(
+            sub.channel, sub.topic, week_of.isoformat(), PICKS, {e.paper.id for e in engaged}
+        )
+        message = render.weekly_post(week_of, engaged, picks, picks_follow_channel=follow)
+        papers = [entry.paper for entry in engaged] + picks
+        return message, papers[0].id if papers else ""

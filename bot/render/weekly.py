@@ -1,0 +1,120 @@
+"""The weekly team digest as one Slack message: pure functions.
+
+Counts shown in a channel never point at a person: a paper reads "shared by 3 people", never
+with names, and a count below ``FEWEST_PEOPLE_SHOWN`` is not shown at all (the store already
+reports such counts as 0; this is the last line of that rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from bot.papers.paper import Paper
+from bot.render import blocks as bk
+from bot.render.digest import long_date
+from bot.render.message import Message
+from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
+from bot.render.papers import PUBLIC_BUTTONS, paper_buttons, title_mrkdwn
+
+FEWEST_PEOPLE_SHOWN = 2
+
+
+@dataclass(frozen=True)
+class WeekPaper:
+    """A paper of the workspace's week and how many people shared it and reacted to it."""
+
+    paper: Paper
+    sharers: int
+    reactors: int
+
+
+def people_line(entry: WeekPaper) -> str | None:
+    """``shared by 3 people · 2 people reacted``; ``None`` when no count may be shown."""
+    parts = []
+    if entry.sharers >= FEWEST_PEOPLE_SHOWN:
+        parts.append(f"shared by {entry.sharers} people")
+    if entry.reactors >= FEWEST_PEOPLE_SHOWN:
+        parts.append(f"{entry.reactors} people reacted")
+    return " · ".join(parts) or None
+
+
+def weekly_post(
+    week_of: date,
+    engaged: Sequence[WeekPaper],
+    picks: Sequence[Paper],
+    *,
+    picks_follow_channel: bool,
+) -> Message:
+    """The week's most shared and reacted-to papers of the workspace, then a few picks for
+    the channel (like what it engaged with, when ``picks_follow_channel``)."""
+    blocks: list[dict] = [bk.header(f"Team digest · week of {long_date(week_of)}")]
+    shown = [(entry, line) for entry in engaged if (line := people_line(entry))]
+    if shown:
+        blocks.append(bk.section("*Most shared and reacted to in the workspace this week*"))
+        for entry, line in shown:
+            blocks.append(bk.section(f"{title_mrkdwn(entry.paper)}\n{line}"))
+    else:
+        blocks.append(
+            bk.context("No paper was shared or reacted to by two people or more this week.")
+        )
+    if picks:
+        why = (
+            "like the papers shared and reacted to here"
+            if picks_follow_channel
+            else "from the collection (react to the bot's posts and the picks follow)"
+        )
+        blocks.append(bk.divider())
+        blocks.append(bk.section(f"*Picked for this channel*, {why}"))
+        for paper in picks:
+            blocks.append(bk.section(title_mrkdwn(paper)))
+            buttons = paper_buttons(paper, PUBLIC_BUTTONS)
+            if buttons:
+                blocks.append(buttons)
+    text = f"Team digest, week of {long_date(week_of)}: {len(shown)} papers of the week, "
+    return bk.message(f"{text}{len(picks)} picks", blocks)
+
+
+def weekly_preview(status: str, post: Message) -> Message:
+    """``/paper today weekly``: the coming digest under a line saying when it comes."""
+    return bk.message(f"{status} {post.text}", [bk.section(status), *post.blocks])
+
+
+def subscribed_weekly_message(
+    description: str, topic: str | None, next_post: str, *, updated: bool
+) -> Message:
+    verb = "Updated" if updated else "Subscribed"
+    picks = f"picks on {quoted(topic)}" if topic else "picks for this channel"
+    return notice_message(
+        f"{verb}: this channel gets the weekly team digest at {description}: the week's "
+        f"most shared and reacted-to papers of the workspace, and {picks}.\n"
+        f"Next digest: {next_post}. See it now with `/paper today weekly`, "
+        "stop it with `/paper unsubscribe weekly`."
+    )
+
+
+def subscription_lines(
+    description: str, topic: str | None, *, paused_reason: str | None, next_post: str
+) -> list[str]:
+    """The weekly digest's lines in ``/paper subscriptions``."""
+    lines = [f"*Weekly team digest:* {description}"]
+    if topic:
+        lines.append(f"*Weekly picks on:* {quoted(topic)}")
+    if paused_reason:
+        lines.append(
+            f":double_vertical_bar: *Weekly digest paused:* I can't post here "
+            f"(`{escape_mrkdwn(paused_reason)}`). Invite me back with `/invite @paperbot`, then "
+            "run `/paper subscribe weekly DAY` again."
+        )
+    else:
+        lines.append(f"*Next digest:* {next_post}")
+    return lines
+
+
+def no_weekly_message() -> Message:
+    return notice_message(
+        "This channel has no weekly team digest. Start one with "
+        "`/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]`, "
+        "e.g. `/paper subscribe weekly monday 9am Europe/Berlin`."
+    )
