@@ -19,7 +19,7 @@ from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
-from bot.store import Store
+from bot.store import DAILY, Store
 
 OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_due", "dry_run"})
 """Outcomes that are not a failure: "busy" means another process is posting it right now."""
@@ -29,9 +29,9 @@ def _parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="python -m bot digest",
         description=(
-            "Post today's paper of the day now. Without --channel, serve every subscribed "
-            "channel whose time has come today; a channel that already has today's paper is "
-            "left alone."
+            "Post today's paper of the day now. Without --channel, serve every subscription "
+            "(paper of the day or weekly digest) whose time has come; a channel that already "
+            "has its post is left alone."
         ),
     )
     parser.add_argument(
@@ -49,7 +49,8 @@ def _parser() -> ArgumentParser:
 
 def _report(outcome: DigestOutcome) -> None:
     day = f" {outcome.local_date.isoformat()}" if outcome.local_date else ""
-    line = f"{outcome.channel}{day}: {outcome.detail}"
+    kind = "" if outcome.kind == DAILY else f" {outcome.kind}"
+    line = f"{outcome.channel}{day}{kind}: {outcome.detail}"
     if outcome.ts:
         line += f" (ts {outcome.ts})"
     print(line)
@@ -76,7 +77,8 @@ def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> i
             outcomes = [service.serve(args.channel, force=True, dry_run=args.dry_run)]
         elif args.dry_run:
             outcomes = [
-                service.serve(sub.channel, dry_run=True) for sub in service.active_subscriptions()
+                service.serve(sub.channel, kind=sub.kind, dry_run=True)
+                for sub in service.active_subscriptions()
             ]
         else:
             outcomes = service.serve_due()
