@@ -52,6 +52,9 @@ MORE = "more"
 FOR_YOU = "foryou"
 FOR_YOU_COMMAND = "for me"
 DISMISS = "dismiss"
+REACT = "react"
+_EMOJI = re.compile(r"^:?([a-z0-9_+\-]+(?:::[a-z0-9\-]+)?):?$")
+"""``:+1:``, ``thumbsup`` or ``:+1::skin-tone-2:``: an emoji name as Slack sends it (no colons)."""
 _DISMISS_ACTIONS = {render_foryou.ACTION_DISMISS, render_foryou.ACTION_HOME_DISMISS}
 _TYPED = (
     (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
@@ -68,6 +71,7 @@ _GESTURES = (
     ("save N", "save paper N of the last answer to your reading list"),
     (FOR_YOU, f"{COMMAND} {FOR_YOU_COMMAND}: papers like the ones you saved"),
     (f"{DISMISS} N", "Not relevant on suggestion N of the last answer: never suggested again"),
+    (f"{REACT} N :EMOJI:", "react on the bot's Nth latest post in #research (1: the latest)"),
     (MORE, "the next page of the last answer: its Next button, or the thread's next results"),
     (f"{RELATED} TEXT", "the message shortcut Find related papers, on a message saying TEXT"),
     ("home", "your App Home tab: the reading list and the daily-paper channels"),
@@ -190,6 +194,8 @@ class Shell:
             return self.save(number)
         if word.lower() == DISMISS and (number := ascii_count(rest.strip())) is not None:
             return self.dismiss(number)
+        if word.lower() == REACT:
+            return self.react(rest)
         if word.lower() == RELATED and rest.strip():
             return self.related(rest.strip())
         if word == COMMAND:
@@ -281,6 +287,32 @@ class Shell:
         if not 1 <= number <= len(dismisses):
             return f"The last answer has no suggestion {number}: try `{FOR_YOU}` or `home`.\n"
         return self.press(dismisses[number - 1])
+
+    def react(self, rest: str) -> str:
+        """An emoji on the bot's ``N``-th latest post in #research (the paper of the day, a
+        shared card), sent as Slack's ``reaction_added`` event through the same listener."""
+        count, _, emoji = rest.strip().partition(" ")
+        number, name = ascii_count(count), _EMOJI.match(emoji.strip().lower())
+        if number is None or name is None:
+            return (
+                f"Write it like `{REACT} 1 :+1:`: the post's number (1 is the latest), "
+                "then an emoji.\n"
+            )
+        posts = [
+            str(call.response["ts"])
+            for call in self.recorder.calls
+            if call.method == "chat.postMessage"
+            and call.args.get("channel") == self.workspace.channel_id
+            and call.response.get("ok")
+        ]
+        if not 1 <= number <= len(posts):
+            return f"The bot has no post {number} in #research (it has {len(posts)}).\n"
+        event = payloads.reaction(
+            self.workspace, name.group(1), self.workspace.channel_id, posts[-number]
+        )
+        shown = self._exchange(payloads.json_body(payloads.event_callback(self.workspace, event)))
+        reacted = f"(you reacted :{name.group(1)}: on the bot's post {number} in #research)\n"
+        return reacted if shown == _NOTHING_SHOWN else shown + reacted
 
     def press(self, number: int) -> str:
         shown = self._buttons.get(number)
