@@ -16,7 +16,16 @@ LogisticRegression on the same rows and weights and a LinearSVC as arxiv-sanity 
 are measured beside the numpy model, with the time per fit, and, in a fresh interpreter each,
 the peak memory of the catalogue's index with the semantic part plus 30 calls of each.
 
+The channel case (``--channels``) runs the paper of the day's real rotation
+(``bot.digest.rotation``) over a scratch database: each simulated channel follows one author
+group of more than ten papers; on day 0 a member shares one of the group's papers, and each
+day the paper posted is 👍'd by two members when it is the group's (nothing otherwise; in the
+noisy variant a member also reacts 👀 to one other paper in ten). It reports how many of the
+group's papers the channel is shown in its first week, month and two months, and the day of
+the first after the share, against today's fixed order (the same channels with no signal).
+
     python bench/recommend.py            # ~2 min; writes bench/results/recommend.md
+    python bench/recommend.py --channels # writes bench/results/recommend_channels.md
 """
 
 from __future__ import annotations
@@ -42,6 +51,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import recommend_channels as channels  # noqa: E402
 
 from bot.papers.corpus import load_corpus  # noqa: E402
 from bot.papers.paper import Paper  # noqa: E402
@@ -273,14 +284,21 @@ def commit() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output", type=Path, default=ROOT / "bench/results/recommend.md")
+    parser.add_argument("--output", type=Path)
+    parser.add_argument("--channels", action="store_true", help="run the channel case only")
     args = parser.parse_args(argv)
     papers = load_corpus("catalogue").papers
     semantic = ranker_for("catalogue")(papers)
     index = SearchIndex.build(papers, lambda _papers: semantic)
     assert semantic is not None and not semantic.missing, "the catalogue needs its vectors"
-    vectors, _ = foryou.vector_table(semantic.paper_vector, len(papers))
     groups = author_groups(papers)
+    if args.channels:
+        output = args.output or ROOT / "bench/results/recommend_channels.md"
+        output.write_text(channels.report(channels.run(index, papers, groups), commit()))
+        print(f"wrote {output}")
+        return 0
+    args.output = args.output or ROOT / "bench/results/recommend.md"
+    vectors, _ = foryou.vector_table(semantic.paper_vector, len(papers))
     learned = sklearn_rankings()
     systems: dict[str, Ranking] = {
         MODEL: per_person,
