@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import replace
-from datetime import date, timedelta
 
 from project import PROJECT_ROOT
 from slack_harness import LiveBot, find_button
+from test_signals_store import _post_digest
 
 from bot.buttons import PaperButton
 from bot.render import papers as render
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads
-
-DAY = date(2025, 3, 28)
 
 
 def _digest_post(bot: LiveBot) -> tuple[str, str]:
@@ -29,17 +27,7 @@ def _digest_post(bot: LiveBot) -> tuple[str, str]:
     posted = bot.recorder.add_message(
         channel, "Paper of the day", user=bot.workspace.bot_user_id, bot_id=bot.recorder.bot_id
     )
-    store.claim_digest(
-        channel,
-        DAY,
-        paper_id=paper_id,
-        round=0,
-        position=1,
-        pool_size=9,
-        owner="process-1",
-        lease=timedelta(minutes=5),
-    )
-    assert store.record_post(channel, DAY, posted["ts"], "process-1")
+    _post_digest(store, channel, paper_id, posted["ts"])
     return paper_id, posted["ts"]
 
 

@@ -219,9 +219,8 @@ class DigestScheduler:
             sub = self._service.subscription(channel, kind)
         except UNAVAILABLE as error:
             log.warning(
-                "%s digest for %s: kept its schedule, the subscription could not be read: %s",
-                kind,
-                channel,
+                "digest for %s: kept its schedule, the subscription could not be read: %s",
+                feed_key(channel, kind),
                 str(error).partition("\n")[0],
             )
             return
@@ -230,7 +229,7 @@ class DigestScheduler:
         self._database_failures.pop(feed_key(channel, kind), None)
         self._service.retry_pending(channel, None, kind)
         if sub is None or sub.paused_reason is not None:
-            log.info("no %s digest job for %s any more", kind, channel)
+            log.info("no digest job for %s any more", feed_key(channel, kind))
             return
         self._add(channel, kind, sub.schedule)
         if self._service.is_due(sub):
@@ -307,8 +306,9 @@ class DigestScheduler:
                 self._database_failures.pop(key, None)
                 self._service.retry_pending(channel, None, kind)
                 log.error(
-                    "no paper of the day in %s today: the database was still unavailable as "
-                    "its local day ended (%s)",
+                    "no %s in %s today: the database was still unavailable as its local day "
+                    "ended (%s)",
+                    "paper of the day" if kind == DAILY else f"{kind} digest",
                     channel,
                     reason,
                 )
@@ -318,7 +318,7 @@ class DigestScheduler:
             self._service.retry_pending(channel, retry_at, kind)
         log.warning(
             "digest for %s: the database is unavailable (%s); trying again at %s",
-            channel,
+            key,
             reason,
             retry_at.isoformat(),
         )
@@ -328,7 +328,7 @@ class DigestScheduler:
 
     def _follow_up(self, outcome: DigestOutcome) -> None:
         channel, kind = outcome.channel, outcome.kind
-        log.info("%s digest for %s: %s", kind, channel, outcome.detail)
+        log.info("digest for %s: %s", feed_key(channel, kind), outcome.detail)
         self._database_failures.pop(feed_key(channel, kind), None)
         if self._on_outcome is not None:
             self._on_outcome(outcome)

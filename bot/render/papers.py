@@ -551,7 +551,12 @@ HELP_LINES = (
         "a paper of the day in this channel, e.g. `/paper subscribe 9:30 Europe/Berlin daily "
         "graph neural networks`",
     ),
-    ("/paper unsubscribe", "stop the daily paper here"),
+    (
+        "/paper subscribe weekly DAY [TIME] [ZONE]",
+        "the weekly team digest here: the workspace's most shared papers and picks for you all",
+    ),
+    ("/paper today weekly", "the next weekly digest"),
+    ("/paper unsubscribe", "stop the daily paper here (`/paper unsubscribe weekly`: the digest)"),
     ("/paper subscriptions", "what this channel is subscribed to"),
     ("/paper saved", "your reading list (papers you clicked Save on)"),
     ("/paper saved export", "your reading list as a BibTeX file, sent to you directly"),

@@ -150,7 +150,7 @@ def post_reply(
             raise
         log.info("chat.postMessage in %s failed (%s) but did post", channel, failure.reason)
         return None
-    ts = posted.get("ts")
+    ts = posted.get("ts") if posted is not None else None
     return ts if isinstance(ts, str) else None
 
 
