@@ -6,25 +6,13 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Date,
-    DateTime,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    create_engine,
-    inspect,
-    text,
-)
+from sqlalchemy import Column, MetaData, Table, create_engine, inspect
 from test_store import ManualClock, _schema_version, _set_schema_version, clock, database_url
 
 from bot.store import DAILY, POSTED, WEEKLY, Store, SubscriptionRecord
 from bot.store.database import normalise_database_url
 from bot.store.migrations import SCHEMA_VERSION
+from bot.store.tables import digest_claims, subscriptions
 
 __all__ = ["clock", "database_url"]  # fixtures used here, defined in test_store
 
@@ -33,41 +21,25 @@ MONDAY, FRIDAY, NEXT_MONDAY = date(2025, 3, 24), date(2025, 3, 28), date(2025, 3
 
 
 def _schema_5_tables() -> MetaData:
-    """``subscriptions`` and ``digest_claims`` as schema 5 made them: keyed by channel, and
-    by channel and local date."""
+    """``subscriptions`` and ``digest_claims`` as schema 5 made them: schema 6's without the
+    kind and period columns, keyed by channel, and by channel and local date."""
     old = MetaData()
-    Table(
-        "subscriptions",
-        old,
-        Column("channel", String(64), primary_key=True),
-        Column("post_time", String(5), nullable=False),
-        Column("zone", String(64), nullable=False),
-        Column("cadence", String(16), nullable=False),
-        Column("topic", Text),
-        Column("source", String(16), nullable=False),
-        Column("active", Boolean, nullable=False),
-        Column("paused_reason", String(64)),
-        Column("updated_at", DateTime, nullable=False),
-        Column("team_id", String(64), index=True),
-    )
-    Table(
-        "digest_claims",
-        old,
-        Column("channel", String(64), primary_key=True),
-        Column("local_date", Date, primary_key=True),
-        Column("state", String(16), nullable=False),
-        Column("paper_id", String(128), nullable=False),
-        Column("round", Integer, nullable=False),
-        Column("position", Integer, nullable=False),
-        Column("pool_size", Integer, nullable=False),
-        Column("owner", String(64)),
-        Column("ts", String(32)),
-        Column("claimed_at", DateTime, nullable=False),
-        Column("updated_at", DateTime, nullable=False),
-        Column("posted_at", DateTime),
-        Column("topic", Text),
-        Column("team_id", String(64), index=True),
-    )
+    for table in (subscriptions, digest_claims):
+        Table(
+            table.name,
+            old,
+            *(
+                Column(
+                    column.name,
+                    column.type,
+                    primary_key=column.name in {"channel", "local_date"},
+                    nullable=column.nullable,
+                    index=column.index,
+                )
+                for column in table.columns
+                if column.name not in {"kind", "period"}
+            ),
+        )
     return old
 
 
@@ -75,11 +47,10 @@ def _schema_5_database(database_url: str, clock: ManualClock) -> None:
     """A database as schema 5 left it, with a subscription and a posted daily claim."""
     Store(database_url, clock).close()
     old = _schema_5_tables()
-    now = clock().replace(tzinfo=None)
+    now = clock()
     engine = create_engine(normalise_database_url(database_url))
     with engine.begin() as connection:
-        connection.execute(text("DROP TABLE subscriptions"))
-        connection.execute(text("DROP TABLE digest_claims"))
+        old.drop_all(connection)
         old.create_all(connection)
         _set_schema_version(connection, 5)
         connection.execute(
@@ -104,33 +75,24 @@ def _schema_5_database(database_url: str, clock: ManualClock) -> None:
                 channel="C1",
                 local_date=FRIDAY,
                 state=POSTED,
-                paper_id="paperA",
-                round=0,
-                position=1,
-                pool_size=9,
                 ts="1.1",
                 claimed_at=now,
                 updated_at=now,
                 posted_at=now,
                 topic="graphs",
                 team_id="T1",
+                **CLAIMED_VALUES,
             )
         )
     engine.dispose()
 
 
+CLAIMED_VALUES = {"paper_id": "paperW", "round": 0, "position": 0, "pool_size": 0}
+"""What the claims here record (a weekly claim's: its first paper, and no rotation)."""
+
+
 def claim(store: Store, owner: str, day: date, kind: str = WEEKLY):
-    return store.claim_digest(
-        "C1",
-        day,
-        paper_id="paperW",
-        round=0,
-        position=0,
-        pool_size=0,
-        owner=owner,
-        lease=LEASE,
-        kind=kind,
-    )
+    return store.claim_digest("C1", day, owner=owner, lease=LEASE, kind=kind, **CLAIMED_VALUES)
 
 
 def test_a_database_of_schema_5_keeps_its_rows_as_the_daily_kind(

@@ -1,4 +1,5 @@
-"""Two real bot processes on one database post exactly once per channel per day.
+"""Two real bot processes on one database post exactly once per channel per day, and the
+weekly digest, when a channel has one too, once per week.
 
 Each process is ``python -m bot digest`` (the scheduler's own code path: serve every due
 channel under the claim), started at the same moment against the fake Slack server, first
@@ -17,6 +18,7 @@ import time
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -25,7 +27,8 @@ from faulty_slack import FaultySlackRecorder
 from project import PROJECT_ROOT
 from test_store import throwaway_postgres_database
 
-from bot.store import Store, SubscriptionRecord
+from bot.digest.subscriptions import DAYS_OF_WEEK
+from bot.store import DAILY, WEEKLY, Store, SubscriptionRecord
 
 CHANNELS = [f"CPROC{number:02d}" for number in range(8)]
 PROCESSES = 2
@@ -83,13 +86,18 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
-def subscribe_everywhere(database_url: str) -> None:
-    """Channels whose post is due whenever the test runs: daily at midnight UTC."""
+def subscribe_everywhere(database_url: str, kinds: tuple[str, ...]) -> None:
+    """Channels whose posts are due whenever the test runs: at midnight UTC, daily, and the
+    weekly digest on today's day of the week."""
+    cadences = {DAILY: "daily", WEEKLY: DAYS_OF_WEEK[datetime.now(UTC).weekday()]}
     store = Store(database_url)
     for channel in CHANNELS:
-        store.save_subscription(
-            SubscriptionRecord(channel, "00:00", "UTC", "daily", None, "command")
-        )
+        for kind in kinds:
+            store.save_subscription(
+                SubscriptionRecord(
+                    channel, "00:00", "UTC", cadences[kind], None, "command", kind=kind
+                )
+            )
     store.close()
 
 
@@ -106,11 +114,10 @@ def bot_environment(database_url: str, slack_url: str) -> dict[str, str]:
     }
 
 
-def test_two_processes_post_once_per_channel(
-    database_url: str, recorder: FaultySlackRecorder, slow_slack: str, tmp_path: Path
-) -> None:
-    subscribe_everywhere(database_url)
-    environment = bot_environment(database_url, slow_slack)
+def digest_processes_at_once(database_url: str, slack_url: str, tmp_path: Path) -> list[str]:
+    """Run ``PROCESSES`` times ``python -m bot digest`` at the same moment; each one's output,
+    once all succeeded."""
+    environment = bot_environment(database_url, slack_url)
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "bot", "digest"],
@@ -122,19 +129,32 @@ def test_two_processes_post_once_per_channel(
         )
         for _ in range(PROCESSES)
     ]
-    results = [process.communicate(timeout=60) for process in processes]
+    results = [process.communicate(timeout=90) for process in processes]
     for process, (out, err) in zip(processes, results, strict=True):
         assert process.returncode == 0, f"{out}\n{err}"
+    return [out for out, _ in results]
+
+
+@pytest.mark.parametrize("kinds", [(DAILY,), (DAILY, WEEKLY)], ids=["daily", "and-weekly"])
+def test_two_processes_post_once_per_channel(
+    database_url: str,
+    recorder: FaultySlackRecorder,
+    slow_slack: str,
+    tmp_path: Path,
+    kinds: tuple[str, ...],
+) -> None:
+    subscribe_everywhere(database_url, kinds)
+    outputs = digest_processes_at_once(database_url, slow_slack, tmp_path)
     posted = Counter(
-        call.args["channel"]
+        (call.args["channel"], call.args["metadata"]["event_payload"].get("kind", DAILY))
         for call in recorder.calls_to("chat.postMessage")
         if call.response.get("ok")
     )
-    assert posted == Counter({channel: 1 for channel in CHANNELS})
-    lines = [line for out, _ in results for line in out.splitlines()]
+    assert posted == Counter({(channel, kind): 1 for channel in CHANNELS for kind in kinds})
+    lines = [line for out in outputs for line in out.splitlines()]
     for channel in CHANNELS:
         reports = [line for line in lines if line.startswith(f"{channel} ")]
-        assert len(reports) == PROCESSES
-        assert sum(": posted " in line for line in reports) == 1, reports
+        assert len(reports) == PROCESSES * len(kinds)
+        assert sum(": posted " in line for line in reports) == len(kinds), reports
     contended = [line for line in lines if "another process" in line]
     assert contended, "the processes never met a claim in progress; the test proves nothing"
