@@ -86,7 +86,7 @@ def todays_order(index: SearchIndex, channel: str) -> list[str]:
 def test_a_channel_without_signals_gets_todays_order(
     bot, channel, recorder, traveller, index
 ) -> None:
-    store, service = bot
+    _store, service = bot
     service.subscribe(channel, "9:00 Europe/Berlin daily")
     serve_days(service, channel, traveller, range(6))
     assert posted_papers(recorder, channel) == todays_order(index, channel)[:6]
