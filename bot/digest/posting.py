@@ -156,7 +156,7 @@ class Poster:
                     return self._lost(channel, day)
                 continue
             self._store.record_post(channel, day, ts, self.owner, kind=kind)
-            log.info("posted the %s digest in %s for %s (ts %s)", kind, channel, day, ts)
+            log.info("posted the %s in %s for %s (ts %s)", post_name(kind), channel, day, ts)
             return DigestOutcome(channel, day, "posted", f"posted {claim.paper_id}", ts)
         self._store.release_claim(channel, day, self.owner, sent=maybe_sent, kind=kind)
         retry_at = self._clock() + RETRY_LATER
@@ -219,6 +219,11 @@ class Poster:
         if self._client is None:
             raise RuntimeError("this DigestService was built without a Slack client")
         return self._client
+
+
+def post_name(kind: str) -> str:
+    """What a post of ``kind`` is called in log lines: "paper of the day", "weekly digest"."""
+    return "paper of the day" if kind == DAILY else f"{kind} digest"
 
 
 def paused_detail(reason: str) -> str:

@@ -25,7 +25,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.date import DateTrigger
 
 from bot.clock import Clock, system_clock
-from bot.digest.posting import DigestOutcome
+from bot.digest.posting import DigestOutcome, post_name
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
 from bot.store import DAILY, UNAVAILABLE, WEEKLY, first_line
@@ -236,13 +236,12 @@ class DigestScheduler:
             self._retry_at(channel, kind, self._clock())
 
     def _add(self, channel: str, kind: str, schedule: Schedule) -> None:
-        what = "paper of the day" if kind == DAILY else f"{kind} digest"
         self._scheduler.add_job(
             self._run,
             DigestTrigger(schedule),
             args=[channel, kind],
             id=job_id(channel, kind),
-            name=f"{what} in {channel}",
+            name=f"{post_name(kind)} in {channel}",
             replace_existing=True,
         )
 
@@ -308,7 +307,7 @@ class DigestScheduler:
                 log.error(
                     "no %s in %s today: the database was still unavailable as its local day "
                     "ended (%s)",
-                    "paper of the day" if kind == DAILY else f"{kind} digest",
+                    post_name(kind),
                     channel,
                     reason,
                 )
