@@ -44,7 +44,8 @@ def _schema_5_tables() -> MetaData:
 
 
 def _schema_5_database(database_url: str, clock: ManualClock) -> None:
-    """A database as schema 5 left it, with a subscription and a posted daily claim."""
+    """A database as schema 5 left it, with a subscription and a posted daily claim (of
+    ``paperA``, its message ``1.1``)."""
     Store(database_url, clock).close()
     old = _schema_5_tables()
     now = clock()
@@ -81,7 +82,7 @@ def _schema_5_database(database_url: str, clock: ManualClock) -> None:
                 posted_at=now,
                 topic="graphs",
                 team_id="T1",
-                **CLAIMED_VALUES,
+                **(CLAIMED_VALUES | {"paper_id": "paperA"}),
             )
         )
     engine.dispose()
