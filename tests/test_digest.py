@@ -198,8 +198,11 @@ def test_the_environment_default_needs_no_command_and_unsubscribe_beats_it(
     service = make_bot(settings=settings).service
     assert "09:15 Europe/Berlin, on weekdays" in text_of(service.subscriptions(channel))
     assert "configuration" in text_of(service.subscriptions(channel))
-    service.unsubscribe(channel)
-    restarted = make_bot(settings=settings).service
+    service.unsubscribe(channel, team_id="T_RESEARCH")
+    restarted = make_bot(settings=settings)
+    # The row that keeps it unsubscribed knows its workspace, so an uninstall deletes it.
+    assert restarted.store.subscription(channel).team_id == "T_RESEARCH"
+    restarted = restarted.service
     assert restarted.subscription(channel) is None
     assert restarted.active_subscriptions() == []
     traveller.move_to(berlin(2025, 3, 28, 10, 0))

@@ -67,12 +67,22 @@ class DigestReplies:
             schedule.describe(), request.topic, len(pool), next_post, updated=previous is not None
         )
 
-    def unsubscribe(self, channel_id: str, kind: str = DAILY) -> Message:
+    def unsubscribe(
+        self, channel_id: str, kind: str = DAILY, team_id: str | None = None
+    ) -> Message:
+        """Kept as an inactive row (``tables.subscriptions``), with the channel's workspace, so
+        uninstalling the app deletes it like any other row of the workspace."""
         previous = self._subscriptions.of(channel_id, kind)
         if previous is None:
             return render.unsubscribed_message(False, weekly=kind == WEEKLY)
         self._subscriptions.save(
-            channel_id, previous.schedule, previous.topic, "command", active=False, kind=kind
+            channel_id,
+            previous.schedule,
+            previous.topic,
+            "command",
+            active=False,
+            team_id=team_id,
+            kind=kind,
         )
         self._subscriptions.changed(channel_id)
         return render.unsubscribed_message(True, weekly=kind == WEEKLY)

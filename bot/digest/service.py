@@ -103,8 +103,10 @@ class DigestService:
     def subscribe(self, channel_id: str, args: str, team_id: str | None = None) -> Message:
         return self._replies.subscribe(channel_id, args, team_id)
 
-    def unsubscribe(self, channel_id: str, kind: str = DAILY) -> Message:
-        return self._replies.unsubscribe(channel_id, kind)
+    def unsubscribe(
+        self, channel_id: str, kind: str = DAILY, team_id: str | None = None
+    ) -> Message:
+        return self._replies.unsubscribe(channel_id, kind, team_id)
 
     def subscriptions(self, channel_id: str) -> Message:
         return self._replies.subscriptions(channel_id)
