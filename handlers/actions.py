@@ -224,12 +224,6 @@ def mark_card(
     viewer = viewer_of(body)
     with answering_failures(tell, logger):
         tell(mark(answers, button, viewer))
-        channel = _channel_id(body)
-        saved_here = mark is CARD_MARKS[render.ACTION_SAVE] and button is not None
-        if saved_here and channel is not None and _on_a_channel_post(body):
-            answers.channel_activity.saved_from_post(
-                viewer.team_id, channel, viewer.user_id, button.paper_id
-            )
     with logging_failures(logger):
         publish_home(client, answers, viewer)
 
@@ -238,19 +232,6 @@ def _in_a_channel(channel: str) -> bool:
     """A channel or a group conversation, not a direct message (``D…``): only a channel has
     a paper of the day its people's signals can shape."""
     return not channel.startswith("D")
-
-
-def _on_a_channel_post(body: dict[str, Any]) -> bool:
-    """A click on one of the bot's top-level posts in a channel (the paper of the day, a
-    shared card), not on a private list or a reply in a thread."""
-    message = body.get("message") or {}
-    channel = _channel_id(body)
-    return (
-        not _is_ephemeral(body)
-        and channel is not None
-        and _in_a_channel(channel)
-        and message.get("thread_ts", message.get("ts")) == message.get("ts")
-    )
 
 
 def post_related(

@@ -50,7 +50,6 @@ def _fill(store: Store, team: str, user: str, channel: str) -> None:
     store.record_post(channel, DAY, "1.1", "process-1")
     store.remember_thread_search(channel, "1.1", "graphs", 5, team_id=team)
     store.record_share(team, channel, user, "paperB", "2.2")
-    store.record_channel_save(team, channel, user, "paperB")
     store.record_reaction(team, channel, "1.1", user, "+1")
     store.record_reaction(team, channel, "2.2", user, "tada")
 
@@ -89,7 +88,7 @@ def test_forgetting_a_person_leaves_only_their_opt_out(store: Store, database_ur
     assert store.forget_person(TEAM, ME) == {
         "saved papers": 2,
         "dismissals": 1,
-        "channel signals": 2,
+        "channel signals": 1,
         "reactions": 2,
     }
     assert _rows_holding(database_url, ME) == {"forgotten_people.user_id": 1}, (

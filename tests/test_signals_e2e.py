@@ -87,7 +87,10 @@ def test_a_share_and_reactions_on_it_count_for_the_channel(bot: LiveBot) -> None
     assert interest(bot.workspace.channel_id) == {paper_id: 1.5}
 
 
-def test_a_save_on_the_paper_of_the_day_is_kept_but_never_weighs(bot: LiveBot, tmp_path) -> None:
+def test_a_save_on_the_paper_of_the_day_goes_to_the_reading_list_alone(
+    bot: LiveBot, tmp_path
+) -> None:
+    """A reading list is private: a Save clicked on a channel's post leaves no channel signal."""
     paper_id, ts = _digest_post(bot)
     card = render.paper_message(
         bot.services.answers.papers.get(paper_id), buttons=render.PUBLIC_BUTTONS
@@ -97,7 +100,7 @@ def test_a_save_on_the_paper_of_the_day_is_kept_but_never_weighs(bot: LiveBot, t
     assert bot.services.store.saved_count(bot.workspace.team_id, bot.workspace.user_id) == 1
     with sqlite3.connect(tmp_path / "paperbot.db") as connection:
         rows = connection.execute("SELECT channel, paper_id, kind FROM channel_signals").fetchall()
-    assert rows == [(bot.workspace.channel_id, paper_id, "save")]
+    assert rows == []
     assert bot.services.store.channel_interest(bot.workspace.channel_id) == {}
 
 

@@ -80,16 +80,9 @@ def test_a_reaction_on_a_message_that_is_no_bot_paper_is_not_kept(store: Store) 
     assert store.channel_interest(ELSEWHERE) == {}
 
 
-def test_saves_from_a_channel_post_never_weigh_its_choice(store: Store) -> None:
-    store.record_channel_save(TEAM, CHANNEL, BOB, "paperDigest")
-    store.record_channel_save(TEAM, CHANNEL, BOB, "paperDigest")
-    assert "paperDigest" not in store.channel_interest(CHANNEL)
-
-
 def test_a_forgotten_person_is_not_recorded_until_they_save(store: Store) -> None:
     store.forget_person(TEAM, BOB)
     store.record_share(TEAM, CHANNEL, BOB, "paperOther", "1711613200.000500")
-    store.record_channel_save(TEAM, CHANNEL, BOB, "paperOther")
     assert store.record_reaction(TEAM, CHANNEL, DIGEST_TS, BOB, "+1") is True
     assert store.channel_interest(CHANNEL) == {"paperShared": 1.0}
     assert store.record_reaction(TEAM, CHANNEL, "1711613200.000500", ANN, "+1"), (
@@ -102,9 +95,9 @@ def test_a_forgotten_person_is_not_recorded_until_they_save(store: Store) -> Non
 
 def test_forget_person_deletes_their_signals(store: Store) -> None:
     store.record_reaction(TEAM, CHANNEL, DIGEST_TS, ANN, "+1")
-    store.record_channel_save(TEAM, CHANNEL, ANN, "paperDigest")
+    store.record_share(TEAM, CHANNEL, ANN, "paperOther", "1711613200.000700")
     deleted = store.forget_person(TEAM, ANN)
-    assert deleted["channel signals"] == 2 and deleted["reactions"] == 1
+    assert deleted["channel signals"] == 2 and deleted["reactions"] == 1  # and the fixture's
     assert store.channel_interest(CHANNEL) == {}
 
 

@@ -1,5 +1,6 @@
 """What channels do with the bot's papers, handed to the store as it happens: a share posted,
-a Save clicked on a channel's post, a reaction added to or taken off one of the bot's posts.
+a reaction added to or taken off one of the bot's posts. (A Save is not one: a reading list
+is private, and a channel's choice may use only what its people did in the open.)
 
 These are passive signals: none of them is a request anyone waits on, so a database that
 cannot take one loses that one signal (logged) rather than failing the click or the event.
@@ -39,12 +40,6 @@ class ChannelActivity:
             self.store.record_share(team_id, channel, user_id, paper_id, ts)
         except DatabaseUnavailable as error:
             log.warning("a share in %s not recorded: %s", channel, error)
-
-    def saved_from_post(self, team_id: str, channel: str, user_id: str, paper_id: str) -> None:
-        try:
-            self.store.record_channel_save(team_id, channel, user_id, paper_id)
-        except DatabaseUnavailable as error:
-            log.warning("a Save from a post in %s not recorded: %s", channel, error)
 
     def reacted(self, reaction: Reaction, *, added: bool) -> bool:
         """Record (or take back) the reaction; False when it is not counted: a retried

@@ -26,8 +26,8 @@ from bot.store.tables import (
     post_reactions,
 )
 
-SHARE, CHANNEL_SAVE = "share", "save"
-"""Kinds of ``channel_signals`` row."""
+SHARE = "share"
+"""The kind of ``channel_signals`` row a share is (the one kind kept today)."""
 
 THUMBS_UP, THUMBS_DOWN = frozenset({"+1", "thumbsup"}), frozenset({"-1", "thumbsdown"})
 """Slack's names for 👍 and 👎 (skin tones arrive as a ``::skin-tone-N`` suffix)."""
@@ -81,13 +81,6 @@ class ChannelSignals(Part):
                 )
             self._add_signal(connection, team_id, channel, user_id, paper_id, SHARE, now)
             self._expiry.prune(connection, now)
-
-    @bounded
-    def record_channel_save(self, team_id: str, channel: str, user_id: str, paper_id: str) -> None:
-        """A Save clicked on one of the bot's posts in a channel."""
-        now = self._database.now()
-        with self._database.begin() as connection:
-            self._add_signal(connection, team_id, channel, user_id, paper_id, CHANNEL_SAVE, now)
 
     @bounded
     def record_reaction(
