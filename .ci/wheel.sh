@@ -22,9 +22,10 @@ grep -q "Graph Sparsification" "$work/shell.out"
 env -u PYTHONPATH "$work/venv/bin/python" -m bot search --corpus catalogue mixture of experts \
     | tee "$work/search.out"
 grep -qi "mixture" "$work/search.out"
-# The semantic re-ranking runs from the installed package: model, vocabulary, stored vectors.
+# The semantic re-ranking runs from the installed package: model, vocabulary, stored vectors
+# (a question BM25 finds no decisive answer to, so the model is asked: bot/search/model_rule.py).
 env -u PYTHONPATH "$work/venv/bin/python" -m bot search --json -k 3 --corpus catalogue \
-    how do LLMs know when they follow instructions >"$work/search.json"
+    can a model tell it is ignoring the prompt >"$work/search.json"
 "$work/venv/bin/python" -c '
 import json, sys
 hits = json.load(open(sys.argv[1]))
