@@ -40,6 +40,7 @@ MOG = "7ANDviElAo"  # Graph Sparsification via Mixture of Graphs: seven authors,
 Where = Literal["ephemeral", "channel", "thread", "unfurl", "home"]
 LINK = f"https://openreview.net/forum?id={MOG}"
 OTHER_PAPERS = ("qKgd7RaAem", "qFw2RFJS5g")
+NO_ABSTRACT_LINK = "https://openreview.net/forum?id=Z4evOUYrk7"  # CameraCtrl: a title only
 
 
 @dataclass
@@ -102,6 +103,11 @@ def _paper_of_the_day(bot: Bot) -> Message:
 def _unfurl(bot: Bot) -> Message:
     """A person's message with the link, and the preview the bot attaches to it."""
     return Message(LINK, tuple(bot.answers.unfurls([LINK])[LINK]["blocks"]))
+
+
+def _weekly_preview(bot: Bot) -> Message:
+    bot.digest.subscribe(CHANNEL, "weekly monday 9am Europe/Berlin", VIEWER.team_id)
+    return bot.digest.today(CHANNEL, "weekly")
 
 
 def _saved_list(bot: Bot) -> Message:
@@ -196,6 +202,12 @@ MESSAGES: list[Shown] = [
         lambda bot: _mention(bot, "<https://openreview.net/forum?id=odjMSBSWRt>"),
     ),
     Shown(
+        "thread_paper_without_abstract",
+        "A catalogue paper without an abstract: its card links to OpenReview for it",
+        "thread",
+        lambda bot: _mention(bot, f"<{NO_ABSTRACT_LINK}>", "1745481600.000400"),
+    ),
+    Shown(
         "subscribed",
         "`/paper subscribe 9am Europe/Berlin weekdays graph neural networks`",
         "ephemeral",
@@ -212,6 +224,13 @@ MESSAGES: list[Shown] = [
         "`/paper today`: today's paper, before it is posted",
         "ephemeral",
         lambda bot: bot.digest.today(CHANNEL),
+    ),
+    Shown(
+        "weekly_preview",
+        "`/paper subscribe weekly monday 9am Europe/Berlin`, then `/paper today weekly`: the"
+        " next weekly team digest",
+        "ephemeral",
+        _weekly_preview,
     ),
     Shown(
         "subscriptions",
@@ -243,6 +262,12 @@ MESSAGES: list[Shown] = [
     ),
     Shown("saved_list", "`/paper saved`: your reading list", "ephemeral", _saved_list),
     Shown(
+        "for_you",
+        "`/paper for me`: papers like the ones you saved, each saying why",
+        "ephemeral",
+        lambda bot: bot.answers.command(parse_command("for me"), CHANNEL, VIEWER),
+    ),
+    Shown(
         "app_home",
         "The Home tab: the reading list, the daily-paper channels, how to use the bot",
         "home",
@@ -253,6 +278,12 @@ MESSAGES: list[Shown] = [
         "`/paper unsubscribe`",
         "ephemeral",
         lambda bot: bot.digest.unsubscribe(CHANNEL),
+    ),
+    Shown(
+        "forget_me",
+        "`/paper forget me`: what was deleted",
+        "ephemeral",
+        lambda bot: bot.answers.command(parse_command("forget me"), CHANNEL, VIEWER),
     ),
     Shown("help", "`/paper` or `/paper help`", "ephemeral", lambda bot: bot.answers.help()),
     Shown(
