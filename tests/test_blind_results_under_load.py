@@ -4,7 +4,10 @@ Every query of the blind sets runs through the catalogue's default engine (seman
 three ways: one at a time on a fresh index, from eight threads at once on another fresh index
 (so queries wait together and share model runs in ``bot.search.query_vectors``), and again on
 that index (so every vector comes from the cache). The three must rank the same papers in the
-same order.
+same order, and the order recorded in ``tests/data/blind_rankings.jsonl`` (the top 10 of
+every blind query as issue 18 left the ranking, recorded before issue 21 changed how the
+model runs and how cosines are computed). A deliberate change of the ranking records it
+again: ``python tests/test_blind_results_under_load.py``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ BLIND_SETS = (
 )
 
 
+RECORDED = Path(__file__).resolve().parent / "data" / "blind_rankings.jsonl"
+
+
 def _blind_queries() -> list[str]:
     return [
         json.loads(line)["query"]
@@ -35,6 +41,11 @@ def _blind_queries() -> list[str]:
         for line in (BENCH / name).read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
+
+
+def _recorded() -> list[tuple[str, tuple[str, ...]]]:
+    rows = map(json.loads, RECORDED.read_text(encoding="utf-8").splitlines())
+    return [(row["query"], tuple(row["top10"])) for row in rows]
 
 
 def _ranked(index: SearchIndex, query: str) -> tuple[str, ...]:
@@ -59,3 +70,18 @@ def test_every_blind_query_ranks_the_same_alone_together_and_from_the_cache(pape
 
     assert together == alone
     assert cached == alone
+    assert list(zip(queries, alone, strict=True)) == _recorded()
+
+
+def record() -> None:
+    """Write every blind query's top 10, as the engine ranks them now, to ``RECORDED``."""
+    index = SearchIndex.build(load_corpus("catalogue").papers, ranker_for("catalogue"))
+    lines = (
+        json.dumps({"query": query, "top10": list(_ranked(index, query))}, ensure_ascii=False)
+        for query in _blind_queries()
+    )
+    RECORDED.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    record()
