@@ -2,7 +2,8 @@
 
 Run from the repository root: ``python bench/batching.py [--rounds 5]``.
 
-One process pinned to one core (the model runs on one thread, as in the bot) embeds the
+One process pinned to one core (so the model runs on one thread; ``bench/model_threads.py``
+compares one thread with the bot's two) embeds the
 same texts taken 1, 2, 4, 8 and 16 at a time as queries waiting together, for three kinds of
 text: 3-word phrases of abstracts, the 12-25 word queries of the blind sets
 (``semantic.question_queries``), and the two mixed, which is what queries waiting together

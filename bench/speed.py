@@ -11,6 +11,7 @@ the quality benchmark's hand-written ones plus short phrases cut from real abstr
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -64,8 +65,11 @@ SYLLABLES = tuple(c + v for c in "bdfgklmnprstvwz" for v in "aeiou")
 ACCEPTED = {"Oral", "Spotlight", "Poster"}
 
 
+ONE_CORE = frozenset({0})
+
+
 def pin_to_one_core() -> None:
-    os.sched_setaffinity(0, {0})
+    os.sched_setaffinity(0, ONE_CORE)
 
 
 def peak_rss_mb() -> float:
@@ -327,8 +331,8 @@ def measure_search(
     }
 
 
-def run_pinned(command: Sequence[str]) -> tuple[float, str]:
-    """Run a command in a fresh process pinned to one core; return its wall time and output."""
+def run_pinned(command: Sequence[str], cores: frozenset[int] = ONE_CORE) -> tuple[float, str]:
+    """Run a command in a fresh process pinned to ``cores``; return its wall time and output."""
     started = time.perf_counter()
     done = subprocess.run(
         command,
@@ -336,7 +340,7 @@ def run_pinned(command: Sequence[str]) -> tuple[float, str]:
         text=True,
         check=False,
         cwd=PROJECT_ROOT,
-        preexec_fn=pin_to_one_core,
+        preexec_fn=functools.partial(os.sched_setaffinity, 0, cores),
     )
     wall = time.perf_counter() - started
     if done.returncode != 0:
@@ -581,7 +585,7 @@ def bar_targets(
     return targets
 
 
-def machine_description() -> str:
+def machine_description(pinning: str = "each measurement pinned to CPU 0") -> str:
     cpu = "unknown CPU"
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
@@ -590,7 +594,7 @@ def machine_description() -> str:
                 cpu = line.split(":", 1)[1].strip()
                 break
     return (
-        f"{cpu}, {os.cpu_count()} logical CPUs (each measurement pinned to CPU 0),"
+        f"{cpu}, {os.cpu_count()} logical CPUs ({pinning}),"
         f" Python {platform.python_version()}, numpy {np.__version__}, {platform.platform()}"
     )
 

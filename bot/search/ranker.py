@@ -25,7 +25,7 @@ from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
-from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, SemanticRanker
+from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, QueryCosines, SemanticRanker
 
 PRUNING_MIN_PAPERS = 200_000
 """Corpora this large rank a plain query by the pruned ranking (``bot.search.pruned``); smaller
@@ -261,7 +261,8 @@ class Ranker:
             page = top_k(scores, depth, candidates=candidates, tiebreak=self._tiebreak)
         outside = matched.copy()
         outside[page[:RERANK_DEPTH]] = False
-        nearest = self._nearest(plan, vector, semantic, outside)
+        cosines = semantic.cosines(vector)
+        nearest = self._nearest(plan, cosines, semantic, outside)
         head = np.concatenate([page[:RERANK_DEPTH], nearest])
         named = None
         if plan.author_runs:
@@ -269,8 +270,10 @@ class Ranker:
             # He for ``Kaiming He``), as BM25 alone ranks them.
             by_them = reduce(np.union1d, map(self._authors.papers_by, plan.author_runs))
             named = np.isin(head, by_them)
-        reranked = semantic.rerank(head, scores[head], vector, say, self._tiebreak, named)
-        rest = page[RERANK_DEPTH:][~np.isin(page[RERANK_DEPTH:], nearest)]
+        reranked = semantic.rerank(head, scores[head], cosines, say, self._tiebreak, named)
+        rest = page[RERANK_DEPTH:]  # empty unless the page reaches past the re-ranked head
+        if len(rest):
+            rest = rest[~np.isin(rest, nearest)]
         return (
             np.concatenate([reranked.docs, rest])[:k],
             np.concatenate([reranked.scores, scores[rest]])[:k],
@@ -280,15 +283,15 @@ class Ranker:
         )
 
     def _nearest(
-        self, plan: Plan, vector: np.ndarray, semantic: SemanticRanker, among: np.ndarray
+        self, plan: Plan, cosines: QueryCosines, semantic: SemanticRanker, among: np.ndarray
     ) -> np.ndarray:
-        """The papers of the mask ``among`` that join BM25's best for being near the query's
-        vector; none for a query that names authors: the model knows topics, not names, so
+        """The papers of the mask ``among`` that join BM25's best for being near the query
+        (``cosines``); none for a query that names authors: the model knows topics, not names, so
         near "papers by Mirzaei" is any paper about papers, while the author's own are
         already among BM25's best."""
         if plan.names_authors or not self._options.nearest_candidates:
             return np.zeros(0, dtype=np.intp)
-        return semantic.nearest(vector, among, NEAREST_CANDIDATES, self._tiebreak)
+        return semantic.nearest(cosines, among, NEAREST_CANDIDATES, self._tiebreak)
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int

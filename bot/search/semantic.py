@@ -87,6 +87,15 @@ def mix(bm25: np.ndarray, evidence: np.ndarray, say: ModelSay) -> np.ndarray:
     return say.beta * standardised(bm25) + weight * np.nan_to_num(evidence, nan=0.0)
 
 
+@dataclass(frozen=True)
+class QueryCosines:
+    """Every paper's cosines with one query: ``title`` of its title's vector, ``text`` of its
+    text's where it has an abstract; NaN where there is none or no vector yet."""
+
+    title: np.ndarray
+    text: np.ndarray
+
+
 class SemanticRanker:
     """The model, and for every paper of a corpus (in the index's paper order) its title's
     vector and, when it has an abstract, its text's."""
@@ -128,13 +137,19 @@ class SemanticRanker:
         """The vector of a paper's text (its title when it has no abstract)."""
         return self._text.vectors[doc] if self._text.ready[doc] else None
 
-    def evidence(self, vector: np.ndarray, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For the papers ``docs``: how near each is to ``vector`` against papers of its
+    def cosines(self, vector: np.ndarray) -> QueryCosines:
+        """Every paper's cosines with ``vector``: one product with each table, which the
+        candidates nearest to the query and the re-ranked head then share."""
+        title = self._title.cosines(vector)
+        text = np.where(self._has_abstract, self._text.cosines(vector), np.nan)
+        return QueryCosines(title, text)
+
+    def evidence(self, cosines: QueryCosines, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For the papers ``docs``: how near each is to the query against papers of its
         kind (the z-score of its text cosine among those with an abstract, of its title
         cosine among all of them), and the cosine that was made of; NaN where a paper has
         no vector yet."""
-        title = self._title.cosines(vector, docs)
-        text = np.where(self._has_abstract[docs], self._text.cosines(vector, docs), np.nan)
+        title, text = cosines.title[docs], cosines.text[docs]
         by_text = ~np.isnan(text)
         return (
             np.where(by_text, standardised(text), standardised(title)),
@@ -142,13 +157,13 @@ class SemanticRanker:
         )
 
     def nearest(
-        self, vector: np.ndarray, among: np.ndarray, k: int, tiebreak: np.ndarray
+        self, cosines: QueryCosines, among: np.ndarray, k: int, tiebreak: np.ndarray
     ) -> np.ndarray:
-        """The ``k`` papers of the mask ``among`` (that have a vector) nearest to ``vector``
+        """The ``k`` papers of the mask ``among`` (that have a vector) nearest to the query
         by the same evidence as the mix, nearest first; ties go by ``tiebreak``, as in every
         other ranking."""
         docs = np.flatnonzero(among & (self._text.ready | self._title.ready))
-        near, _ = self.evidence(vector, docs)
+        near, _ = self.evidence(cosines, docs)
         if len(docs) > k > 0:
             kth = np.partition(near, len(docs) - k)[len(docs) - k]
             keep = near >= kth  # ties at the cut included, for the tiebreak to settle
@@ -159,7 +174,7 @@ class SemanticRanker:
         self,
         docs: np.ndarray,
         bm25: np.ndarray,
-        vector: np.ndarray,
+        cosines: QueryCosines,
         say: ModelSay,
         tiebreak: np.ndarray,
         ahead: np.ndarray | None = None,
@@ -168,7 +183,7 @@ class SemanticRanker:
         ``say`` weighs; ties go by ``tiebreak``. The candidates flagged in ``ahead`` come
         before the others, each group in the mix's order: what the model cannot judge (an
         author's name) but the query asked for stays first."""
-        evidence, cosine = self.evidence(vector, docs)
+        evidence, cosine = self.evidence(cosines, docs)
         mixed = mix(bm25, evidence, say)
         behind = np.zeros(len(docs), dtype=bool) if ahead is None else ~ahead
         order = np.lexsort((tiebreak[docs], -mixed, behind))
@@ -234,15 +249,9 @@ class _VectorTable:
             self.vectors[doc] = vector
             self.ready[doc] = True
 
-    def cosines(self, vector: np.ndarray, docs: np.ndarray) -> np.ndarray:
-        """Cosines of ``docs`` with ``vector``, NaN where a paper has no vector yet. For
-        many papers (a long query matches most), a product with every row, which costs less
-        than copying the rows asked for."""
-        if 4 * len(docs) < len(self.ready):
-            products = self.vectors[docs] @ vector
-        else:
-            products = (self.vectors @ vector)[docs]
-        return np.where(self.ready[docs], products, np.nan)
+    def cosines(self, vector: np.ndarray) -> np.ndarray:
+        """Every paper's cosine with ``vector``, NaN where a paper has no vector yet."""
+        return np.where(self.ready, self.vectors @ vector, np.nan)
 
 
 def _logged_progress(keys: list[int]) -> Iterator[int]:

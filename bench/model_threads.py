@@ -1,0 +1,170 @@
+"""How many threads should the model run on, and should they spin?
+
+Run from the repository root: ``python bench/model_threads.py [--rounds 3]``.
+
+Three ways to run the model are compared: one thread; two threads that sleep when they have
+nothing to do (the bot's way, ``bot.search.embedding``); two threads that spin while a run
+lasts. Each way runs in a fresh process on every core, the ways taking turns round after
+round, over two kinds of text: the 12-25 word queries of the catalogue's blind sets
+(``semantic.question_queries``) and 3-word phrases of abstracts. Each kind is embedded alone,
+one run per query with a pause of 5 ms between runs (a lone query finds the model's threads
+asleep, as in the bot), and 8 at a time as ``QueryVectors`` splits queries waiting together
+(the runs of a busy bot, back to back). Reported: the median wall time of a run, and the
+process's CPU time per run, every thread's, spinning included. Every vector is compared, bit
+for bit, with its vector on one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from batching import batches, split_as_the_batcher_does, three_word_phrases
+from quality import code_version
+from semantic import ALL_CORES, question_queries
+from speed import SEED, last_json_line, machine_description, run_pinned
+
+from bot.search.embedding import Embedder
+
+RESULTS_PATH = Path(__file__).resolve().parent / "results" / "model_threads.md"
+ROUNDS = 3
+TEXTS_PER_KIND = 128
+PAUSE_S = 0.005  # between lone runs: long enough for sleeping threads to go to sleep
+WAYS = {
+    "one thread": (1, False),
+    "two threads, sleeping when idle (the bot)": (2, False),
+    "two threads, spinning while a run lasts": (2, True),
+}
+GROUPS = (1, 8)
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(way: str) -> dict[str, object]:
+    """One way's run times, CPU per run and vector digests, for each kind and group size."""
+    threads, spinning = WAYS[way]
+    embedder = Embedder(threads=threads, spinning=spinning)
+    kinds = {
+        "12-25 words": random.Random(SEED).sample(question_queries(), TEXTS_PER_KIND),
+        "3 words": three_word_phrases(TEXTS_PER_KIND),
+    }
+    figures: dict[str, object] = {}
+    for kind, texts in kinds.items():
+        tokens = [embedder.tokens(text) for text in texts]
+        figures[f"{kind} digests"] = [
+            hashlib.sha256(embedder.embed_tokens([ids]).tobytes()).hexdigest() for ids in tokens
+        ]
+        for group in GROUPS:
+            runs = [
+                run
+                for waiting in batches(tokens, group)
+                for run in split_as_the_batcher_does(waiting)
+            ]
+            walls, cpu = [], 0.0
+            for run in runs:
+                started_cpu, started = _cpu_seconds(), time.perf_counter()
+                embedder.embed_tokens(run)
+                walls.append((time.perf_counter() - started) * 1e3)
+                if group == 1:
+                    time.sleep(PAUSE_S)  # a sleeping pool's wake-up is part of the next run
+                cpu += _cpu_seconds() - started_cpu
+            figures[f"{kind} {group}"] = {
+                "run_p50_ms": statistics.median(walls),
+                "cpu_per_run_ms": cpu * 1e3 / len(runs),
+                "queries_per_run": len(tokens) / len(runs),
+            }
+    return figures
+
+
+def report(runs: dict[str, list[dict[str, object]]], rounds: int, note: str) -> str:
+    baseline = runs["one thread"][0]
+    rows = []
+    for kind in ("12-25 words", "3 words"):
+        for group in GROUPS:
+            for way, measured in runs.items():
+                cells = [measured_round[f"{kind} {group}"] for measured_round in measured]
+                wall = statistics.median(cell["run_p50_ms"] for cell in cells)
+                cpu = statistics.median(cell["cpu_per_run_ms"] for cell in cells)
+                base = statistics.median(
+                    r[f"{kind} {group}"]["run_p50_ms"] for r in runs["one thread"]
+                )
+                alone = "alone, 5 ms apart" if group == 1 else f"{group} waiting, back to back"
+                per_run = cells[0]["queries_per_run"]
+                rows.append(
+                    f"| {kind}, {alone} ({per_run:.1f} a run) | {way} | {wall:.2f} ms"
+                    f" ({base / wall:.2f}x) | {cpu:.2f} ms |"
+                )
+    identical = all(
+        measured_round[f"{kind} digests"] == baseline[f"{kind} digests"]
+        for measured in runs.values()
+        for measured_round in measured
+        for kind in ("12-25 words", "3 words")
+    )
+    return "\n".join(
+        [
+            "# The model's threads: one, two sleeping, two spinning",
+            "",
+            f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/model_threads.py`"
+            f" ({code_version()}) on {machine_description('each way on every CPU')}.",
+            "",
+            f"{rounds} rounds, the three ways taking turns, each in a fresh process; each kind's"
+            f" {TEXTS_PER_KIND} texts embedded alone (one run each, 5 ms apart, so the pool's"
+            " threads are asleep when a run starts) and 8 at a time split as `QueryVectors`"
+            " splits them (runs back to back, as in a busy bot). *Run*: the median wall time"
+            " of one run (median over rounds) and the speed-up on one thread; *CPU per run*:"
+            " the process's CPU time over the runs (every thread, spinning included, and the"
+            " pauses after lone runs, when spinning threads may go on burning), per run.",
+            "",
+            "| texts | way | run | CPU per run |",
+            "| --- | --- | --- | --- |",
+            *rows,
+            "",
+            (
+                "Every vector, in every way and round, is bit-identical to its vector on one"
+                " thread."
+                if identical
+                else "**Some vectors differ from their vectors on one thread.**"
+            ),
+            "",
+            *([note, ""] if note else []),
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        print(json.dumps(measure(argv[1])))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--output", type=Path, default=RESULTS_PATH)
+    parser.add_argument("--note", default="", help="a paragraph about the run for the report")
+    args = parser.parse_args(argv)
+    runs: dict[str, list[dict[str, object]]] = {way: [] for way in WAYS}
+    for round_number in range(args.rounds):
+        for way in WAYS:
+            command = [sys.executable, str(Path(__file__).resolve()), "--worker", way]
+            _, output = run_pinned(command, ALL_CORES)
+            runs[way].append(last_json_line(output))
+            print(f"round {round_number + 1}: {way} done", file=sys.stderr)
+    text = report(runs, args.rounds, args.note)
+    args.output.write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
