@@ -87,6 +87,13 @@ def test_a_batch_of_mixed_lengths_gives_each_text_its_vector_alone(embedder: Emb
     np.testing.assert_allclose(reversed_order, alone, rtol=0, atol=BATCH_TOLERANCE)
 
 
+def test_two_threads_give_one_threads_vectors_bit_for_bit() -> None:
+    tokens = [Embedder(threads=1).tokens(text) for text in MIXED_LENGTHS]
+    one, two = Embedder(threads=1), Embedder(threads=2)
+    for ids in [*([ids] for ids in tokens), tokens]:  # each alone, then all in one run
+        assert one.embed_tokens(ids).tobytes() == two.embed_tokens(ids).tobytes()
+
+
 def test_concurrent_real_queries_each_get_their_own_texts_vector(embedder: Embedder) -> None:
     vectors = QueryVectors(embedder, capacity=64)
     texts = [*MIXED_LENGTHS, *(text.upper() for text in MIXED_LENGTHS)]

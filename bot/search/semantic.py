@@ -137,11 +137,12 @@ class SemanticRanker:
         """The vector of a paper's text (its title when it has no abstract)."""
         return self._text.vectors[doc] if self._text.ready[doc] else None
 
-    def cosines(self, vector: np.ndarray) -> QueryCosines:
-        """Every paper's cosines with ``vector``: one product with each table, which the
-        candidates nearest to the query and the re-ranked head then share."""
-        title = self._title.cosines(vector)
-        text = np.where(self._has_abstract, self._text.cosines(vector), np.nan)
+    def cosines(self, vector: np.ndarray, docs: np.ndarray | None = None) -> QueryCosines:
+        """The cosines with ``vector`` of the papers ``docs``, or of every paper (None): one
+        product with each table, which the candidates nearest to the query and the re-ranked
+        head then share. Papers not asked about may be left NaN."""
+        title = self._title.cosines(vector, docs)
+        text = np.where(self._has_abstract, self._text.cosines(vector, docs), np.nan)
         return QueryCosines(title, text)
 
     def evidence(self, cosines: QueryCosines, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -249,9 +250,15 @@ class _VectorTable:
             self.vectors[doc] = vector
             self.ready[doc] = True
 
-    def cosines(self, vector: np.ndarray) -> np.ndarray:
-        """Every paper's cosine with ``vector``, NaN where a paper has no vector yet."""
-        return np.where(self.ready, self.vectors @ vector, np.nan)
+    def cosines(self, vector: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
+        """Each paper's cosine with ``vector``, of the papers ``docs`` only when given (the
+        rows asked for cost less to copy than a product with every row when they are few);
+        NaN for the others and where a paper has no vector yet."""
+        if docs is None or 4 * len(docs) >= len(self.ready):
+            return np.where(self.ready, self.vectors @ vector, np.nan)
+        products = np.full(len(self.ready), np.nan, dtype=self.vectors.dtype)
+        products[docs] = self.vectors[docs] @ vector
+        return np.where(self.ready, products, np.nan)
 
 
 def _logged_progress(keys: list[int]) -> Iterator[int]:
