@@ -3,11 +3,12 @@
 Two intra-op threads where the process may use two cores, sleeping whenever they wait
 (``bench/results/model_threads.md``, ``bench/results/load.md``): the model reads 42 MB of
 float32 weights a run, which two cores read faster than one, so a lone question-length
-query takes about 8.5 ms instead of 11.5, and a busy bot's batched runs end sooner too. Threads
-that spin between a run's steps answer a lone query 1 ms sooner for no more CPU, but under
-load they spin on cores the listeners need: at 50 commands a second over HTTP the answer p99
-was 0.3 to 1 s in three runs of four with them, 50 to 100 ms in every run without. Each output element is still summed by one
-thread in one order, so vectors are bit-identical to one thread's.
+query takes about 7.7 ms instead of 10.6, and a busy bot's batched runs end sooner too.
+Threads that spin between a run's steps answer a lone query 0.8 ms sooner for about as much CPU,
+but under load they spin on cores the listeners need: at 50 commands a second over HTTP the
+answer p99 was 0.3 to 1 s in three runs of four with them, 50 to 215 ms in every run
+without. Each output element is still summed by one thread in one order, so vectors are
+bit-identical to one thread's.
 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
