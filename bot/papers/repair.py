@@ -40,10 +40,13 @@ class Wordbook:
 
     @cached_property
     def _counts(self) -> tuple[Counter[str], Counter[str]]:
-        # One split of all the text and a pass over its distinct tokens, folded one by one:
-        # a regular expression over every word took three times as long, and this runs at
-        # every start-up (about 0.15 s for the catalogue).
-        tokens = Counter(" ".join(self._texts()).split())
+        # A split of each text and a pass over the distinct tokens, folded one by one: a
+        # regular expression over every word took three times as long, and this runs at
+        # every start-up (about 0.15 s for the catalogue). Text by text, not all the text
+        # at once: at 100,000 papers one split held 25 million strings, 1.4 GB at its peak.
+        tokens: Counter[str] = Counter()
+        for text in self._texts():
+            tokens.update(text.split())
         words: Counter[str] = Counter()
         pairs: Counter[str] = Counter()
         for token, count in tokens.items():
