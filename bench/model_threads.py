@@ -12,8 +12,8 @@ abstracts. Each kind is embedded alone, one run per query with a pause of 5 ms b
 (a lone query finds the model's threads asleep, as in the bot), and 8 at a time as
 ``QueryVectors`` splits queries waiting together (the runs of a busy bot, back to back).
 Reported: the median wall time of a run, and the process's CPU time per run, every
-thread's, spinning included. Every vector is compared, bit for bit, with its vector on one
-thread.
+thread's, spinning included. Every text's vector, alone and in each run it shared, is
+compared bit for bit with its vector alone on one thread.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from pathlib import Path
 
 from batching import batches, split_as_the_batcher_does, three_word_phrases
 from quality import code_version
-from semantic import ALL_CORES, question_queries
-from speed import SEED, last_json_line, machine_description, run_pinned
+from semantic import question_queries
+from speed import ALL_CORES, SEED, last_json_line, machine_description, run_pinned
 
 from bot.search.embedding import Embedder
 
@@ -49,6 +49,7 @@ WAYS = {
     "two threads, spinning as long as ONNX Runtime likes": (2, None),
 }
 GROUPS = (1, 8)
+KINDS = ("12-25 words", "3 words")
 
 
 def _cpu_seconds() -> float:
@@ -67,20 +68,18 @@ def measure(way: str) -> dict[str, object]:
     figures: dict[str, object] = {}
     for kind, texts in kinds.items():
         tokens = [embedder.tokens(text) for text in texts]
-        figures[f"{kind} digests"] = [
-            hashlib.sha256(embedder.embed_tokens([ids]).tobytes()).hexdigest() for ids in tokens
-        ]
         for group in GROUPS:
             runs = [
                 run
                 for waiting in batches(tokens, group)
                 for run in split_as_the_batcher_does(waiting)
             ]
-            walls, cpu = [], 0.0
+            walls, cpu, digests = [], 0.0, []
             for run in runs:
                 started_cpu, started = _cpu_seconds(), time.perf_counter()
-                embedder.embed_tokens(run)
+                vectors = embedder.embed_tokens(run)
                 walls.append((time.perf_counter() - started) * 1e3)
+                digests.extend(hashlib.sha256(vector.tobytes()).hexdigest() for vector in vectors)
                 if group == 1:
                     time.sleep(PAUSE_S)  # a sleeping pool's wake-up is part of the next run
                 cpu += _cpu_seconds() - started_cpu
@@ -88,33 +87,39 @@ def measure(way: str) -> dict[str, object]:
                 "run_p50_ms": statistics.median(walls),
                 "cpu_per_run_ms": cpu * 1e3 / len(runs),
                 "queries_per_run": len(tokens) / len(runs),
+                "digests": digests,
             }
     return figures
 
 
 def report(runs: dict[str, list[dict[str, object]]], rounds: int, note: str) -> str:
-    baseline = runs["one thread"][0]
+    pause_ms = PAUSE_S * 1e3
     rows = []
-    for kind in ("12-25 words", "3 words"):
+    for kind in KINDS:
         for group in GROUPS:
+            base = statistics.median(r[f"{kind} {group}"]["run_p50_ms"] for r in runs["one thread"])
             for way, measured in runs.items():
                 cells = [measured_round[f"{kind} {group}"] for measured_round in measured]
                 wall = statistics.median(cell["run_p50_ms"] for cell in cells)
                 cpu = statistics.median(cell["cpu_per_run_ms"] for cell in cells)
-                base = statistics.median(
-                    r[f"{kind} {group}"]["run_p50_ms"] for r in runs["one thread"]
+                alone = (
+                    f"alone, {pause_ms:g} ms apart"
+                    if group == 1
+                    else f"{group} waiting, back to back"
                 )
-                alone = "alone, 5 ms apart" if group == 1 else f"{group} waiting, back to back"
                 per_run = cells[0]["queries_per_run"]
                 rows.append(
                     f"| {kind}, {alone} ({per_run:.1f} a run) | {way} | {wall:.2f} ms"
                     f" ({base / wall:.2f}x) | {cpu:.2f} ms |"
                 )
+    # Every text's vector, alone and in each run it shared, against its vector on one thread.
+    alone_on_one = {kind: runs["one thread"][0][f"{kind} 1"]["digests"] for kind in KINDS}
     identical = all(
-        measured_round[f"{kind} digests"] == baseline[f"{kind} digests"]
+        measured_round[f"{kind} {group}"]["digests"] == alone_on_one[kind]
         for measured in runs.values()
         for measured_round in measured
-        for kind in ("12-25 words", "3 words")
+        for kind in KINDS
+        for group in GROUPS
     )
     return "\n".join(
         [
@@ -124,8 +129,9 @@ def report(runs: dict[str, list[dict[str, object]]], rounds: int, note: str) -> 
             f" ({code_version()}) on {machine_description('each way on every CPU')}.",
             "",
             f"{rounds} rounds, the {len(WAYS)} ways taking turns, each in a fresh process; each"
-            f" kind's {TEXTS_PER_KIND} texts embedded alone (one run each, 5 ms apart, so the"
-            " pool's threads are asleep when a run starts) and 8 at a time split as `QueryVectors`"
+            f" kind's {TEXTS_PER_KIND} texts embedded alone (one run each, {pause_ms:g} ms apart,"
+            " so the pool's threads are asleep when a run starts) and"
+            f" {GROUPS[-1]} at a time split as `QueryVectors`"
             " splits them (runs back to back, as in a busy bot). *Run*: the median wall time"
             " of one run (median over rounds) and the speed-up on one thread; *CPU per run*:"
             " the process's CPU time over the runs (every thread, spinning included, and the"
@@ -136,8 +142,8 @@ def report(runs: dict[str, list[dict[str, object]]], rounds: int, note: str) -> 
             *rows,
             "",
             (
-                "Every vector, in every way and round, is bit-identical to its vector on one"
-                " thread."
+                "Every text's vector, alone and in every run it shared, in every way and round,"
+                " is bit-identical to its vector alone on one thread."
                 if identical
                 else "**Some vectors differ from their vectors on one thread.**"
             ),

@@ -31,6 +31,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from quality import CATALOGUE_SET, HOLDOUT_SET, code_version, load_queries
 from speed import (
+    ALL_CORES,
     SEED,
     WARMUP_QUERIES,
     benchmark_queries,
@@ -63,7 +64,6 @@ TARGET_START_S = 3.0
 TARGET_QUESTION_ADDED_P50_MS = 10.0
 TARGET_QUESTION_ADDED_P99_MS = 40.0
 
-ALL_CORES = frozenset(range(os.cpu_count() or 1))
 QUESTION_WORDS = (12, 25)  # the length of a question typed as a search (issue #21)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

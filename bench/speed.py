@@ -66,6 +66,7 @@ ACCEPTED = {"Oral", "Spotlight", "Poster"}
 
 
 ONE_CORE = frozenset({0})
+ALL_CORES = frozenset(os.sched_getaffinity(0))
 
 
 def pin_to_one_core() -> None:
@@ -229,9 +230,10 @@ class Built:
 
 
 def build_engine(papers: Sequence[Paper]) -> Built:
-    """The index, then what the bot builds in the background right after start-up (typo
-    corrector, author map, pruned tables): the bot's queries do not pay for those, so the
-    timed ones must not either. Both count as build time."""
+    """The index, then what the bot builds in the background right after start-up
+    (``SearchIndex.prepare``: typo corrector, English lexicon, author map, pruned tables):
+    the bot's queries do not pay for those, so the timed ones must not either. Both count as
+    build time."""
     started = time.perf_counter()
     index = SearchIndex.build(papers)
     index.prepare(embed=False)
@@ -625,9 +627,9 @@ def report(
         " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes (one"
         " `BM25Okapi` per field, title and abstract, weighted as the engine weighs them), with"
         " queries analysed by `bot.search.analyzer.analyze` (no expansions). Engine build time"
-        " includes analysing every paper and what the bot builds in the background after start-up"
-        " (`SearchIndex.prepare`: typo corrector, author map), which its queries then need not;"
-        " get_scores build time is the `BM25Okapi`"
+        " includes analysing every paper and what the bot builds in the background after"
+        " start-up (`SearchIndex.prepare`: typo corrector, lexicon, author map), which its"
+        " queries then need not; get_scores build time is the `BM25Okapi`"
         " construction only. Peak RSS is the subprocess's `ru_maxrss`, which includes the"
         " corpus itself (in brackets: the peak before indexing; for get_scores that includes"
         " the token lists, computed by the engine in another process).",

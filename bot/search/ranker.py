@@ -232,10 +232,10 @@ class Ranker:
         semantic: SemanticRanker,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """The ``k`` best matches by the semantic mix, or BM25's own when the model is not
-        asked (``bot.search.model_rule``): BM25's ``RERANK_DEPTH`` best and the
-        matching papers nearest to ``vector`` (``_wants_nearest``) re-ranked, the papers of authors
-        the query names first (as BM25 alone puts them), then BM25's order for any deeper
-        page. Also returns the BM25 scores and the cosines the mix was made of
+        asked (``bot.search.model_rule``): BM25's ``RERANK_DEPTH`` best and the matching
+        papers nearest to ``vector`` (``SemanticRanker.nearest``) re-ranked, the papers of
+        authors the query names first (as BM25 alone puts them), then BM25's order for any
+        deeper page. Also returns the BM25 scores and the cosines the mix was made of
         (cosines are NaN past the re-ranked head), and how many papers matched.
 
         Every match is scored in full: the re-ranker needs the BM25 score of papers BM25
@@ -262,7 +262,7 @@ class Ranker:
         if self._wants_nearest(plan):
             outside = matched.copy()
             outside[page[:RERANK_DEPTH]] = False
-            cosines = semantic.cosines(vector)
+            cosines = semantic.cosines(vector, np.flatnonzero(matched))
             nearest = semantic.nearest(cosines, outside, NEAREST_CANDIDATES, self._tiebreak)
         else:
             cosines = semantic.cosines(vector, page[:RERANK_DEPTH])

@@ -89,8 +89,9 @@ def mix(bm25: np.ndarray, evidence: np.ndarray, say: ModelSay) -> np.ndarray:
 
 @dataclass(frozen=True)
 class QueryCosines:
-    """Every paper's cosines with one query: ``title`` of its title's vector, ``text`` of its
-    text's where it has an abstract; NaN where there is none or no vector yet."""
+    """One query's cosines, paper by paper: ``title`` with its title's vector, ``text`` with
+    its text's where it has an abstract; NaN where there is none, no vector yet, or the
+    paper was not asked about."""
 
     title: np.ndarray
     text: np.ndarray
@@ -251,9 +252,9 @@ class _VectorTable:
             self.ready[doc] = True
 
     def cosines(self, vector: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
-        """Each paper's cosine with ``vector``, of the papers ``docs`` only when given (the
-        rows asked for cost less to copy than a product with every row when they are few);
-        NaN for the others and where a paper has no vector yet."""
+        """Each paper's cosine with ``vector``, NaN where a paper has no vector yet. Given
+        ``docs``, only those are sure to be computed: when they are few, copying their rows
+        costs less than a product with every row, and the others are left NaN."""
         if docs is None or 4 * len(docs) >= len(self.ready):
             return np.where(self.ready, self.vectors @ vector, np.nan)
         products = np.full(len(self.ready), np.nan, dtype=self.vectors.dtype)
