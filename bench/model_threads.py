@@ -74,12 +74,13 @@ def measure(way: str) -> dict[str, object]:
                 for waiting in batches(tokens, group)
                 for run in split_as_the_batcher_does(waiting)
             ]
-            walls, cpu, digests = [], 0.0, []
+            walls, cpu, digest_of = [], 0.0, {}
             for run in runs:
                 started_cpu, started = _cpu_seconds(), time.perf_counter()
                 vectors = embedder.embed_tokens(run)
                 walls.append((time.perf_counter() - started) * 1e3)
-                digests.extend(hashlib.sha256(vector.tobytes()).hexdigest() for vector in vectors)
+                for ids, vector in zip(run, vectors, strict=True):
+                    digest_of[ids] = hashlib.sha256(vector.tobytes()).hexdigest()
                 if group == 1:
                     time.sleep(PAUSE_S)  # a sleeping pool's wake-up is part of the next run
                 cpu += _cpu_seconds() - started_cpu
@@ -87,7 +88,7 @@ def measure(way: str) -> dict[str, object]:
                 "run_p50_ms": statistics.median(walls),
                 "cpu_per_run_ms": cpu * 1e3 / len(runs),
                 "queries_per_run": len(tokens) / len(runs),
-                "digests": digests,
+                "digests": [digest_of[ids] for ids in tokens],  # the texts' order, not the runs'
             }
     return figures
 
