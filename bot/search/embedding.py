@@ -3,13 +3,13 @@
 Two intra-op threads where the process may use two cores, sleeping whenever they wait
 (``bench/results/model_threads.md``, ``bench/results/load.md``): the model's matrices,
 dequantised to float32 at load, are 42 MB read on every run (6 layers of 384x384 and
-384x1536), which two cores read faster than one, so a lone question-length query takes
-7.7 to 8.5 ms instead of 10.2 to 10.6 (two runs of the bench), and a busy bot's batched runs
-end sooner too. Threads that spin between a run's steps answer a lone query 0.8 to 1.5 ms
-sooner for a little more CPU, but under load they spin on cores the listeners need: at 50 commands a second over HTTP
-the answer p99 was 0.3 to 1 s in three runs of four with them, 48 to 215 ms in every run
-without. Each output element is still summed by one thread in one order, so vectors are
-bit-identical to one thread's.
+384x1536), which two cores read faster than one, so a lone question-length query takes 7.7
+to 8.5 ms instead of 10.2 to 10.6 (two runs of the bench), and a busy bot's batched runs end
+sooner too. Threads that spin between a run's steps answer a lone query 0.8 to 1.5 ms sooner
+for a little more CPU, but under load they spin on cores the listeners need: at 50 commands
+a second over HTTP the answer p99 was 0.3 to 1 s in three runs of four with them, 48 to 215
+ms in every run without. Each output element is still summed by one thread in one order, so
+vectors are bit-identical to one thread's.
 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
