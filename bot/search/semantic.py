@@ -138,10 +138,10 @@ class SemanticRanker:
         """The vector of a paper's text (its title when it has no abstract)."""
         return self._text.vectors[doc] if self._text.ready[doc] else None
 
-    def cosines(self, vector: np.ndarray, docs: np.ndarray | None = None) -> QueryCosines:
-        """The cosines with ``vector`` of the papers ``docs``, or of every paper (None): one
-        product with each table, which the candidates nearest to the query and the re-ranked
-        head then share. Papers not asked about may be left NaN."""
+    def cosines(self, vector: np.ndarray, docs: np.ndarray) -> QueryCosines:
+        """The cosines with ``vector`` of the papers ``docs``: one product with each table,
+        which the candidates nearest to the query and the re-ranked head then share. Papers
+        not asked about may be left NaN."""
         title = self._title.cosines(vector, docs)
         text = np.where(self._has_abstract, self._text.cosines(vector, docs), np.nan)
         return QueryCosines(title, text)
@@ -251,11 +251,11 @@ class _VectorTable:
             self.vectors[doc] = vector
             self.ready[doc] = True
 
-    def cosines(self, vector: np.ndarray, docs: np.ndarray | None = None) -> np.ndarray:
+    def cosines(self, vector: np.ndarray, docs: np.ndarray) -> np.ndarray:
         """Each paper's cosine with ``vector``, NaN where a paper has no vector yet. Given
         ``docs``, only those are sure to be computed: when they are few, copying their rows
         costs less than a product with every row, and the others are left NaN."""
-        if docs is None or 4 * len(docs) >= len(self.ready):
+        if 4 * len(docs) >= len(self.ready):
             return np.where(self.ready, self.vectors @ vector, np.nan)
         products = np.full(len(self.ready), np.nan, dtype=self.vectors.dtype)
         products[docs] = self.vectors[docs] @ vector
