@@ -133,7 +133,7 @@ def question_queries() -> list[str]:
     ]
 
 
-def _timed(function, inputs: Sequence[str]) -> tuple[list[float], list[float]]:
+def timed(function, inputs: Sequence[str]) -> tuple[list[float], list[float]]:
     """Each input's wall time and the process's CPU time, in ms: every thread's, the
     model's second one included."""
     for text in inputs[:WARMUP_QUERIES]:
@@ -170,7 +170,7 @@ def measure(mode: str, query_count: int) -> dict[str, object]:
         ("post", lambda p: index.related(p, limit=5), posts[:POST_COUNT]),
         ("post_search", lambda p: index.search(p, limit=5), posts[POST_COUNT:]),
     ):
-        wall, cpu = _timed(function, inputs)
+        wall, cpu = timed(function, inputs)
         for name, latencies in ((f"{kind}_p", wall), (f"{kind}_cpu_p", cpu)):
             p50, p99 = np.percentile(latencies, [50, 99])
             figures[f"{name}50_ms"] = float(p50)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from bot.search.embedding import DIMENSIONS, Embedder
+from bot.search.embedding import DIMENSIONS, MODEL_SHA256, Embedder, ModelError, model_path
 from bot.search.query_vectors import PADDING_TOKENS, QueryVectors, batch_from
 from bot.search.semantic import shared_embedder
 
@@ -92,6 +92,17 @@ def test_two_threads_give_one_threads_vectors_bit_for_bit() -> None:
     tokens = [one.tokens(text) for text in MIXED_LENGTHS]
     for ids in [*([ids] for ids in tokens), tokens]:  # each alone, then all in one run
         assert one.embed_tokens(ids).tobytes() == two.embed_tokens(ids).tobytes()
+
+
+def test_a_rewritten_graph_runs_in_place_of_the_pinned_one_under_its_fingerprint() -> None:
+    """``bench/model_numerics.py`` runs rewrites of the model against the stored vectors of
+    the pinned one: the rewrite is what runs, and the fingerprint stays the pinned model's."""
+    with pytest.raises(ModelError, match="cannot load it"):
+        Embedder(rewrite=b"not a graph")
+    pinned = Embedder()
+    again = Embedder(rewrite=model_path().read_bytes())
+    assert again.fingerprint == pinned.fingerprint == MODEL_SHA256
+    assert again.embed(MIXED_LENGTHS[0]).tobytes() == pinned.embed(MIXED_LENGTHS[0]).tobytes()
 
 
 def test_concurrent_real_queries_each_get_their_own_texts_vector(embedder: Embedder) -> None:

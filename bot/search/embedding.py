@@ -8,6 +8,11 @@ CPU a command against 18.5, and answered 3 runs with a p99 over 500 ms against n
 Mode: the same CPU, 0 runs against 1). Threads that spin between a run's steps were faster
 alone and worse under load still.
 
+The arithmetic stays the exported graph's, float32 on the dequantised weights: of the
+faster ways ``bench/results/model_numerics.md`` measured, the ones that keep every blind
+query's ranking save nothing, and int8 activations, which save a question about 2 ms, change
+125 of the 606 blind top 10s.
+
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
 batches the process grew past 590 MB, against 345 MB with the arena, which keeps no more
@@ -54,10 +59,14 @@ class Embedder:
         *,
         threads: int = 1,
         spin_us: int | None = 0,
+        rewrite: bytes | None = None,
     ) -> None:
         """``threads`` and ``spin_us`` are there for ``bench/model_threads.py`` to compare
         (``spin_us``: how long a waiting thread spins before it sleeps, None as long as ONNX
-        Runtime likes); the bot takes the defaults."""
+        Runtime likes), ``rewrite`` for ``bench/model_numerics.py``: a graph made from the
+        pinned model (the same weights, other kernels) to run in its place, while the
+        fingerprint stays the pinned model's, so that the stored vectors still load. The bot
+        takes the defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -82,7 +91,7 @@ class Embedder:
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
         try:
             self._session = onnxruntime.InferenceSession(
-                data, options, providers=["CPUExecutionProvider"]
+                rewrite or data, options, providers=["CPUExecutionProvider"]
             )
         except Exception as error:  # onnxruntime raises its own unexported exception types
             raise ModelError(f"{path}: onnxruntime cannot load it ({error})") from error
