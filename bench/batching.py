@@ -145,10 +145,10 @@ class _CountedRuns:
     def tokens(self, text: str) -> Tokens:
         return self._embedder.tokens(text)
 
-    def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+    def embed_tokens(self, batch: Sequence[Sequence[int]], *, lone: bool = False) -> np.ndarray:
         with self._lock:
             self.runs += 1
-        return self._embedder.embed_tokens(batch)
+        return self._embedder.embed_tokens(batch, lone=lone)
 
 
 def concurrent_trial(

@@ -11,7 +11,15 @@ import threading
 import pytest
 
 from bot.slack.admission import MAX_WAIT_SECONDS, WEIGHT_OF_LATEST, Lanes
-from bot.slack.work import IGNORED, NOTICES, OTHER, InlineExecutor, WorkPool, admission_for
+from bot.slack.work import (
+    IGNORED,
+    NOTICES,
+    OTHER,
+    QUIET_SECONDS,
+    InlineExecutor,
+    WorkPool,
+    admission_for,
+)
 
 
 class Clock:
@@ -208,3 +216,40 @@ def test_a_request_turned_away_never_runs_and_its_notice_does() -> None:
 
 def test_executors_other_than_the_pool_admit_everything() -> None:
     assert admission_for(InlineExecutor())("click", None) is True
+
+
+def test_the_pool_is_quiet_only_for_work_alone_after_a_pause_without_any_other() -> None:
+    """``WorkPool.quiet`` lets a lone search take both cores: never while other work runs or
+    waits, nor within ``QUIET_SECONDS`` of other work finishing (a steady load's gaps)."""
+    clock = Clock()
+    pool = WorkPool(2, first_guess=0.1, clock=clock)
+    held, started = threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def hold() -> None:
+        started.set()
+        assert held.wait(5)
+
+    def asked_in_the_pool() -> bool:
+        answer = pool.submit(pool.quiet).result(timeout=5)
+        assert pool.wait_idle(5)  # its own finish counts from here, before the clock moves
+        return answer
+
+    try:
+        assert asked_in_the_pool()  # nothing has run before it
+        seen.append(asked_in_the_pool())  # the first has just finished
+        clock.now += QUIET_SECONDS
+        seen.append(asked_in_the_pool())
+        clock.now += QUIET_SECONDS
+        holding = pool.submit(hold)
+        assert started.wait(5)
+        seen.append(pool.submit(pool.quiet).result(timeout=5))  # beside the held work
+        held.set()
+        holding.result(timeout=5)
+        assert pool.wait_idle(5)
+        clock.now += QUIET_SECONDS
+        seen.append(pool.quiet())  # asked from outside the pool, with nothing in it
+    finally:
+        held.set()
+        pool.shutdown()
+    assert seen == [False, True, False, True]

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
+from bot.search import embedding
 from bot.search.embedding import DIMENSIONS, MODEL_SHA256, Embedder, ModelError, model_path
 from bot.search.query_vectors import PADDING_TOKENS, QueryVectors, batch_from
 from bot.search.semantic import shared_embedder
@@ -35,6 +36,7 @@ class _HeldModel:
 
     def __init__(self) -> None:
         self.runs: list[tuple[list[str], threading.Thread]] = []
+        self.lone: list[bool] = []
         self.running = threading.Event()
         self.release = threading.Event()
         self.release.set()
@@ -43,8 +45,9 @@ class _HeldModel:
     def tokens(self, text: str) -> tuple[int, ...]:
         return tuple(self._words.setdefault(word, len(self._words)) for word in text.split())
 
-    def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+    def embed_tokens(self, batch: Sequence[Sequence[int]], *, lone: bool = False) -> np.ndarray:
         names = {number: word for word, number in self._words.items()}
+        self.lone.append(lone)
         self.runs.append(
             ([" ".join(names[t] for t in ids) for ids in batch], threading.current_thread())
         )
@@ -89,9 +92,33 @@ def test_a_batch_of_mixed_lengths_gives_each_text_its_vector_alone(embedder: Emb
 
 def test_two_threads_give_one_threads_vectors_bit_for_bit() -> None:
     one, two = Embedder(threads=1), Embedder(threads=2)
+    one.open_lone_session()  # both cores, spinning between a run's steps
     tokens = [one.tokens(text) for text in MIXED_LENGTHS]
     for ids in [*([ids] for ids in tokens), tokens]:  # each alone, then all in one run
-        assert one.embed_tokens(ids).tobytes() == two.embed_tokens(ids).tobytes()
+        alone = one.embed_tokens(ids).tobytes()
+        assert (
+            alone == two.embed_tokens(ids).tobytes() == one.embed_tokens(ids, lone=True).tobytes()
+        )
+
+
+def test_the_graph_without_its_weights_gives_the_pinned_models_vectors_bit_for_bit() -> None:
+    """The bot runs ``GRAPH_PATH`` on float32 weights it makes from the pinned model's int8
+    ones (``tools/model_graph.py``); the pinned model's own graph multiplies them out alike."""
+    ours, pinned = Embedder(), Embedder(rewrite=model_path().read_bytes())
+    tokens = [ours.tokens(text) for text in MIXED_LENGTHS]
+    for ids in [*([ids] for ids in tokens), tokens]:
+        assert ours.embed_tokens(ids).tobytes() == pinned.embed_tokens(ids).tobytes()
+
+
+def test_a_missing_or_broken_weights_recipe_is_a_model_error(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(embedding, "WEIGHTS_RECIPE_PATH", tmp_path / "absent.json")
+    with pytest.raises(ModelError, match="graph is unusable"):
+        Embedder()
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"name": "val_49"}]', encoding="utf-8")
+    monkeypatch.setattr(embedding, "WEIGHTS_RECIPE_PATH", broken)
+    with pytest.raises(ModelError, match="graph is unusable"):
+        Embedder()
 
 
 def test_a_rewritten_graph_runs_in_place_of_the_pinned_one_under_its_fingerprint() -> None:
@@ -132,6 +159,32 @@ def test_a_lone_query_runs_at_once_on_its_own_thread() -> None:
     vector = QueryVectors(model, capacity=8).vector("graph sparsification")
     assert model.runs == [(["graph sparsification"], threading.current_thread())]
     np.testing.assert_array_equal(vector, _vector_for(model.tokens("graph sparsification")))
+
+
+def test_a_query_runs_as_a_lone_one_only_when_none_waits_and_the_bot_is_quiet() -> None:
+    model = _HeldModel()
+    vectors = QueryVectors(model, capacity=8)
+    vectors.vector("before anyone says")  # until ``run_alone_when``, never
+    quiet = True
+    vectors.run_alone_when(lambda: quiet)
+    model.release.clear()
+    first = threading.Thread(target=vectors.vector, args=("first",))
+    first.start()
+    assert model.running.wait(WAIT_SECONDS)
+    short, long = "two words", " ".join(["word"] * (PADDING_TOKENS + 4))
+    waiting = [threading.Thread(target=vectors.vector, args=(text,)) for text in (short, long)]
+    for thread in waiting:
+        thread.start()
+    _wait_until(lambda: len(vectors._queue) == 2)
+    model.release.set()
+    for thread in [first, *waiting]:
+        thread.join()
+    vectors.vector("graph sparsification")
+    quiet = False
+    vectors.vector("graph neural networks")
+    # Too far apart in length to share a run: the first of them runs while the other waits.
+    assert [len(batch) for batch, _ in model.runs] == [1, 1, 1, 1, 1, 1]
+    assert model.lone == [False, True, False, True, True, False]
 
 
 def test_queries_that_arrive_during_a_run_share_the_next_one_and_each_gets_its_own() -> None:
@@ -179,7 +232,7 @@ def test_threads_asking_for_the_same_text_meanwhile_share_its_run() -> None:
 
 def test_a_failed_run_fails_every_query_in_it_and_the_next_query_runs_again() -> None:
     class Failing(_HeldModel):
-        def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
+        def embed_tokens(self, batch: Sequence[Sequence[int]], *, lone: bool = False) -> np.ndarray:
             raise RuntimeError("the model cannot run")
 
     vectors = QueryVectors(Failing(), capacity=8)
@@ -193,8 +246,8 @@ def test_a_failed_run_fails_only_its_own_queries_and_the_thread_that_ran_it_goes
     own: a failure there is the other queries' to raise, and its own query still gets run."""
 
     class FailingOnLong(_HeldModel):
-        def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
-            vectors = super().embed_tokens(batch)
+        def embed_tokens(self, batch: Sequence[Sequence[int]], *, lone: bool = False) -> np.ndarray:
+            vectors = super().embed_tokens(batch, lone=lone)
             if any(len(ids) > PADDING_TOKENS for ids in batch):
                 raise RuntimeError("the model failed on the long one")
             return vectors

