@@ -52,6 +52,7 @@ from semantic import TARGET_QUESTION_ADDED_P50_MS, question_queries, timed
 from speed import ALL_CORES, WARMUP_QUERIES, last_json_line, machine_description, run_pinned
 
 from bot.papers.corpus import load_corpus
+from bot.papers.paper import Paper
 from bot.search.embedding import Embedder, model_path
 from bot.search.engine import SearchIndex
 from bot.search.semantic import SemanticRanker
@@ -63,7 +64,7 @@ PINNED_RANKINGS = BENCH_DIR.parent / "tests" / "data" / "blind_rankings.jsonl"
 ROUNDS = 5
 LABELLED_SETS = (CATALOGUE_SET, HOLDOUT_SET, ROUND4_SET)
 OFF = "BM25 alone"
-BOT = "the pinned model as exported (the bot)"
+BOT = "the pinned model's arithmetic (the bot's)"
 FUSED = "float32, fused"
 NBITS_FLOAT = "MatMulNBits, float32"
 NBITS_INT8 = "MatMulNBits, int8 activations"
@@ -173,7 +174,7 @@ def measure(variant: str, rewrite: Path | None) -> dict[str, object]:
     if variant == OFF:
         index = SearchIndex.build(papers)
     else:
-        embedder = Embedder(rewrite=rewrite.read_bytes() if rewrite else None)
+        embedder = Embedder(graph=rewrite.read_bytes() if rewrite else None)
         path = vectors_path("catalogue")
         stored = read_vectors(path, embedder.fingerprint)
         if stored is None:
@@ -193,7 +194,7 @@ def measure(variant: str, rewrite: Path | None) -> dict[str, object]:
     wall, _ = timed(lambda query: index.search(query, limit=5), questions)
     figures["search_p50_ms"] = float(np.percentile(wall, 50))
 
-    def ranked(query: str) -> list:
+    def ranked(query: str) -> list[Paper]:
         return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
 
     pinned = [json.loads(line) for line in PINNED_RANKINGS.read_text("utf-8").splitlines()]

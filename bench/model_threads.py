@@ -2,9 +2,10 @@
 
 Run from the repository root: ``python bench/model_threads.py [--rounds 3]``.
 
-Four ways to run the model are compared: one thread (the bot's way,
+Four ways to run the model are compared: one thread (the bot's way when busy,
 ``bot.search.embedding``); two threads that sleep whenever they wait; two threads that spin
-up to ``SPIN_US`` between a run's steps before they sleep; two threads that spin as long as
+up to ``SPIN_US`` between a run's steps before they sleep (the bot's way for a lone query
+when it is quiet); two threads that spin as long as
 ONNX Runtime's own bound allows. No way spins once a run is over. Each way runs in a fresh
 process on every core, the ways taking turns round after round, over two kinds of text: the
 12-25 word queries of the catalogue's blind sets (``semantic.question_queries``) and 3-word
@@ -34,18 +35,18 @@ from quality import code_version
 from semantic import question_queries
 from speed import ALL_CORES, SEED, last_json_line, machine_description, run_pinned
 
-from bot.search.embedding import Embedder
+from bot.search.embedding import LONE_SPIN_US, Embedder
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "model_threads.md"
 ROUNDS = 3
 TEXTS_PER_KIND = 128
 PAUSE_S = 0.005  # between lone runs: long enough for sleeping threads to go to sleep
-SPIN_US = 100  # longer than most gaps between a run's steps, far shorter than a run
-BOT = "one thread (the bot)"
+SPIN_US = LONE_SPIN_US
+BOT = "one thread (the bot, busy)"
 WAYS = {
     BOT: (1, 0),
     "two threads, sleeping when they wait": (2, 0),
-    f"two threads, spinning up to {SPIN_US} µs": (2, SPIN_US),
+    f"two threads, spinning up to {SPIN_US} µs (the bot, quiet)": (2, SPIN_US),
     "two threads, spinning as long as ONNX Runtime likes": (2, None),
 }
 GROUPS = (1, 8)

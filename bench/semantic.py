@@ -44,6 +44,7 @@ from speed import (
 
 from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
+from bot.search.query_vectors import always_quiet
 from bot.search.semantic import ranker_for
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -160,7 +161,8 @@ def measure(mode: str, query_count: int) -> dict[str, object]:
     index = start(mode)
     start_seconds = time.perf_counter() - started
     start_rss = peak_rss_mb()
-    index.prepare(embed=False)  # as the bot does in the background once it has started
+    # As the bot does in the background once it has started; one query at a time is quiet.
+    index.prepare(embed=False, quiet=always_quiet)
     queries = benchmark_queries(real_papers(), query_count)
     # Other posts for each path: a post's vector, once computed, is kept for paging.
     posts = thread_posts(2 * POST_COUNT)

@@ -1,7 +1,8 @@
 """Batching and caching change what a search costs, never what it answers (issue 21).
 
 Every query of the blind sets runs through the catalogue's default engine (semantic part on)
-three ways: one at a time on a fresh index, from eight threads at once on another fresh index
+three ways: one at a time on a fresh index, prepared as the bot prepares one (so each query
+runs the model on both cores), from eight threads at once on another fresh index
 (so queries wait together and share model runs in ``bot.search.query_vectors``), and again on
 that index, newest first (so the vectors still kept, the most recent 512, come from the
 cache). The three must rank the same papers in the
@@ -23,6 +24,7 @@ import pytest
 
 from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
+from bot.search.query_vectors import always_quiet
 from bot.search.semantic import ranker_for
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -64,6 +66,8 @@ def test_every_blind_query_ranks_the_same_alone_together_and_from_the_cache(pape
     queries = _blind_queries()
     assert len(queries) > 500
     alone_index = SearchIndex.build(papers, ranker_for("catalogue"))
+    # One query at a time is quiet: each runs on both cores, as a lone query in the bot does.
+    alone_index.prepare(embed=False, quiet=always_quiet)
     alone = [_ranked(alone_index, query) for query in queries]
 
     together_index = SearchIndex.build(papers, ranker_for("catalogue"))

@@ -93,6 +93,7 @@ def test_a_batch_of_mixed_lengths_gives_each_text_its_vector_alone(embedder: Emb
 def test_two_threads_give_one_threads_vectors_bit_for_bit() -> None:
     one, two = Embedder(threads=1), Embedder(threads=2)
     one.open_lone_session()  # both cores, spinning between a run's steps
+    assert one.lone_session_open and not two.lone_session_open
     tokens = [one.tokens(text) for text in MIXED_LENGTHS]
     for ids in [*([ids] for ids in tokens), tokens]:  # each alone, then all in one run
         alone = one.embed_tokens(ids).tobytes()
@@ -104,7 +105,7 @@ def test_two_threads_give_one_threads_vectors_bit_for_bit() -> None:
 def test_the_graph_without_its_weights_gives_the_pinned_models_vectors_bit_for_bit() -> None:
     """The bot runs ``GRAPH_PATH`` on float32 weights it makes from the pinned model's int8
     ones (``tools/model_graph.py``); the pinned model's own graph multiplies them out alike."""
-    ours, pinned = Embedder(), Embedder(rewrite=model_path().read_bytes())
+    ours, pinned = Embedder(), Embedder(graph=model_path().read_bytes())
     tokens = [ours.tokens(text) for text in MIXED_LENGTHS]
     for ids in [*([ids] for ids in tokens), tokens]:
         assert ours.embed_tokens(ids).tobytes() == pinned.embed_tokens(ids).tobytes()
@@ -124,10 +125,10 @@ def test_a_missing_or_broken_weights_recipe_is_a_model_error(tmp_path, monkeypat
 def test_a_rewritten_graph_runs_in_place_of_the_pinned_one_under_its_fingerprint() -> None:
     """``bench/model_numerics.py`` runs rewrites of the model against the stored vectors of
     the pinned one: the rewrite is what runs, and the fingerprint stays the pinned model's."""
-    with pytest.raises(ModelError, match="cannot load it"):
-        Embedder(rewrite=b"not a graph")
+    with pytest.raises(ModelError, match="cannot run its graph"):
+        Embedder(graph=b"not a graph")
     pinned = Embedder()
-    again = Embedder(rewrite=model_path().read_bytes())
+    again = Embedder(graph=model_path().read_bytes())
     assert again.fingerprint == pinned.fingerprint == MODEL_SHA256
     assert again.embed(MIXED_LENGTHS[0]).tobytes() == pinned.embed(MIXED_LENGTHS[0]).tobytes()
 

@@ -20,6 +20,7 @@ from bot.search.embed_cli import main as embed_main
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError, mean_pooled
 from bot.search.engine import SearchIndex
 from bot.search.model_rule import ModelSay
+from bot.search.query_vectors import always_quiet
 from bot.search.semantic import (
     NEAREST_CANDIDATES,
     RERANK_DEPTH,
@@ -419,3 +420,22 @@ def test_fill_missing_embeds_each_text_once_and_saves_what_it_had(
     assert ranker.paper_vector(1) is not None and ranker.paper_vector(1)[2] == 1.0
     stored = read_vectors(path, embedder.fingerprint)
     assert stored is not None and len(stored.keys) == 4
+
+
+class _NoSecondSession(_CountingEmbedder):
+    def open_lone_session(self) -> None:
+        raise ModelError("onnxruntime cannot open a second session (out of memory)")
+
+
+def test_a_second_session_that_cannot_open_leaves_one_thread_and_the_papers_still_fill(
+    tmp_path: Path, two_papers: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    papers = load_corpus(str(two_papers)).papers
+    embedder = _NoSecondSession()
+    empty = empty_vectors(embedder.fingerprint, DIMENSIONS)
+    ranker = semantic.SemanticRanker(embedder, papers, empty, tmp_path / "v.npz")  # type: ignore[arg-type]
+    index = SearchIndex.build(papers, lambda _: ranker)
+    with caplog.at_level(logging.WARNING, logger="bot.search.semantic"):
+        index.prepare(quiet=always_quiet)
+    assert "every query on one thread" in caplog.text and "out of memory" in caplog.text
+    assert ranker.missing == 0  # prepare went on to embed the papers

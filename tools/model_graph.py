@@ -32,26 +32,43 @@ from bot.search.embedding import (  # noqa: E402
     model_path,
 )
 
-ALIGN = 64  # each weight starts on a cache line of the file made in memory
+
+class Unexpected(SystemExit):
+    """The pinned model is not laid out as this tool expects: look before writing anything."""
+
+
+def _initializer(constants: dict[str, TensorProto], name: str, kind: int) -> TensorProto:
+    tensor = constants.get(name)
+    if tensor is None or tensor.data_type != kind or not tensor.raw_data:
+        raise Unexpected(f"{name}: not a stored {TensorProto.DataType.Name(kind)} tensor")
+    return tensor
 
 
 def split(source: Path) -> tuple[onnx.ModelProto, list[dict[str, object]]]:
+    """The graph with each ``Mul(Cast(int8 weights), float32 scales)`` replaced by a float32
+    weight of the Mul's name in ``WEIGHTS_FILE``, and the recipe of that file."""
     model = onnx.load(str(source))
     graph = model.graph
     file_bytes = source.read_bytes()
     constants = {tensor.name: tensor for tensor in graph.initializer}
     made_by = {output: node for node in graph.node for output in node.output}
+    readers: dict[str, int] = {}
+    for node in graph.node:
+        for name in node.input:
+            readers[name] = readers.get(name, 0) + 1
     recipe, dropped, declared, end = [], set(), [], 0
     for node in graph.node:
-        if node.op_type != "Mul" or node.input[0] not in made_by:
+        cast = made_by.get(node.input[0]) if node.op_type == "Mul" else None
+        if cast is None or cast.op_type != "Cast" or cast.input[0] not in constants:
             continue
-        cast = made_by[node.input[0]]
-        if cast.op_type != "Cast" or cast.input[0] not in constants:
-            continue
-        weights, scales = constants[cast.input[0]], constants[node.input[1]]
+        to = next(attribute.i for attribute in cast.attribute if attribute.name == "to")
+        if to != TensorProto.FLOAT or readers[cast.output[0]] != 1:
+            raise Unexpected(f"{cast.name}: a Cast of weights that is not a float32 one's alone")
+        weights = _initializer(constants, cast.input[0], TensorProto.INT8)
+        scales = _initializer(constants, node.input[1], TensorProto.FLOAT)
         shape = list(weights.dims)
-        assert weights.data_type == TensorProto.INT8 and scales.data_type == TensorProto.FLOAT
-        assert np.broadcast_shapes(shape, tuple(scales.dims)) == tuple(shape), node.name
+        if np.broadcast_shapes(tuple(shape), tuple(scales.dims)) != tuple(shape):
+            raise Unexpected(f"{node.name}: scales of shape {list(scales.dims)} for {shape}")
         length = int(np.prod(shape)) * 4
         recipe.append(
             {
@@ -70,7 +87,7 @@ def split(source: Path) -> tuple[onnx.ModelProto, list[dict[str, object]]]:
             entry.key, entry.value = key, str(value)
         declared.append(tensor)
         dropped.update((id(node), id(cast)))
-        end += -(-length // ALIGN) * ALIGN
+        end += length
     kept = [node for node in graph.node if id(node) not in dropped]
     used = {name for node in kept for name in node.input}
     tensors = [tensor for tensor in graph.initializer if tensor.name in used] + declared

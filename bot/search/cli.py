@@ -21,6 +21,7 @@ from bot.arguments import ArgumentParser
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
+from bot.search.query_vectors import always_quiet
 from bot.search.results import OPERATORS, Hit, SearchResult
 from bot.search.semantic import SemanticRanker, ranker_for
 from bot.settings import Settings
@@ -165,7 +166,7 @@ def main(
     spec = args.corpus or settings.corpus
     index = SearchIndex.build(corpus.papers, _telling_missing(spec) if settings.semantic else None)
     if words == ["-"]:
-        index.prepare(embed=False)
+        index.prepare(embed=False, quiet=always_quiet)
         for line in _lines(sys.stdin):
             query = line.strip()
             if not query:

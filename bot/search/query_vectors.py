@@ -13,6 +13,12 @@ its own thread, with what is queued (the oldest query first); the threads that a
 runs queue, and the next thread to find the model idle runs them together. A lone query runs
 as soon as it comes, and the batches grow with the load.
 
+Why a lone query may take both cores: a run that finds no other query waiting, while the
+bot is quiet (``run_alone_when``: a served bot asks its listener pool, which is quiet when
+it has had no other work for half a second), goes on the model's two-thread session, about
+3 ms sooner for a question. Under load the second core is the listeners', so every other run
+takes one thread; the vectors are the same either way.
+
 Why key by token ids: the model sees nothing else, so texts that differ only in what the
 tokenizer drops (case, accents, runs of whitespace) have the same vector, and paging through
 results ("Next 5") asks again for the same text.
@@ -42,6 +48,7 @@ def always_quiet() -> bool:
 
 
 def never_quiet() -> bool:
+    """Until told how to know, a process may be busy."""
     return False
 
 
@@ -124,10 +131,11 @@ class QueryVectors:
         taken = batch_from([len(pending.tokens) for pending in self._queue], self._max_batch)
         batch = [self._queue[position] for position in taken]
         self._queue = [pending for pending in self._queue if pending not in batch]
-        lone = len(batch) == 1 and not self._queue and self._quiet()
+        nothing_waits = len(batch) == 1 and not self._queue
         self._running = True
         self._lock.release()
         try:
+            lone = nothing_waits and self._quiet()  # which may take a lock of its own
             vectors = self._embedder.embed_tokens([pending.tokens for pending in batch], lone=lone)
         except BaseException as error:  # each owner raises it from ``vector``; this thread's
             for pending in batch:  # own query may not be in the batch, and still waits its run

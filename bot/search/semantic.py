@@ -135,10 +135,15 @@ class SemanticRanker:
         return self._recent.vector(text)
 
     def run_alone_when(self, quiet: Quiet) -> None:
-        """Let a query that finds nothing else waiting for the model, while ``quiet()``,
-        run on both cores."""
-        self._embedder.open_lone_session()
-        self._recent.run_alone_when(quiet)
+        """Let a query that finds nothing else waiting for the model run on both cores
+        while ``quiet()`` and no papers are being embedded (``fill_missing``'s batches need
+        the CPU as much as the listeners do)."""
+        try:
+            self._embedder.open_lone_session()
+        except ModelError as error:
+            logger.warning("semantic: every query on one thread: %s", error)
+            return
+        self._recent.run_alone_when(lambda: not self._fill_lock.locked() and quiet())
 
     def paper_vector(self, doc: int) -> np.ndarray | None:
         """The vector of a paper's text (its title when it has no abstract)."""
@@ -280,8 +285,8 @@ def _logged_progress(keys: list[int]) -> Iterator[int]:
 
 @functools.cache
 def shared_embedder() -> Embedder:
-    """The process's one model session (loading it takes a third of a second; a session
-    serves any number of threads)."""
+    """The process's one model (its sessions take a third of a second each to open, and
+    serve any number of threads)."""
     return Embedder()
 
 

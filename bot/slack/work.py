@@ -158,9 +158,9 @@ class WorkPool(Executor):
             return self._lanes.queued + self._lanes.running, self._completed
 
     def quiet(self) -> bool:
-        """Whether the work asking is the only work the pool has had for ``QUIET_SECONDS``:
-        the search layer then lets a lone query's model run take both cores, which under
-        load would take CPU the other requests need."""
+        """Whether the work asking (a task of this pool) is the only work the pool has had
+        for ``QUIET_SECONDS``: the search layer then lets a lone query's model run take both
+        cores, which under load would take CPU the other requests need."""
         with self._count_lock:
             alone = self._lanes.queued + self._lanes.running <= 1
             return alone and self._clock() - self._last_finished >= QUIET_SECONDS
