@@ -27,7 +27,6 @@ the catalogue's labelled blind sets."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -49,7 +48,7 @@ from quality import (
 )
 from ranking_metrics import CUTOFF, METRICS
 from semantic import TARGET_QUESTION_ADDED_P50_MS, question_queries, timed
-from speed import ALL_CORES, WARMUP_QUERIES, last_json_line, machine_description, run_pinned
+from speed import WARMUP_QUERIES, machine_description, rounds_parser, rounds_taking_turns
 
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
@@ -309,20 +308,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         rewrite = Path(argv[2]) if len(argv) > 2 else None
         print(json.dumps(measure(argv[1], rewrite)))
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=ROUNDS)
-    parser.add_argument("--output", type=Path, default=RESULTS_PATH)
-    parser.add_argument("--note", default="", help="a paragraph about the run for the report")
-    args = parser.parse_args(argv)
-    runs: dict[str, list[dict[str, object]]] = {name: [] for name in (OFF, *VARIANTS)}
+    args = rounds_parser(__doc__, ROUNDS, RESULTS_PATH).parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         variants: dict[str, Path | None] = {OFF: None, **build_variants(Path(folder))}
-        for round_number in range(args.rounds):
-            for name, path in variants.items():
-                command = [sys.executable, str(Path(__file__).resolve()), "--worker", name]
-                _, output = run_pinned(command + ([str(path)] if path else []), ALL_CORES)
-                runs[name].append(last_json_line(output))
-                print(f"round {round_number + 1}: {name} done", file=sys.stderr)
+        extra = {name: [str(path)] if path else [] for name, path in variants.items()}
+        runs = rounds_taking_turns(Path(__file__), extra, args.rounds)
     text = report(runs, args.rounds, args.note)
     args.output.write_text(text, encoding="utf-8")
     print(text)

@@ -18,7 +18,6 @@ bit with its vector alone on one thread."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import random
@@ -33,7 +32,7 @@ from pathlib import Path
 from batching import batches, split_as_the_batcher_does, three_word_phrases
 from quality import code_version
 from semantic import question_queries
-from speed import ALL_CORES, SEED, last_json_line, machine_description, run_pinned
+from speed import SEED, machine_description, rounds_parser, rounds_taking_turns
 
 from bot.search.embedding import LONE_SPIN_US, Embedder
 
@@ -160,18 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["--worker"]:
         print(json.dumps(measure(argv[1])))
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=ROUNDS)
-    parser.add_argument("--output", type=Path, default=RESULTS_PATH)
-    parser.add_argument("--note", default="", help="a paragraph about the run for the report")
-    args = parser.parse_args(argv)
-    runs: dict[str, list[dict[str, object]]] = {way: [] for way in WAYS}
-    for round_number in range(args.rounds):
-        for way in WAYS:
-            command = [sys.executable, str(Path(__file__).resolve()), "--worker", way]
-            _, output = run_pinned(command, ALL_CORES)
-            runs[way].append(last_json_line(output))
-            print(f"round {round_number + 1}: {way} done", file=sys.stderr)
+    args = rounds_parser(__doc__, ROUNDS, RESULTS_PATH).parse_args(argv)
+    runs = rounds_taking_turns(Path(__file__), {way: [] for way in WAYS}, args.rounds)
     text = report(runs, args.rounds, args.note)
     args.output.write_text(text, encoding="utf-8")
     print(text)
