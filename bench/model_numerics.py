@@ -48,7 +48,8 @@ from quality import (
 )
 from ranking_metrics import CUTOFF, METRICS
 from semantic import TARGET_QUESTION_ADDED_P50_MS, question_queries, timed
-from speed import WARMUP_QUERIES, machine_description, rounds_parser, rounds_taking_turns
+from speed import WARMUP_QUERIES, machine_description
+from turns import rounds_parser, rounds_taking_turns
 
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper

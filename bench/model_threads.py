@@ -32,7 +32,8 @@ from pathlib import Path
 from batching import batches, split_as_the_batcher_does, three_word_phrases
 from quality import code_version
 from semantic import question_queries
-from speed import SEED, machine_description, rounds_parser, rounds_taking_turns
+from speed import SEED, machine_description
+from turns import rounds_parser, rounds_taking_turns
 
 from bot.search.embedding import LONE_SPIN_US, Embedder
 

@@ -3,9 +3,11 @@
 Run from the repository root: ``python bench/semantic.py [--repeats 3]``.
 
 Each measurement is a fresh process on every core of the machine, as the bot runs, that
-starts the way the bot does
-(load the catalogue, build the index, load the model and the stored vectors), then answers
-short queries, thread posts (``SearchIndex.related``) and the same posts typed as a search.
+starts the way the bot does (load the catalogue, build the index, load the model and the
+stored vectors) and prepares as the bot does once it has started (``SearchIndex.prepare``:
+one query at a time is a quiet bot's load, so each runs the model on both cores), then
+answers short queries, question-length ones, thread posts (``SearchIndex.related``) and the
+same posts typed as a search.
 The runs alternate between the semantic part on and off, so the ratios compare like with
 like on a machine whose speed drifts.
 """
@@ -271,8 +273,10 @@ def report(
         "",
         f"{len(on)} runs per mode, on and off taking turns, each a fresh process that loads the"
         " catalogue (3,706 papers), builds the index and (on) loads the model and the stored"
-        f" vectors, then answers {query_count} short queries (`bench/queries.jsonl` and 1-4"
-        f" word phrases of abstracts), the {len(question_queries())} queries of 12-25 words of the"
+        " vectors, prepares as the bot does once started (on: a lone query, as each of these"
+        f" is, runs the model on both cores), then answers {query_count} short queries"
+        " (`bench/queries.jsonl` and 1-4 word phrases of abstracts), the"
+        f" {len(question_queries())} queries of 12-25 words of the"
         " catalogue's blind sets (`bench/queries_catalogue.jsonl`, `bench/queries_holdout.jsonl`),"
         f" {POST_COUNT} thread posts (2-4 consecutive sentences of"
         f" an abstract) through `SearchIndex.related`, and {POST_COUNT} others through"

@@ -422,9 +422,42 @@ def test_fill_missing_embeds_each_text_once_and_saves_what_it_had(
     assert stored is not None and len(stored.keys) == 4
 
 
-class _NoSecondSession(_CountingEmbedder):
+class _Sessions(_CountingEmbedder):
+    """Records whether each query's run was a lone one (both cores)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lone: list[bool] = []
+
+    def open_lone_session(self) -> None:
+        pass
+
+    def tokens(self, text: str) -> tuple[int, ...]:
+        return tuple(map(ord, text))
+
+    def embed_tokens(self, batch: list[tuple[int, ...]], *, lone: bool = False) -> np.ndarray:
+        self.lone.append(lone)
+        return np.stack([self.embed("".join(map(chr, ids))) for ids in batch])
+
+
+class _NoSecondSession(_Sessions):
     def open_lone_session(self) -> None:
         raise ModelError("onnxruntime cannot open a second session (out of memory)")
+
+
+def test_a_query_runs_alone_only_while_quiet_and_no_papers_are_being_embedded(
+    tmp_path: Path, two_papers: Path
+) -> None:
+    papers = load_corpus(str(two_papers)).papers
+    embedder = _Sessions()
+    empty = empty_vectors(embedder.fingerprint, DIMENSIONS)
+    ranker = semantic.SemanticRanker(embedder, papers, empty, tmp_path / "v.npz")  # type: ignore[arg-type]
+    ranker.embed("before prepare")
+    ranker.run_alone_when(always_quiet)
+    ranker.embed("a quiet bot")
+    with ranker._fill_lock:  # as while fill_missing embeds the papers
+        ranker.embed("while the papers are embedded")
+    assert embedder.lone == [False, True, False]
 
 
 def test_a_second_session_that_cannot_open_leaves_one_thread_and_the_papers_still_fill(
@@ -439,3 +472,6 @@ def test_a_second_session_that_cannot_open_leaves_one_thread_and_the_papers_stil
         index.prepare(quiet=always_quiet)
     assert "every query on one thread" in caplog.text and "out of memory" in caplog.text
     assert ranker.missing == 0  # prepare went on to embed the papers
+    embedder.lone.clear()
+    ranker.embed("a query after")
+    assert embedder.lone == [False]

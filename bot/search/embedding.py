@@ -10,14 +10,16 @@ against none (``bench/results/model_threads.md``). Who is lone and when the bot 
 ``bot.search.query_vectors``'s call.
 
 The pinned model keeps its matrices as int8 with float32 scales, multiplied out when ONNX
-Runtime loads it, once per session: a second session of its own took the bot's peak to 493 MB,
-over the 450 MB bar. So the bot runs ``GRAPH_PATH``, the pinned graph with those weights taken
-out (``tools/model_graph.py``), and makes them once, by the same multiplication, from the
-pinned file whose hash it checks; both sessions run on those arrays, and a vector is the same,
-bit for bit, whichever session made it. The arithmetic stays the pinned graph's: of the
-faster ways ``bench/results/model_numerics.md`` measured, those that keep every blind query's
-ranking save nothing, and int8 activations, which save a question about 2 ms on one thread,
-change 125 of the 606 blind top 10s.
+Runtime loads it, once per session: a second session of its own holds another 90 MB of them
+(the bot's peak reached 493 MB that way, over the 450 MB bar, in issue 21's second pass). So
+the bot runs ``GRAPH_PATH``, the pinned graph with those weights taken out
+(``tools/model_graph.py``), and makes them once, by the same multiplication, from the pinned
+file whose hash it checks; both sessions read those arrays (each packs its own copy of the
+matrices for its products), and a vector is the same, bit for bit, whichever session made it.
+
+The arithmetic stays the pinned graph's: of the faster ways ``bench/results/model_numerics.md``
+measured, those that keep every blind query's ranking save nothing, and int8 activations,
+which save a question about 2 ms on one thread, change 125 of the 606 blind top 10s.
 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -89,6 +92,14 @@ def float32_weights(model: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     return file, weights
 
 
+def _cores() -> int:
+    """The cores this process may run on (a container may allow fewer than the machine has)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 class Embedder:
     """Texts → L2-normalised float32 vectors (mean of the last hidden states)."""
 
@@ -118,10 +129,8 @@ class Embedder:
             import onnxruntime
         except ImportError as error:
             raise ModelError("the onnxruntime package is not installed") from error
-        if not hasattr(
-            onnxruntime.SessionOptions, "add_external_initializers_from_files_in_memory"
-        ):
-            raise ModelError(f"onnxruntime {onnxruntime.__version__} is too old: 1.24.1 or later")
+        if not hasattr(onnxruntime.SessionOptions, _FILES_IN_MEMORY):  # before 1.24.1
+            raise ModelError(f"onnxruntime {onnxruntime.__version__} has no {_FILES_IN_MEMORY}")
         self._onnxruntime = onnxruntime
         self._shared = graph is None  # a whole model brings its own weights
         self._file = np.zeros(0, dtype=np.uint8)
@@ -152,10 +161,11 @@ class Embedder:
         """Open the session a lone query runs on: both cores, their threads spinning up to
         ``LONE_SPIN_US`` between a run's steps. The bot opens it in the background after
         start-up (``SearchIndex.prepare``), since a session takes a third of a second to
-        open; until then, and for another ``graph``, every run takes the one-thread session.
-        Raises ``ModelError`` when ONNX Runtime cannot open it."""
+        open; until then, on a machine with a single core, and for another ``graph``, every
+        run takes the one-thread session. Raises ``ModelError`` when ONNX Runtime cannot open
+        it."""
         with self._lone_lock:
-            if self._lone is not None or not self._shared:
+            if self._lone is not None or not self._shared or _cores() < LONE_THREADS:
                 return
             try:
                 self._lone = self._open(LONE_THREADS, LONE_SPIN_US)
@@ -182,7 +192,8 @@ class Embedder:
             # The file in memory is what the graph's references point to, and ONNX Runtime
             # refuses a graph whose references point nowhere; but it would copy what it
             # reads from there into each session. The same arrays given as initialisers
-            # replace those copies: both sessions use the one set.
+            # replace those copies: both sessions read the one set (each still packs its
+            # own copy of the matrices for its products, about 42 MB).
             options.add_external_initializers_from_files_in_memory(
                 [WEIGHTS_FILE], [self._file], [self._file.nbytes]
             )

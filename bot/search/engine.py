@@ -131,7 +131,8 @@ class SearchIndex:
             self._ranker.pruned  # noqa: B018
         english_words()
         if self._semantic is not None:
-            self._semantic.run_alone_when(quiet)
+            if quiet is not never_quiet:  # a session nothing would use is 50 MB for nothing
+                self._semantic.run_alone_when(quiet)
             if embed:
                 self._semantic.fill_missing()
 
