@@ -38,6 +38,7 @@ FORBIDDEN_IMPORTS: dict[str, tuple[str, str]] = {
     "pybtex": ("bot/answers/reading_list.py", "import pybtex"),
     "stemmer": ("bot/search/query.py", "import Stemmer"),
     "tqdm": ("bot/search/cli.py", "import tqdm"),
+    "threadpoolctl": ("bot/search/engine.py", "import threadpoolctl"),
 }
 
 

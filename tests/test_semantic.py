@@ -475,3 +475,14 @@ def test_a_second_session_that_cannot_open_leaves_one_thread_and_the_papers_stil
     embedder.lone.clear()
     ranker.embed("a query after")
     assert embedder.lone == [False]
+
+
+def test_the_semantic_part_keeps_numpys_blas_on_one_thread() -> None:
+    """A BLAS product on two threads leaves its second spinning on the core the model's
+    lone-query session needs (``semantic.one_blas_thread``)."""
+    import threadpoolctl
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        semantic.one_blas_thread()
+        blas = [pool for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
+        assert blas and all(pool["num_threads"] == 1 for pool in blas)
