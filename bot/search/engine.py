@@ -26,7 +26,7 @@ from bot.search.model_rule import ModelQuery
 from bot.search.plan import Plan
 from bot.search.planner import DEFAULT_PLANNER_OPTIONS, PlannerOptions, QueryPlanner
 from bot.search.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
-from bot.search.query_vectors import Quiet, never_quiet
+from bot.search.query_vectors import Quiet
 from bot.search.ranker import DEFAULT_RANKER_OPTIONS, Ranker, RankerOptions
 from bot.search.results import (
     FIELDS,
@@ -114,24 +114,24 @@ class SearchIndex:
             ranker_options=ranker_options,
         )
 
-    def prepare(self, *, embed: bool = True, quiet: Quiet = never_quiet) -> None:
+    def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
-        lexicon, the author map, the model's session for lone queries and, for a large
-        corpus, the pruned ranking's tables. At hundreds of thousands of papers each takes
-        seconds, which a long-running bot had better spend while it is idle after start-up
-        than in a researcher's query. Then, with
+        lexicon, the author map and, for a large corpus, the pruned ranking's tables. At
+        hundreds of thousands of papers each takes seconds, which a long-running bot had
+        better spend while it is idle after start-up than in a researcher's query. Given
+        ``quiet``, which says when nothing else needs the CPU, open the model's session on
+        which a lone query runs on both cores (``bot.search.query_vectors``): a served bot
+        passes its listener pool's, a process that asks one query at a time
+        ``always_quiet``; without it no session is opened that nothing would use. Then, with
         ``embed``, embed the papers that have no stored vector (minutes, for a corpus nobody
-        embedded): a bot does so in the background, a batch that waits for its answers not.
-        ``quiet`` says when nothing else needs the CPU, so that a lone query's model run
-        may take both cores (``bot.search.query_vectors``): a served bot passes its
-        listener pool's, a process that asks one query at a time ``always_quiet``."""
+        embedded): a bot does so in the background, a batch that waits for its answers not."""
         self._planner.speller  # noqa: B018 - reading a part built once builds it
         self._authors.by_token  # noqa: B018
         if self._ranker.prunes:
             self._ranker.pruned  # noqa: B018
         english_words()
         if self._semantic is not None:
-            if quiet is not never_quiet:  # a session nothing would use is 50 MB for nothing
+            if quiet is not None:
                 self._semantic.run_alone_when(quiet)
             if embed:
                 self._semantic.fill_missing()
