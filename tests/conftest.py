@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import pytest
 from faulty_slack import FaultySlackRecorder
@@ -11,6 +12,8 @@ from hypothesis import settings
 from slack_harness import LiveBot
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
+from bot.render import blocks
+from bot.render.message import Message
 from bot.search.engine import SearchIndex
 from bot.slack.delivery import retry
 
@@ -18,6 +21,23 @@ from bot.slack.delivery import retry
 # run is red on a laptop too, and no run finds a new case the one before passed.
 settings.register_profile("paperbot", derandomize=True, database=None)
 settings.load_profile("paperbot")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def every_message_round_trips() -> Iterator[Callable[..., Message]]:
+    """Every message a test makes in this process also passes ``blocks.validate``, the full
+    round trip through slack_sdk that the bot itself leaves to the builders at run time; the
+    bot's own ``blocks.message`` is the value, for the tests of what it checks alone."""
+    assemble = blocks.message
+
+    def checked(text: str, parts: Iterable[dict[str, Any]]) -> Message:
+        built = assemble(text, parts)
+        blocks.validate(built)
+        return built
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blocks, "message", checked)
+        yield assemble
 
 
 @pytest.fixture(scope="session")

@@ -294,6 +294,28 @@ def test_validate_rejects_what_slack_would_reject():
         bk.validate(Message("t", (bk.section("a", block_id="b"), bk.section("c", block_id="b"))))
 
 
+def test_the_bot_checks_each_message_without_the_round_trip(every_message_round_trips):
+    assemble = every_message_round_trips
+    section = bk.section("x")
+    with pytest.raises(bk.BlockLimitError, match="51 blocks"):
+        assemble("t", [section] * 51)
+    with pytest.raises(bk.BlockLimitError, match="fallback"):
+        assemble(" ", [section])
+    too_long = {"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}
+    with pytest.raises(bk.BlockLimitError, match="3001 characters"):
+        assemble("t", [too_long])
+    with pytest.raises(bk.BlockLimitError, match="duplicate block_id"):
+        assemble("t", [bk.section("a", block_id="b"), bk.section("c", block_id="b")])
+    unknown = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "colour": "red"}
+    assert assemble("t", [unknown]).blocks == (unknown,)  # the builders never make one
+
+
+def test_every_message_a_test_makes_round_trips():
+    unknown = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "colour": "red"}
+    with pytest.raises(bk.BlockLimitError, match="round-trip"):
+        bk.message("t", [unknown])
+
+
 def test_button_value_is_never_cut():
     with pytest.raises(bk.BlockLimitError):
         bk.button("Next", "next", "v" * 2001)
