@@ -8,6 +8,7 @@ builds the same app with ``build_services`` and ``build_app``.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -31,6 +32,7 @@ from bot.papers.corpus import (
 )
 from bot.render import papers as render
 from bot.search.engine import SearchIndex
+from bot.search.query_vectors import Quiet
 from bot.search.semantic import ranker_for
 from bot.settings import Settings
 from bot.slack.app import bolt_app, start_serving
@@ -104,6 +106,32 @@ def build_app(
     return app
 
 
+def freeze_heap() -> None:
+    """Take what exists now out of the garbage collector's sight, for good.
+
+    The corpus, the index and the model's tables are objects that live as long as the
+    process, and every full collection walked them all with every thread stopped: about
+    150 ms, once in each 8 s of searches at 50 a second. Frozen, they are never walked again;
+    what requests make is collected as before. Collecting first (one such pause, in the
+    background after start-up) keeps start-up's garbage from being frozen with them.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+def prepare_then_freeze(services: Services, quiet: Quiet) -> None:
+    """Build in the background what the first requests would otherwise wait for (the
+    index's parts and the model's second session, ``SearchIndex.prepare``; the whole
+    catalogue for links), side by side, then freeze what they built too (``freeze_heap``)."""
+    catalogue = threading.Thread(
+        target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
+    )
+    catalogue.start()
+    services.index.prepare(quiet=quiet)
+    catalogue.join()
+    freeze_heap()
+
+
 def run(settings: Settings, mode: str) -> int:
     """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``, as ``choose_mode`` gave it) until
     SIGTERM or SIGINT, then drain (``bot.slack.drain``); the process exit code.
@@ -122,13 +150,10 @@ def run(settings: Settings, mode: str) -> int:
             print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
             pool = listener_pool()
             threading.Thread(
-                target=services.index.prepare,
-                kwargs={"quiet": pool.quiet},
-                name="prepare-index",
+                target=prepare_then_freeze,
+                args=(services, pool.quiet),
+                name="prepare",
                 daemon=True,
-            ).start()
-            threading.Thread(
-                target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
             ).start()
             app = build_app(settings, services.answers, client, listener_executor=pool)
             if settings.scheduler_enabled:
