@@ -26,8 +26,8 @@ settings.load_profile("paperbot")
 @pytest.fixture(scope="session", autouse=True)
 def every_message_round_trips() -> Iterator[Callable[..., Message]]:
     """Every message a test makes in this process also passes ``blocks.validate``, the full
-    round trip through slack_sdk that the bot itself leaves to the builders at run time; the
-    bot's own ``blocks.message`` is the value, for the tests of what it checks alone."""
+    round trip through slack_sdk that the bot itself leaves to the builders at run time
+    (``unchecked_message`` is the bot's own ``blocks.message``)."""
     assemble = blocks.message
 
     def checked(text: str, parts: Iterable[dict[str, Any]]) -> Message:
@@ -38,6 +38,12 @@ def every_message_round_trips() -> Iterator[Callable[..., Message]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(blocks, "message", checked)
         yield assemble
+
+
+@pytest.fixture
+def unchecked_message(every_message_round_trips: Callable[..., Message]) -> Callable[..., Message]:
+    """``blocks.message`` as the bot runs it, without the tests' round trip."""
+    return every_message_round_trips
 
 
 @pytest.fixture(scope="session")

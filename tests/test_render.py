@@ -294,8 +294,8 @@ def test_validate_rejects_what_slack_would_reject():
         bk.validate(Message("t", (bk.section("a", block_id="b"), bk.section("c", block_id="b"))))
 
 
-def test_the_bot_checks_each_message_without_the_round_trip(every_message_round_trips):
-    assemble = every_message_round_trips
+def test_the_bot_checks_each_message_without_the_round_trip(unchecked_message):
+    assemble = unchecked_message
     section = bk.section("x")
     with pytest.raises(bk.BlockLimitError, match="51 blocks"):
         assemble("t", [section] * 51)
@@ -308,6 +308,11 @@ def test_the_bot_checks_each_message_without_the_round_trip(every_message_round_
         assemble("t", [bk.section("a", block_id="b"), bk.section("c", block_id="b")])
     unknown = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "colour": "red"}
     assert assemble("t", [unknown]).blocks == (unknown,)  # the builders never make one
+
+
+def test_a_view_refuses_duplicate_block_ids():
+    with pytest.raises(bk.BlockLimitError, match="duplicate block_id"):
+        bk.view("home", [bk.section("a", block_id="b"), bk.section("c", block_id="b")])
 
 
 def test_every_message_a_test_makes_round_trips():

@@ -144,10 +144,11 @@ def actions(buttons: Sequence[ButtonElement], *, block_id: str | None = None) ->
 def message(text: str, blocks: Iterable[dict[str, Any]]) -> Message:
     """Assemble and check a message; raises ``BlockLimitError`` rather than send a bad one.
 
-    Its blocks were built, and so validated, by ``slack_sdk`` in the builders above; what no
-    block can check alone (their number, the fallback, unique ids) and the limits are checked
-    here. Parsing every block back as ``validate`` does took 2.3 of the 9.3 ms of CPU a page of
-    results cost (vectors cached), so that round trip is the tests' check, not every reply's.
+    Its blocks must come from the builders above, which build, and so validate, each with
+    ``slack_sdk``; what no block can check alone (their number, the fallback, unique ids) and
+    the limits are checked here. Parsing every block back as ``validate`` does took 2.3 of the
+    9.3 ms of CPU a page of ``/paper`` results cost in process (the query vectors cached), so
+    that round trip is the tests' check, not every reply's.
     """
     built = Message(text=truncate_plain(text, MAX_FALLBACK_TEXT), blocks=tuple(blocks))
     _raise_problems(_message_problems(built, _limit_problems))
@@ -155,7 +156,8 @@ def message(text: str, blocks: Iterable[dict[str, Any]]) -> Message:
 
 
 def validate(message: Message) -> None:
-    """Check a finished message against Slack's rules and the limits above.
+    """Check a finished message against Slack's rules and the limits above: what the tests
+    run over every message they make (``message`` leaves the round trip to the builders).
 
     Each block is parsed back into a ``slack_sdk`` model and must serialise unchanged (an
     unknown key or a wrong type would be dropped and show up as a difference) and pass the
@@ -212,7 +214,9 @@ def view(
 
 def validate_view(fields: dict[str, Any]) -> None:
     """Check a view as ``validate`` checks a message: slack_sdk's ``View`` model (which
-    enforces 1 to 100 blocks and the modal's title) and every block's own limits."""
+    enforces 1 to 100 blocks and the modal's title), every block's own limits and unique
+    block ids. Views are published far less often than replies, so each keeps the round
+    trip."""
     problems: list[str] = []
     try:
         View(**fields).validate_json()

@@ -112,24 +112,30 @@ def freeze_heap() -> None:
     The corpus, the index and the model's tables are objects that live as long as the
     process, and every full collection walked them all with every thread stopped: about
     150 ms, once in each 8 s of searches at 50 a second. Frozen, they are never walked again;
-    what requests make is collected as before. Collecting first (one such pause, in the
-    background after start-up) keeps start-up's garbage from being frozen with them.
+    what requests make is collected as before. The collection first keeps start-up's garbage
+    from being frozen with them; it is one such pause, while the bot is already serving. What
+    requests have in hand at that moment is frozen too: a few objects, never freed if they
+    form cycles.
     """
     gc.collect()
     gc.freeze()
 
 
 def prepare_then_freeze(services: Services, quiet: Quiet) -> None:
-    """Build in the background what the first requests would otherwise wait for (the
-    index's parts and the model's second session, ``SearchIndex.prepare``; the whole
-    catalogue for links), side by side, then freeze what they built too (``freeze_heap``)."""
+    """The served bot's background start-up: the first requests would otherwise wait for
+    what ``SearchIndex.prepare`` and the catalogue build, so both are built at once, in the
+    background; then all of it is frozen (``freeze_heap``), even when preparing failed,
+    since the parts already built live as long as the process anyway. On a corpus that has
+    no stored vectors, ``prepare`` embeds them first, and the freeze waits for it."""
     catalogue = threading.Thread(
         target=services.answers.papers.prepare, name="prepare-catalogue", daemon=True
     )
     catalogue.start()
-    services.index.prepare(quiet=quiet)
-    catalogue.join()
-    freeze_heap()
+    try:
+        services.index.prepare(quiet=quiet)
+    finally:
+        catalogue.join()
+        freeze_heap()
 
 
 def run(settings: Settings, mode: str) -> int:
