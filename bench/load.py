@@ -448,16 +448,12 @@ def table(configurations: list[Configuration]) -> list[str]:
 
 def verdicts(configurations: list[Configuration]) -> tuple[list[str], bool]:
     """Issue 21's targets, for every configuration with the semantic re-ranking on, and the
-    highest steady rate that met the 50/s bar; whether all were met."""
+    highest steady rate up to which every rate run met the 50/s bar (a noisy machine can
+    let a faster rate pass where a slower one missed: those are named apart); whether all
+    were met."""
     lines, met = [], True
     for configuration in configurations:
-        meeting = [
-            load.rate
-            for load in configuration.loads
-            if load.rate is not None and load.meets_steady_target()
-        ]
-        highest = f"{max(meeting):g}/s" if meeting else "none"
-        words = [f"highest steady rate meeting the 50/s bar: {highest}"]
+        words = [f"highest steady rate meeting the 50/s bar: {highest_rate(configuration)}"]
         for load in configuration.loads if configuration.semantic else []:
             if load.rate is None:
                 ok = load.meets_burst_target()
@@ -469,6 +465,26 @@ def verdicts(configurations: list[Configuration]) -> tuple[list[str], bool]:
             words.append(f"{load.name}: {'target met' if ok else 'TARGET MISSED'}")
         lines.append(f"- {configuration.name}: {'; '.join(words)}; {refused(configuration)}.")
     return lines, met
+
+
+def highest_rate(configuration: Configuration) -> str:
+    """The highest steady rate up to which every rate run met the 50/s bar, and any faster
+    rate that met it after a slower one missed."""
+    steady = sorted(
+        (load.rate, load.meets_steady_target())
+        for load in configuration.loads
+        if load.rate is not None
+    )
+    highest = None
+    for rate, ok in steady:
+        if not ok:
+            break
+        highest = rate
+    faster = [rate for rate, ok in steady if ok and (highest is None or rate > highest)]
+    words = f"{highest:g}/s" if highest is not None else "none"
+    if faster:
+        words += f" (met again at {', '.join(f'{rate:g}/s' for rate in faster)} after a miss)"
+    return words
 
 
 def refused(configuration: Configuration) -> str:
