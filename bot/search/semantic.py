@@ -264,9 +264,9 @@ class _VectorTable:
             self.ready[doc] = True
 
     def cosines(self, vector: np.ndarray, docs: np.ndarray) -> np.ndarray:
-        """Each paper's cosine with ``vector``, NaN where a paper has no vector yet. Given
-        ``docs``, only those are sure to be computed: when they are few, copying their rows
-        costs less than a product with every row, and the others are left NaN."""
+        """Each paper's cosine with ``vector``, NaN where a paper has no vector yet. Only
+        ``docs`` are sure to be computed: when they are few, copying their rows costs less
+        than a product with every row, and the others are left NaN."""
         if 4 * len(docs) >= len(self.ready):
             return np.where(self.ready, self.vectors @ vector, np.nan)
         products = np.full(len(self.ready), np.nan, dtype=self.vectors.dtype)
