@@ -10,7 +10,7 @@ from project import PROJECT_ROOT
 from slack_harness import LiveBot
 from sqlalchemy import create_engine, func, select
 
-from bot.store.tables import metadata, schema_version, thread_searches
+from bot.store.tables import metadata, revisions, schema_version, thread_searches
 
 
 def _rows_by_table(bot: LiveBot) -> dict[str, int]:
@@ -19,7 +19,7 @@ def _rows_by_table(bot: LiveBot) -> dict[str, int]:
         counts = {
             table.name: connection.execute(select(func.count()).select_from(table)).scalar()
             for table in metadata.sorted_tables
-            if table is not schema_version
+            if table not in (schema_version, revisions)
         }
     engine.dispose()
     return {name: count for name, count in counts.items() if count}

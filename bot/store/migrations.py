@@ -23,7 +23,7 @@ from bot.store.tables import (
     thread_searches,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -116,7 +116,7 @@ _MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {
 that changes existing tables: each alters them and converts their rows. A version that only
 adds tables has no entry: ``create_all`` creates every missing table before the steps run
 (version 2 added ``saved_papers`` and ``unfurls``; version 5 also ``dismissals`` and
-``forgotten_people``)."""
+``forgotten_people``; version 7 ``revisions``, the subscriptions' watermark)."""
 
 
 def migrate(database: Database) -> None:

@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from bot.store.part import Part, bounded
 from bot.store.records import DAILY, SubscriptionRecord
+from bot.store.revisions import SUBSCRIPTIONS, advance, revision
 from bot.store.tables import subscriptions
 
 
@@ -35,6 +36,7 @@ class SubscriptionRows(Part):
                 .values(channel=record.channel, kind=record.kind, **values)
                 .on_conflict_do_update(index_elements=["channel", "kind"], set_=values)
             )
+            advance(self._database, connection, SUBSCRIPTIONS)
 
     @bounded
     def pause_subscription(self, channel: str, reason: str, *, kind: str = DAILY) -> bool:
@@ -44,6 +46,8 @@ class SubscriptionRows(Part):
                 .where(subscriptions.c.channel == channel, subscriptions.c.kind == kind)
                 .values(paused_reason=reason, updated_at=self._database.now())
             )
+            if result.rowcount == 1:
+                advance(self._database, connection, SUBSCRIPTIONS)
         return result.rowcount == 1
 
     @bounded
@@ -64,6 +68,13 @@ class SubscriptionRows(Part):
                 select(subscriptions).order_by(subscriptions.c.channel, subscriptions.c.kind)
             )
             return [_record(row) for row in rows]
+
+    @bounded
+    def subscriptions_revision(self) -> int:
+        """The subscriptions' watermark: it moves with every create, change, pause and
+        delete, whichever process made it (``revisions``)."""
+        with self._database.connect() as connection:
+            return revision(connection, SUBSCRIPTIONS)
 
 
 def _record(row: Any) -> SubscriptionRecord:

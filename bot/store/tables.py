@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Date,
@@ -110,6 +111,16 @@ paused while on the env default). A weekly row's ``cadence`` is its weekday (``m
 ``active = false`` is the "unsubscribed" marker: it must outlive the row's subscription so
 that ``/paper unsubscribe`` keeps beating ``PAPERBOT_DIGEST_CHANNEL`` after a restart.
 """
+
+revisions = Table(
+    "revisions",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("revision", BigInteger, nullable=False),
+)
+"""A counter per kind of shared state, raised in the same transaction as every change to it
+(``subscriptions``: each create, change, pause and delete), so another process learns that
+something changed by reading one row, a watermark, instead of re-reading the state."""
 
 digest_seen = Table(
     "digest_seen",

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 
 from bot.store.database import log
 from bot.store.part import Part, bounded
+from bot.store.revisions import SUBSCRIPTIONS, advance
 from bot.store.tables import (
     bot_posts,
     channel_signals,
@@ -66,6 +67,8 @@ class Workspaces(Part):
                 deleted[table.name] = connection.execute(table.delete().where(theirs)).rowcount
             for table in UNKEYED_TABLES:
                 deleted[table.name] = connection.execute(table.delete()).rowcount if alone else 0
+            if deleted[subscriptions.name]:
+                advance(self._database, connection, SUBSCRIPTIONS)
         if not alone:
             log.info("other workspaces use this database: rows of unknown workspace were kept")
         return deleted
