@@ -5,6 +5,11 @@ proxy that refuses or freezes: searches and link previews are answered (paging d
 says so), reads go on under another process's write lock, a mention is answered once even
 when its delivery cannot be recorded, and no request waits past the store's deadline. The
 deadline is made small through the store's constructor, so nothing here sleeps.
+
+No test times a request (a busy machine would fail it; speed lives in ``bench/``). A request
+that stopped waiting shows in what happens after: its write, left waiting for the lock,
+is rolled back once the lock is free and logged as such; a request that had waited for the
+lock instead (SQLite's own 15 s) would have found the write failed, and nothing to roll back.
 """
 
 from __future__ import annotations
@@ -13,7 +18,6 @@ import json
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime
@@ -31,6 +35,7 @@ from bot.answers import Answers, Viewer
 from bot.answers.typed import Intent, Request
 from bot.digest.service import DigestService
 from bot.render.message import Message
+from bot.render.papers import RENDER_VERSION
 from bot.render.replies import PAGING_UNAVAILABLE, database_unavailable_message
 from bot.search.engine import SearchIndex
 from bot.settings import Settings
@@ -41,8 +46,10 @@ from handlers import commands, events
 
 DEADLINE = 0.3
 """The store's deadline in these tests: small, so a refused wait costs little."""
-PROMPT = 2.0
-"""Well under the 15 s a request used to wait for SQLite's lock, and far over the deadline."""
+SETTLING = 30.0
+"""How long a write left waiting may take to finish once the lock is free: a bound, so a
+broken store fails the test rather than hanging it, never a measure of speed."""
+ROLLED_BACK = "a write was rolled back: its caller stopped waiting for it"
 VIEWER = Viewer("T1", "U1")
 SEARCH = Request(Intent.SEARCH, "graph")
 LOGGER = logging.getLogger("test")
@@ -56,12 +63,21 @@ class WriteLock:
     """Another process's write transaction on the bot's SQLite file, held until released."""
 
     def __init__(self, path: Path) -> None:
-        self._connection = sqlite3.connect(path, isolation_level=None)
+        self._connection: sqlite3.Connection | None = sqlite3.connect(path, isolation_level=None)
         self._connection.execute("BEGIN IMMEDIATE")
+        self._before = set(threading.enumerate())
 
     def release(self) -> None:
+        """Free the lock (once) and let the store's work left waiting on it finish."""
+        if self._connection is None:
+            return
         self._connection.execute("ROLLBACK")
         self._connection.close()
+        self._connection = None
+        for stranded in set(threading.enumerate()) - self._before:
+            if stranded.name == "database":
+                stranded.join(timeout=SETTLING)
+                assert not stranded.is_alive()
 
 
 @pytest.fixture
@@ -73,19 +89,27 @@ def sqlite_store(tmp_path: Path) -> Iterator[tuple[Store, Path]]:
 
 
 @pytest.fixture
-def locked(sqlite_store: tuple[Store, Path]) -> Iterator[Store]:
-    """A store whose file another connection holds the write lock on (a paper is saved)."""
+def lock(sqlite_store: tuple[Store, Path], caplog: pytest.LogCaptureFixture) -> Iterator[WriteLock]:
+    """Another connection's write lock on the store's file, taken once a paper is saved."""
     store, path = sqlite_store
     store.save_paper(VIEWER.team_id, VIEWER.user_id, "a-saved-paper")
-    lock = WriteLock(path)
-    yield store
+    caplog.set_level(logging.INFO, logger="bot.store")
+    held = WriteLock(path)
+    yield held
+    held.release()
+
+
+@pytest.fixture
+def locked(sqlite_store: tuple[Store, Path], lock: WriteLock) -> Store:
+    """A store whose file another connection holds the write lock on (a paper is saved)."""
+    return sqlite_store[0]
+
+
+def gave_up_waiting(lock: WriteLock, caplog: pytest.LogCaptureFixture) -> bool:
+    """Whether the request answered while its write still waited for the lock: freed now,
+    the write finds its caller gone and is rolled back rather than saved behind its back."""
     lock.release()
-
-
-def timed(answer: Any) -> tuple[Any, float]:
-    started = time.monotonic()
-    result = answer()
-    return result, time.monotonic() - started
+    return ROLLED_BACK in caplog.messages
 
 
 def button_labels(message: Message) -> list[str]:
@@ -103,11 +127,12 @@ def assert_searched_without_paging(message: Message) -> None:
     assert "went wrong" not in message.text
 
 
-def test_a_search_is_answered_without_paging_under_a_write_lock(index: SearchIndex, locked):
-    answers = Answers(index, locked)
-    reply, waited = timed(lambda: answers.command(SEARCH, "C1", VIEWER))
-    assert waited < PROMPT
+def test_a_search_is_answered_without_paging_under_a_write_lock(
+    index: SearchIndex, locked, lock, caplog
+):
+    reply = Answers(index, locked).command(SEARCH, "C1", VIEWER)
     assert_searched_without_paging(reply)
+    assert gave_up_waiting(lock, caplog)
 
 
 def test_a_search_has_its_next_button_when_the_database_is_fine(index, sqlite_store):
@@ -116,51 +141,31 @@ def test_a_search_has_its_next_button_when_the_database_is_fine(index, sqlite_st
     assert PAGING_UNAVAILABLE not in all_text(list(reply.blocks))
 
 
-def test_a_link_preview_is_rendered_under_a_write_lock(index: SearchIndex, locked):
+def test_a_link_preview_is_rendered_under_a_write_lock(index: SearchIndex, locked, lock, caplog):
     paper = index.papers[0]
     link = f"https://openreview.net/forum?id={paper.id}"
-    unfurls, waited = timed(lambda: Answers(index, locked).unfurls([link]))
-    assert waited < PROMPT
+    unfurls = Answers(index, locked).unfurls([link])
     assert paper.title in all_text(unfurls[link]["blocks"])
+    assert gave_up_waiting(lock, caplog)
+    assert locked.cached_unfurl(link, RENDER_VERSION) is None
 
 
-def test_reads_go_on_under_another_process_write_lock(sqlite_store):
-    store, path = sqlite_store
-    store.save_paper(VIEWER.team_id, VIEWER.user_id, "a-saved-paper")
-    lock = WriteLock(path)
-    try:
-        saved, waited = timed(lambda: store.saved_papers(VIEWER.team_id, VIEWER.user_id))
-        assert saved == ["a-saved-paper"] and store.subscriptions() == []
-        assert waited < PROMPT
-    finally:
-        lock.release()
+def test_reads_go_on_under_another_process_write_lock(locked):
+    """A read that waited for the lock would give up at the deadline and raise."""
+    assert locked.saved_papers(VIEWER.team_id, VIEWER.user_id) == ["a-saved-paper"]
+    assert locked.subscriptions() == []
 
 
-def test_subscribing_under_a_write_lock_gives_up_at_the_deadline(locked):
-    """A subscription is a person's request too: ``/paper subscribe`` waits for the lock no
-    longer than the deadline (not SQLite's 15 s), and says the records cannot be reached."""
+def test_subscribing_under_a_write_lock_gives_up_and_is_not_saved_later(locked, lock, caplog):
+    """A subscription is a person's request too: ``/paper subscribe`` stops waiting for the
+    lock at the deadline (not SQLite's 15 s) and says the records cannot be reached; the write
+    left waiting must not save the subscription once the lock is free (no digest job would
+    exist)."""
     record = SubscriptionRecord("C1", "09:00", "UTC", "daily", None, "command")
-    started = time.monotonic()
     with pytest.raises(DatabaseUnavailable):
         locked.save_subscription(record)
-    assert time.monotonic() - started < PROMPT
+    assert gave_up_waiting(lock, caplog)
     assert locked.subscription("C1") is None
-
-
-def test_a_write_given_up_at_the_deadline_is_rolled_back_not_saved_later(sqlite_store):
-    """The person was told the records cannot be reached: the write left waiting for the
-    lock must not save the subscription once the lock is free (no digest job would exist)."""
-    store, path = sqlite_store
-    lock = WriteLock(path)
-    try:
-        with pytest.raises(DatabaseUnavailable):
-            store.save_subscription(SubscriptionRecord("C1", "09:00", "UTC", "daily", None, "x"))
-    finally:
-        lock.release()
-    for stranded in [t for t in threading.enumerate() if t.name == "database"]:
-        stranded.join(timeout=PROMPT)
-        assert not stranded.is_alive()
-    assert store.subscription("C1") is None
 
 
 class Thread:
@@ -174,15 +179,16 @@ class Thread:
         return {"ok": True}
 
 
-def test_a_mention_is_answered_once_while_its_delivery_cannot_be_recorded(index, locked):
+def test_a_mention_is_answered_once_while_its_delivery_cannot_be_recorded(
+    index, locked, lock, caplog
+):
     answers, slack = Answers(index, locked), Thread()
     event = {"channel": "C1", "ts": "1.0", "text": "<@UBOT> graph", "user": "U2"}
     context = SimpleNamespace(bot_user_id="UBOT")
     for retry in range(2):
         body = {"event_id": "Ev1", "retry_attempt": retry}
-        started = time.monotonic()
         events.app_mention(answers, event, body, slack, context, LOGGER)
-        assert time.monotonic() - started < PROMPT
+    assert gave_up_waiting(lock, caplog)
     assert len(slack.posts) == 1
     assert slack.posts[0]["thread_ts"] == "1.0"
     assert "Say `@paperbot more`" not in slack.posts[0]["text"] + all_text(slack.posts[0]["blocks"])
@@ -260,18 +266,12 @@ def test_postgresql_refusing_or_frozen_is_waited_for_no_longer_than_the_deadline
             assert HealthCheck(store).reply(READY_PATH)[0].startswith("200")
             assert "Next 5" in button_labels(answers.command(SEARCH, "C1", VIEWER))
             getattr(proxy, fault)()
-            reply, waited = timed(lambda: answers.command(SEARCH, "C1", VIEWER))
-            assert waited < PROMPT
-            assert_searched_without_paging(reply)
+            assert_searched_without_paging(answers.command(SEARCH, "C1", VIEWER))
             link = f"https://openreview.net/forum?id={index.papers[0].id}"
-            unfurls, waited = timed(lambda: answers.unfurls([link]))
-            assert link in unfurls and waited < PROMPT
-            started = time.monotonic()
+            assert link in answers.unfurls([link])
             with pytest.raises(DatabaseUnavailable):
                 answers.saved_list(VIEWER)
-            assert time.monotonic() - started < PROMPT
-            (status, _body), waited = timed(lambda: HealthCheck(store).reply(READY_PATH))
-            assert status.startswith("503") and waited < PROMPT
+            assert HealthCheck(store).reply(READY_PATH)[0].startswith("503")
             assert HealthCheck(store).reply(HEALTH_PATH) == (
                 "200 OK",
                 b'{"status": "ok", "database": "unavailable"}\n',
