@@ -185,8 +185,13 @@ def test_typed_input_ends_cleanly_on_eof(settings, monkeypatch):
 
 
 def test_only_the_whole_words_paper_and_paperbot_are_commands(shell):
-    assert shell.handle("/papers graph") == NO_ANSWER
-    assert shell.handle("@paperbotty graph") == NO_ANSWER
+    """A near miss is not run: the shell says what it took it for."""
+    before = len(shell.recorder.calls)
+    assert shell.handle("/papers graph") == (
+        "Did you mean `/paper graph`? Type `help` for what the shell understands.\n"
+    )
+    assert shell.handle("@paperbotty graph").startswith("Did you mean `@paperbot graph`?")
+    assert len(shell.recorder.calls) == before
     assert "in the thread" in shell.handle("@PaperBot graph")
 
 
@@ -294,3 +299,48 @@ def test_the_log_goes_to_a_file_and_reaches_the_terminal_only_when_asked(
         assert "INFO bot.test: a line for the file" in path.read_text(encoding="utf-8")
     finally:
         root.removeHandler(terminal)
+
+
+def test_save_and_dismiss_take_the_number_on_the_card(shell):
+    """The second page's cards read 6 to 10, and those are the numbers ``save`` takes."""
+    shell.handle("/paper graph neural networks")
+    assert "(6\u201310)" in shell.handle("more")
+    assert shell.handle("save 1") == (
+        "The last answer has no paper 1 to save: its papers are numbered 6\u201310.\n"
+    )
+    saved = shell.handle("save 7")
+    cards = saved.split("\n" + "-" * 40 + "\n")[1:]
+    assert [card.startswith("7. ") for card in cards] == [False, True, False, False, False]
+    assert ["[6] Saved ✓" in card for card in cards] == [False, True, False, False, False]
+    assert shell.handle("save 7") == "That paper is already on your reading list.\n"
+
+
+SAVE_USAGE = "Write it like `save 6`: the number on the paper's card in the last answer.\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        ("sve 6", "Did you mean `save 6`? Type `help` for what the shell understands.\n"),
+        ("dimiss 2", "Did you mean `dismiss 2`? Type `help` for what the shell understands.\n"),
+        ("mroe", "Did you mean `more`? Type `help` for what the shell understands.\n"),
+        ("save six", SAVE_USAGE),
+        ("save", SAVE_USAGE),
+        ("save 0", "The last answer has no paper 0 to save: its papers are numbered 1\u20135.\n"),
+        ("save 99", "The last answer has no paper 99 to save: its papers are numbered 1\u20135.\n"),
+        ("save \u00b2", SAVE_USAGE),
+        ("dismiss x", "Write it like `dismiss 2`: the number on the suggestion's card"),
+        ("dismiss 3", "The last answer has no suggestion 3: try `foryou` or `home`.\n"),
+        ("related", "Write it like `related graph neural networks`: the message to find papers"),
+    ],
+)
+def test_a_mistyped_gesture_gets_a_clear_answer_and_sends_nothing(shell, line, answer):
+    shell.handle("/paper graph neural networks")
+    before = len(shell.recorder.calls)
+    assert shell.handle(line).startswith(answer)
+    assert len(shell.recorder.calls) == before
+
+
+def test_a_message_is_never_taken_for_a_typo(shell):
+    assert shell.handle("hello") == NO_ANSWER
+    assert shell.handle("save the date for the reading group") == NO_ANSWER

@@ -108,3 +108,44 @@ def test_no_log_line_reaches_the_terminal_and_a_post_leaves_a_fresh_prompt(tmp_p
     assert all(len(line) <= WIDTH or " " not in line.strip() for line in start_up), start_up
     log = log_file.read_text(encoding="utf-8")
     assert "INFO apscheduler" in log and "posted the paper of the day in C0RESEARCH" in log
+
+
+def test_save_takes_the_number_printed_on_the_card(tmp_path):
+    """After ``more`` the cards read 6 to 10: ``save 6`` saves the sixth paper (not the
+    eleventh, and not "no paper 6"), and ``save 1`` says which numbers there are."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("SLACK_", "PAPERBOT_", "XDG_"))
+    }
+    env.update(
+        TERM="dumb",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PAPERBOT_SCHEDULER="off",
+        PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'shell.db'}",
+    )
+    paperbot = str(Path(sys.executable).parent / "paperbot")
+    terminal = _Terminal([paperbot], tmp_path, env, pass_fds=())
+    try:
+        terminal.wait_for(r"you> $")
+        terminal.type("/paper graph neural network\r")
+        terminal.wait_for(r"Next 5\s+you> $")
+        terminal.type("more\r")
+        page = terminal.wait_for(r"\(6\u201310\)(.*)you> $")[1]
+        sixth = re.search(r"^6\. (.+?) \(https://openreview", page, re.MULTILINE | re.DOTALL)
+        assert sixth is not None, page
+        title = " ".join(sixth[1].split())
+        terminal.type("save 1\r")
+        terminal.wait_for(r"no paper 1 to save: its papers are numbered 6\u201310\.\s+you> $")
+        terminal.type("save 6\r")
+        saved = terminal.wait_for(r"save 6\s+(.*)you> $")[1]
+        cards = re.split(r"\r?\n-{40}\r?\n", saved)
+        assert [("Saved ✓" in card) for card in cards[1:]] == [True, False, False, False, False]
+        terminal.type("/paper saved\r")
+        reading_list = terminal.wait_for(r"/paper saved\s+(.*)you> $")[1]
+    finally:
+        terminal.type("\x15quit\r")
+        exit_code = terminal.close()
+    assert exit_code == 0
+    assert "Your reading list (1 paper)" in reading_list
+    assert title in " ".join(reading_list.split())

@@ -22,6 +22,9 @@ EMOJI = {"warning": "\u26a0\ufe0f", "double_vertical_bar": "\u23f8\ufe0f"}
 """The emoji codes the bot writes, as the characters Slack shows for them."""
 _EMOJI_CODE = re.compile(r":([a-z0-9_+-]+):")
 _CHANNEL = re.compile(r"<#([A-Z0-9]+)>")
+_CARD_NUMBER = re.compile(r"(\d+)\. \*")
+"""A numbered card's first line, as ``papers.paper_blocks`` writes it: the rank, then the
+bold title."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,9 @@ class Choice:
     number: int
     button: dict[str, Any]
     block_id: str
+    card: int | None = None
+    """The number printed on the paper card the button is on (``6.`` on the second page of
+    results), if it has one: the number a person reads there and types (``save 6``)."""
 
 
 @dataclass(frozen=True)
@@ -93,23 +99,29 @@ def render(
     blocks = list(blocks)
     if not blocks:
         lines.extend(_wrap(readable(fallback, names)))
+    card: int | None = None  # the card being drawn: from its numbered first line to its buttons
     for block in blocks:
         kind = block.get("type")
         if kind == "header":
             title = _emoji(block["text"]["text"])
             lines.extend([title, "=" * min(len(title), WIDTH)])
         elif kind == "section":
-            lines.extend(_wrap(readable(block.get("text", {}).get("text", ""), names)))
+            text = block.get("text", {}).get("text", "")
+            if numbered := _CARD_NUMBER.match(text):
+                card = int(numbered[1])
+            lines.extend(_wrap(readable(text, names)))
         elif kind == "context":
             texts = [readable(element.get("text", ""), names) for element in block["elements"]]
             lines.extend(_wrap(" | ".join(texts), indent="    "))
         elif kind == "divider":
             lines.append("-" * 40)
+            card = None
         elif kind == "actions":
             labels = []
             for button in block["elements"]:
                 number = first_number + len(choices)
-                choices.append(Choice(number, button, block.get("block_id", "")))
+                choices.append(Choice(number, button, block.get("block_id", ""), card))
                 labels.append(f"[{number}] {button['text']['text']}")
             lines.extend(_wrap("   ".join(labels), indent="    "))
+            card = None
     return TerminalView("\n".join(lines), tuple(choices))

@@ -10,13 +10,14 @@ is printed. So the shell and Slack cannot disagree about what the bot says.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import re
 import secrets
 import sys
 import textwrap
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import urlsplit
@@ -52,6 +53,7 @@ MORE = "more"
 FOR_YOU = "foryou"
 FOR_YOU_COMMAND = "for me"
 DISMISS = "dismiss"
+SAVE = "save"
 REACT = "react"
 _EMOJI = re.compile(r"^:?([a-z0-9_+\-]+(?:::[a-z0-9\-]+)?):?$")
 """``:+1:``, ``thumbsup`` or ``:+1::skin-tone-2:``: an emoji name as Slack sends it (no colons)."""
@@ -68,7 +70,7 @@ _TYPED = (
 _MESSAGE = ("any other text", "a message in #research: an OpenReview link in it gets a preview")
 _GESTURES = (
     ("NUMBER", "press the button with that number on the last answer"),
-    ("save N", "save paper N of the last answer to your reading list"),
+    (f"{SAVE} N", "save paper N of the last answer to your reading list"),
     (FOR_YOU, f"{COMMAND} {FOR_YOU_COMMAND}: papers like the ones you saved"),
     (f"{DISMISS} N", "Not relevant on suggestion N of the last answer: never suggested again"),
     (f"{REACT} N :EMOJI:", "react on the bot's Nth latest post in #research (1: the latest)"),
@@ -106,6 +108,20 @@ _URL_END = ".,;:!?)]}'\""
 """Punctuation after a URL that Slack leaves out of the link, as a reader would."""
 _WIRE_LINK = re.compile(r"<(https?://[^<>|]+)>")
 _NOTHING_SHOWN = "(no answer)\n"
+_NUMBERED = {
+    SAVE: f"Write it like `{SAVE} 6`: the number on the paper's card in the last answer.\n",
+    DISMISS: (
+        f"Write it like `{DISMISS} 2`: the number on the suggestion's card "
+        f"(`{FOR_YOU}` lists them).\n"
+    ),
+}
+"""The words taking a paper's number, each with the usage a line without a number gets."""
+_RELATED_USAGE = (
+    f"Write it like `{RELATED} graph neural networks`: the message to find papers for.\n"
+)
+_TYPO_CUTOFF = 0.75
+"""How alike a typed word and a shell word must be (difflib's ratio) to be a typo of it:
+``sve`` and ``mroe`` are, ``hello`` (a message someone may well post) is not ``help``."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +144,8 @@ class _Shown:
     button: dict[str, Any]
     block_id: str
     place: _Place
+    card: int | None
+    """The number on the paper card it is on (see ``terminal.Choice.card``)."""
 
 
 class Shell:
@@ -190,18 +208,22 @@ class Shell:
         if line.lower() == FOR_YOU:
             return self.slash_command(FOR_YOU_COMMAND)
         word, _, rest = line.partition(" ")
-        if word.lower() == "save" and (number := ascii_count(rest.strip())) is not None:
-            return self.save(number)
-        if word.lower() == DISMISS and (number := ascii_count(rest.strip())) is not None:
-            return self.dismiss(number)
-        if word.lower() == REACT:
+        verb, rest = word.lower(), rest.strip()
+        if verb in _NUMBERED:
+            if (number := ascii_count(rest)) is not None:
+                return self.save(number) if verb == SAVE else self.dismiss(number)
+            if len(rest.split()) <= 1:
+                return _NUMBERED[verb]
+        if verb == REACT:
             return self.react(rest)
-        if word.lower() == RELATED and rest.strip():
-            return self.related(rest.strip())
+        if verb == RELATED:
+            return self.related(rest) if rest else _RELATED_USAGE
         if word == COMMAND:
-            return self.slash_command(rest.strip())
-        if word.lower() == BOT_NAME:
-            return self.mention(rest.strip())
+            return self.slash_command(rest)
+        if verb == BOT_NAME:
+            return self.mention(rest)
+        if (meant := _meant(word, rest)) is not None:
+            return f"Did you mean `{meant}`? Type `help` for what the shell understands.\n"
         return self.message(line)
 
     def slash_command(self, text: str) -> str:
@@ -265,28 +287,37 @@ class Shell:
         return self._exchange(body, show_home=True)
 
     def save(self, number: int) -> str:
-        """Press **Save** on the ``number``-th paper of the last answer."""
-        saves = sorted(
-            (shown for shown in self._buttons.items() if _is_save(shown[1])),
-            key=lambda item: item[0],
-        )
-        if not 1 <= number <= len(saves):
-            return f"The last answer has no paper {number} to save.\n"
-        button_number, shown = saves[number - 1]
+        """Press **Save** on paper ``number`` of the last answer: the number on its card."""
+        saves = self._by_card(_is_save)
+        if not saves:
+            return f"The last answer has no paper to save. Try `{EXAMPLE}`.\n"
+        if number not in saves:
+            return f"The last answer has no paper {number} to save: {_numbering('paper', saves)}.\n"
+        shown = self._buttons[saves[number]]
         if shown.button["action_id"] != render_papers.ACTION_SAVE:
             return "That paper is already on your reading list.\n"
-        return self.press(button_number)
+        return self.press(saves[number])
 
     def dismiss(self, number: int) -> str:
-        """Press **Not relevant** on the ``number``-th suggestion of the last answer."""
-        dismisses = sorted(
-            number
-            for number, shown in self._buttons.items()
-            if shown.button["action_id"] in _DISMISS_ACTIONS
-        )
-        if not 1 <= number <= len(dismisses):
+        """Press **Not relevant** on suggestion ``number`` of the last answer."""
+        dismisses = self._by_card(lambda shown: shown.button["action_id"] in _DISMISS_ACTIONS)
+        if not dismisses:
             return f"The last answer has no suggestion {number}: try `{FOR_YOU}` or `home`.\n"
-        return self.press(dismisses[number - 1])
+        if number not in dismisses:
+            numbering = _numbering("suggestion", dismisses)
+            return f"The last answer has no suggestion {number}: {numbering}.\n"
+        return self.press(dismisses[number])
+
+    def _by_card(self, kind: Callable[[_Shown], bool]) -> dict[int, int]:
+        """The last answer's buttons of one kind, by the number a person reads on the card
+        each is on (``6.`` on a second page), or by their order where cards have no number
+        (the reading list, the App Home): the button number to press for each."""
+        found = sorted(number for number, shown in self._buttons.items() if kind(shown))
+        by_card: dict[int, int] = {}
+        for place, number in enumerate(found, start=1):
+            card = self._buttons[number].card
+            by_card.setdefault(place if card is None else card, number)
+        return by_card
 
     def react(self, rest: str) -> str:
         """An emoji on the bot's ``N``-th latest post in #research (the paper of the day, a
@@ -373,7 +404,9 @@ class Shell:
                     channel_names={self.workspace.channel_id: self.workspace.channel_name},
                 )
                 for choice in view.choices:
-                    self._buttons[choice.number] = _Shown(choice.button, choice.block_id, place)
+                    self._buttons[choice.number] = _Shown(
+                        choice.button, choice.block_id, place, choice.card
+                    )
                 parts.append(f"--- {heading} ---\n{view.text}\n")
         if not parts:
             return _NOTHING_SHOWN
@@ -447,6 +480,37 @@ def _unfurls_here(link: str) -> bool:
     """Whether Slack sends ``link_shared`` for the link: the app's unfurl domain is
     OpenReview's."""
     return (urlsplit(unescape_mrkdwn(link)).hostname or "") in OPENREVIEW_HOSTS
+
+
+def _numbering(kind: str, by_card: Mapping[int, int]) -> str:
+    """Which numbers the last answer's papers (or suggestions) have, for a number it lacks."""
+    numbers = sorted(by_card)
+    if len(numbers) == 1:
+        return f"its only {kind} is number {numbers[0]}"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"its {kind}s are numbered {numbers[0]}\u2013{numbers[-1]}"
+    return f"its {kind}s are numbered {', '.join(map(str, numbers))}"
+
+
+def _meant(word: str, rest: str) -> str | None:
+    """The line a mistyped one was meant to be: a shell word, ``/paper`` or ``@paperbot``
+    with a typo, given what follows fits it (a number after ``sve``; nothing after ``mroe``).
+    None when the line reads as a message for #research."""
+    lowered, arguments = word.lower(), rest.split()
+    if lowered.startswith("/"):
+        candidates = [COMMAND]
+    elif lowered.startswith("@"):
+        candidates = [BOT_NAME]
+    elif len(arguments) == 1 and ascii_count(arguments[0]) is not None:
+        candidates = list(_NUMBERED)
+    elif len(arguments) == 2 and ascii_count(arguments[0]) is not None:
+        candidates = [REACT]
+    elif not arguments:
+        candidates = [MORE, FOR_YOU, "home", "help", "quit"]
+    else:
+        return None
+    close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=_TYPO_CUTOFF)
+    return " ".join([close[0], *arguments]) if close else None
 
 
 def _is_save(shown: _Shown) -> bool:
