@@ -8,6 +8,11 @@ several replicas at once still posts once. That is also why a database that cann
 at the post's minute (stopped, restarting, locked by another process) costs a retry, with
 backoff, until the channel's local day ends, never the day: the next attempt goes through
 the same claim.
+
+Every scheduling process also reads the subscriptions' watermark every ``WATCH_INTERVAL``
+and, when another process moved it, re-reads them and adds, moves or drops its jobs
+(``reconcile``): a subscription made through another replica posts here at its minute
+without a restart.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import STATE_STOPPED
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.clock import Clock, system_clock
 from bot.digest.posting import DigestOutcome, post_name
@@ -36,6 +42,13 @@ MISFIRE_GRACE = timedelta(hours=24)
 """Run a late job rather than drop it: ``serve`` itself refuses once the local day is over."""
 
 CATCH_UP_JOB = "digest-catch-up"
+WATCH_JOB = "digest-watch"
+
+WATCH_INTERVAL = timedelta(seconds=30)
+"""How often a scheduler reads the subscriptions' watermark, and so how soon a subscription
+made, changed or removed through another process reaches its jobs: one small read when
+nothing changed. A post whose minute passed before it arrived is served then, the same
+local day (``_refresh``)."""
 
 DATABASE_RETRY_FIRST = timedelta(seconds=5)
 DATABASE_RETRY_LONGEST = timedelta(minutes=5)
@@ -113,7 +126,8 @@ class DigestScheduler:
 
     ``DigestScheduler(service)`` builds a ``StoppableScheduler``; ``start()`` adds the jobs
     and runs a catch-up for posts that fell due while the bot was down; ``stop()`` shuts it
-    down. The service notifies it when a subscription changes.
+    down. The service notifies it when a subscription changes through this process; a change
+    made through another process reaches it through the watermark (``reconcile``).
     """
 
     def __init__(
@@ -138,6 +152,10 @@ class DigestScheduler:
         self._attempts = threading.Condition()
         self._running = 0
         """Attempts under way, which a stop may wait for (``stop``)."""
+        self._revision: int | None = None
+        """The subscriptions' watermark the jobs were last brought in step with."""
+        self._watch_failing = False
+        """Whether the last read of the watermark found no database (logged once)."""
         self._scheduler = StoppableScheduler(
             timezone=UTC,
             job_defaults={
@@ -150,6 +168,7 @@ class DigestScheduler:
 
     def start(self) -> None:
         self._scheduler.start()
+        self._revision = self._service.subscriptions_revision()
         for sub in self._service.active_subscriptions():
             if self._serves(sub.channel):
                 self._add(sub.channel, sub.kind, sub.schedule)
@@ -157,6 +176,12 @@ class DigestScheduler:
             self._catch_up,
             DateTrigger(run_date=self._clock()),
             id=CATCH_UP_JOB,
+            replace_existing=True,
+        )
+        self._scheduler.add_job(
+            self._watch,
+            IntervalTrigger(seconds=WATCH_INTERVAL.total_seconds(), timezone=UTC),
+            id=WATCH_JOB,
             replace_existing=True,
         )
         log.info("digest scheduler started with %d subscription(s)", len(self.next_runs()))
@@ -205,16 +230,60 @@ class DigestScheduler:
         for kind in KINDS:
             self._refresh(channel, kind)
 
-    def _refresh(self, channel: str, kind: str) -> None:
+    def _watch(self) -> None:
+        with self._attempt():
+            self.reconcile()
+
+    def reconcile(self) -> None:
+        """Bring the jobs in step with the stored subscriptions if the watermark moved since
+        they last were: refresh each feed whose schedule differs from its job's (a job to
+        add, move or drop).
+
+        The watermark is read before the subscriptions, so a change committed in between
+        is seen now or moves it again for the next run, never lost. A change this process
+        made itself was applied at once by ``refresh``: its schedule matches, nothing moves.
+        While the database cannot be read, or a feed's refresh could not read its
+        subscription, the watermark is not taken as seen, and the next run tries again.
+        """
+        try:
+            revision = self._service.subscriptions_revision()
+            if revision == self._revision:
+                return
+            wanted = {
+                feed_key(sub.channel, sub.kind): sub.schedule
+                for sub in self._service.active_subscriptions()
+                if self._serves(sub.channel)
+            }
+        except UNAVAILABLE as error:
+            if not self._watch_failing:
+                log.warning(
+                    "digest: subscriptions changed elsewhere cannot be seen while the "
+                    "database is unavailable: %s",
+                    first_line(error),
+                )
+            self._watch_failing = True
+            return
+        self._watch_failing = False
+        held = self._schedules()
+        moved = sorted(
+            key for key in wanted.keys() | held.keys() if wanted.get(key) != held.get(key)
+        )
+        if moved:
+            log.info("digest: subscriptions changed elsewhere: %s", ", ".join(moved))
+        if all([self._refresh(*_feed(key)) for key in moved]):
+            self._revision = revision
+
+    def _refresh(self, channel: str, kind: str) -> bool:
         """Re-read one channel's subscription of ``kind``: add, move or drop its job.
 
         A subscription whose time already passed today, unposted, is served at once, so
         ``/paper subscriptions`` saying "today" is true whether or not the bot restarts.
         The subscription is read before anything is removed: when it cannot be read, the
-        jobs the channel has stay as they are rather than leave it with none until a restart.
+        jobs the channel has stay as they are rather than leave it with none until a restart;
+        whether it could be read.
         """
         if not self._serves(channel):
-            return
+            return True
         try:
             sub = self._service.subscription(channel, kind)
         except UNAVAILABLE as error:
@@ -223,17 +292,18 @@ class DigestScheduler:
                 feed_key(channel, kind),
                 str(error).partition("\n")[0],
             )
-            return
+            return False
         self._remove(job_id(channel, kind))
         self._remove(_retry_job_id(channel, kind))
         self._database_failures.pop(feed_key(channel, kind), None)
         self._service.retry_pending(channel, None, kind)
         if sub is None or sub.paused_reason is not None:
             log.info("no digest job for %s any more", feed_key(channel, kind))
-            return
+            return True
         self._add(channel, kind, sub.schedule)
         if self._service.is_due(sub):
             self._retry_at(channel, kind, self._clock())
+        return True
 
     def _add(self, channel: str, kind: str, schedule: Schedule) -> None:
         self._scheduler.add_job(

@@ -96,6 +96,11 @@ class DigestService:
         "unsubscribed") win."""
         return self._subscriptions.of(channel, kind)
 
+    def subscriptions_revision(self) -> int:
+        """The subscriptions' watermark: it moves whenever any process creates, changes,
+        pauses or removes one, so a scheduler re-reads them only then."""
+        return self._store.subscriptions_revision()
+
     def active_subscriptions(self) -> list[ChannelSubscription]:
         """Every subscription that should be posting (paused ones excluded)."""
         return self._subscriptions.active()
