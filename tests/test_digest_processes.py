@@ -1,5 +1,6 @@
 """Two real bot processes on one database post exactly once per channel per day, and the
-weekly digest, when a channel has one too, once per week.
+weekly digest, when a channel has one too, once per week; and a subscription made through a
+process that does not schedule is posted by one that does, without a restart.
 
 Each process is ``python -m bot digest`` (the scheduler's own code path: serve every due
 channel under the claim), started at the same moment against the fake Slack server, first
@@ -24,10 +25,13 @@ from pathlib import Path
 
 import pytest
 from faulty_slack import FaultySlackRecorder
-from project import PROJECT_ROOT
+from project import PROJECT_ROOT, free_port
+from test_drain import WAIT_SECONDS, BotProcess, SlackOverHttp, _over_http
 from test_store import throwaway_postgres_database
 
+from bot.digest.schedule import WATCH_INTERVAL
 from bot.digest.subscriptions import DAYS_OF_WEEK
+from bot.shell.fake_slack import RESPONSE_URL
 from bot.store import DAILY, WEEKLY, Store, SubscriptionRecord
 
 CHANNELS = [f"CPROC{number:02d}" for number in range(8)]
@@ -158,3 +162,44 @@ def test_two_processes_post_once_per_channel(
         assert sum(": posted " in line for line in reports) == len(kinds), reports
     contended = [line for line in lines if "another process" in line]
     assert contended, "the processes never met a claim in progress; the test proves nothing"
+
+
+@pytest.mark.parametrize(
+    "database_url", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+def test_a_subscription_made_through_the_serving_process_is_posted_by_the_scheduling_one(
+    database_url: str, recorder: FaultySlackRecorder, tmp_path: Path
+) -> None:
+    """The run-book's replica layout, served over HTTP: the process that answers
+    ``/paper subscribe`` does not schedule, the one that schedules started with no
+    subscription, and posts it, without a restart, at its next read of the watermark
+    (within ``WATCH_INTERVAL``, the one wait of this test). 00:00 UTC is due all day."""
+    scheduling = BotProcess(
+        tmp_path, **_over_http(recorder, free_port()), PAPERBOT_DATABASE_URL=database_url
+    )
+    port = free_port()
+    serving = BotProcess(
+        tmp_path,
+        **_over_http(recorder, port),
+        PAPERBOT_DATABASE_URL=database_url,
+        PAPERBOT_SCHEDULER="off",
+    )
+    slack = SlackOverHttp(port, recorder)
+    channel = slack.workspace.channel_id
+    try:
+        scheduling.wait_for_line("digest scheduler started with 0 subscription")
+        serving.wait_for_line(f"listening on port {port}")
+        assert slack.slash("subscribe", "subscribe 00:00 UTC daily").status == 200
+        [reply] = recorder.wait_for(RESPONSE_URL, timeout=WAIT_SECONDS)
+        assert "Next paper: today's is being posted now" in reply.args["text"]
+        [post] = recorder.wait_for(
+            "chat.postMessage",
+            timeout=WATCH_INTERVAL.total_seconds() + WAIT_SECONDS,
+            where=lambda call: call.args["channel"] == channel,
+        )
+        assert post.response["ok"]
+        scheduling.wait_for_line(f"digest: subscriptions changed elsewhere: {channel}")
+    finally:
+        serving.kill()
+        scheduling.kill()
+    assert "Traceback" not in scheduling.log + serving.log

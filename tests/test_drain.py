@@ -100,9 +100,9 @@ class SlackOverHttp:
         self.recorder = recorder
         self.workspace = payloads.Workspace()
 
-    def slash(self, response_id: str) -> Reply:
+    def slash(self, response_id: str, text: str = "graph sparsification") -> Reply:
         fields = payloads.slash_command(
-            self.workspace, "graph sparsification", self.recorder.response_url(response_id)
+            self.workspace, text, self.recorder.response_url(response_id)
         )
         body, content_type = payloads.form_body(fields)
         headers = payloads.signed_headers(SIGNING_SECRET, body, content_type)
