@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, inspect, select, text
@@ -121,25 +122,122 @@ def test_forgetting_a_workspace_leaves_no_row_of_it(store: Store, database_url: 
     assert set(store.forget_workspace(TEAM).values()) == {0}
 
 
-def test_rows_of_unknown_workspace_go_only_with_the_last_workspace(store: Store) -> None:
-    """Rows written before schema 5 (or for the environment's default channel) name no
-    workspace: they are the uninstalled workspace's when the store knows no other."""
+def table_contents(database_url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, in a fixed order: to show that something changed nothing."""
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.connect() as connection:
+        contents = {
+            table.name: sorted((tuple(row) for row in connection.execute(select(table))), key=repr)
+            for table in metadata.sorted_tables
+        }
+    engine.dispose()
+    return contents
+
+
+def _unknown_rows(store: Store) -> None:
+    """Rows that name no workspace, as a bot before schema 5 wrote them (and, before the bot
+    knew its workspace, the default channel's digest), and the caches that never name one."""
     store.remember_thread_search("C0OLD", "1.1", "graphs", 5)
     store.remember_query("graphs")
-    _fill(store, OTHER_TEAM, YOU, "C0THEIRS")
-    kept = store.forget_workspace(TEAM)
-    assert kept["thread_searches"] == 0 and kept["saved_queries"] == 0
-    assert store.thread_search("C0OLD", "1.1") is not None
-    deleted = store.forget_workspace(OTHER_TEAM)
-    assert deleted["thread_searches"] == 2 and deleted["saved_queries"] == 1
-    assert store.thread_search("C0OLD", "1.1") is None
+    store.cache_unfurl("https://openreview.net/forum?id=paperA", 1, "paperA", "{}")
+    store.claim_digest(
+        "C0DEFAULT",
+        DAY,
+        paper_id="paperB",
+        round=0,
+        position=1,
+        pool_size=9,
+        owner="process-1",
+        lease=timedelta(minutes=5),
+    )
+    store.record_post("C0DEFAULT", DAY, "3.3", "process-1")
+
+
+def _teams(database_url: str, table: str) -> set[str | None]:
+    engine = create_engine(normalise_database_url(database_url))
+    with engine.connect() as connection:
+        teams = set(connection.execute(text(f"SELECT team_id FROM {table}")).scalars())
+    engine.dispose()
+    return teams
+
+
+def test_a_workspace_never_seen_deletes_nothing(store: Store, database_url: str) -> None:
+    """Slack signs ``app_uninstalled`` for any workspace the app was in: one with no row here
+    takes nobody's rows, not even those of unknown workspace when they are all there is."""
+    _unknown_rows(store)
+    before = table_contents(database_url)
+    assert set(store.forget_workspace("T0NEVERSEEN").values()) == {0}
+    assert table_contents(database_url) == before
+    _fill(store, TEAM, ME, "C0MINE")
+    before = table_contents(database_url)
+    assert set(store.forget_workspace("T0NEVERSEEN").values()) == {0}
+    assert table_contents(database_url) == before
+
+
+def test_rows_of_unknown_workspace_are_the_served_workspaces(
+    database_url: str, clock: ManualClock
+) -> None:
+    """A bot with one token serves one workspace: told it, the store gives it the rows that
+    name none, once; its uninstall then deletes them, with the caches. Not told it, the
+    store never deletes them."""
+    unaware = Store(database_url, clock)
+    _fill(unaware, TEAM, ME, "C0MINE")
+    _unknown_rows(unaware)
+    unaware.forget_workspace(TEAM)
+    assert unaware.digest_claim("C0DEFAULT", DAY) is not None
+    assert unaware.remember_query("graphs") and unaware.thread_search("C0OLD", "1.1")
+    unaware.close()
+    served = Store(database_url, clock, workspace=TEAM)
+    for table in ("digest_claims", "digest_seen", "thread_searches"):
+        assert _teams(database_url, table) == {TEAM}, table
+    before = table_contents(database_url)
+    assert set(served.serve_workspace(TEAM).values()) == {0}, "adopted once"
+    assert set(served.forget_workspace(OTHER_TEAM).values()) == {0}
+    assert table_contents(database_url) == before
+    deleted = served.forget_workspace(TEAM)
+    assert deleted["digest_claims"] == deleted["digest_seen"] == deleted["thread_searches"] == 1
+    assert deleted["saved_queries"] == deleted["unfurls"] == 1
+    assert served.digest_claim("C0DEFAULT", DAY) is None
+    served.close()
+
+
+def test_rows_of_unknown_workspace_stay_when_the_database_holds_another_workspace(
+    database_url: str, clock: ManualClock
+) -> None:
+    """Several bots sharing one database: nothing says whose the rows of unknown workspace
+    are, so none is adopted and no uninstall deletes them (expiry does)."""
+    unaware = Store(database_url, clock)
+    _fill(unaware, OTHER_TEAM, YOU, "C0THEIRS")
+    _unknown_rows(unaware)
+    unaware.close()
+    served = Store(database_url, clock, workspace=TEAM)
+    assert None in _teams(database_url, "digest_claims")
+    _fill(served, TEAM, ME, "C0MINE")
+    deleted = served.forget_workspace(TEAM)
+    assert deleted["saved_papers"] == 2 and deleted["digest_claims"] == 1
+    assert deleted["saved_queries"] == deleted["unfurls"] == 0
+    assert served.digest_claim("C0DEFAULT", DAY) is not None
+    assert served.digest_claim("C0THEIRS", DAY) is not None
+    served.close()
+
+
+def test_new_rows_name_the_served_workspace(database_url: str, clock: ManualClock) -> None:
+    """Rows written with no workspace of their own (the default channel's digest, a thread
+    search whose request did not say) name the one the process serves."""
+    served = Store(database_url, clock, workspace=TEAM)
+    _unknown_rows(served)
+    served.save_subscription(SubscriptionRecord("C0DEFAULT", "09:00", "UTC", "daily", None, "env"))
+    for table in ("digest_claims", "digest_seen", "thread_searches", "subscriptions"):
+        assert _teams(database_url, table) == {TEAM}, table
+    served.close()
 
 
 def test_a_database_of_schema_4_gains_channel_workspaces(
     database_url: str, clock: ManualClock
 ) -> None:
     """Channel-keyed rows written by schema 4 keep their values with no workspace; rows
-    written after record theirs, and an uninstall deletes both."""
+    written after record theirs. An uninstall deletes these, and the others once the bot
+    serving that workspace has adopted them."""
     before = Store(database_url, clock)
     _fill(before, TEAM, ME, "C0MINE")
     before.close()
@@ -167,7 +265,9 @@ def test_a_database_of_schema_4_gains_channel_workspaces(
     assert upgraded.subscription("C0MINE").team_id == TEAM
     assert upgraded.dismiss(TEAM, ME, "paperZ") is True
     upgraded.forget_workspace(TEAM)
+    assert upgraded.thread_search("C0MINE", "1.1") is not None, "its workspace is unknown"
     upgraded.close()
+    Store(database_url, clock, workspace=TEAM).forget_workspace(TEAM)
     for gone in (TEAM, ME, "C0MINE"):
         assert _rows_holding(database_url, gone) == {}, gone
     engine.dispose()

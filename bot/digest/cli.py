@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.arguments import ArgumentParser
 from bot.digest.posting import DigestOutcome
@@ -59,6 +60,18 @@ def _report(outcome: DigestOutcome) -> None:
         print()
 
 
+def _workspace(client: WebClient | None) -> str | None:
+    """The workspace the bot token serves (``auth.test``), so the rows this run writes name
+    it; unknown when Slack does not say, and then the post itself will say why."""
+    if client is None:
+        return None
+    try:
+        return client.auth_test().get("team_id")
+    except (SlackApiError, OSError) as error:
+        print(f"paperbot digest: Slack did not name the workspace: {error}", file=sys.stderr)
+        return None
+
+
 def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> int:
     """Run the command; ``client`` posts (the entry point makes it when a token is set)."""
     args = _parser().parse_args(list(argv))
@@ -70,7 +83,7 @@ def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> i
     except CorpusError as error:
         print(f"paperbot digest: {error}", file=sys.stderr)
         return 2
-    store = Store(settings.database_url)
+    store = Store(settings.database_url, workspace=None if args.dry_run else _workspace(client))
     try:
         service = DigestService(store, SearchIndex.build(corpus.papers), client, settings)
         if args.channel:

@@ -3,11 +3,14 @@ digest once per channel and week.
 
 Exactly once, across restarts and replicas, rests on the store's claim row, never on the
 scheduler: whoever inserts the (channel, kind, period) row posts; the row is marked ``posting`` just
-before ``chat.postMessage`` and ``posted`` with the ``ts`` after. A process that inherits a
-``posting`` claim without a ``ts`` (its owner died between the post and the write) first
-looks for the post's message metadata in ``conversations.history``. What may be sent again,
-and how the post is looked for, are the bot's one retry policy and one "did my post land?"
-check (``bot.slack.delivery``), used here on the client the digest is handed.
+before ``chat.postMessage`` and ``posted`` with the ``ts`` after. Before its first attempt
+the owner looks for the post's message metadata in ``conversations.history``: a process that
+inherits a ``posting`` claim without a ``ts`` (its owner died between the post and the
+write) must, and a fresh claim's row may have been lost after a post (a restored backup,
+rows deleted), so every post is looked for first, at the cost of one history read per post.
+A history the bot may not read (a missing scope) is logged and the post goes ahead. What may
+be sent again, and how the post is looked for, are the bot's one retry policy and one "did my
+post land?" check (``bot.slack.delivery``), used here on the client the digest is handed.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ BACKOFF = Backoff((5.0, 15.0, 45.0), longest=60.0)
 ``Retry-After`` says so); each wait renews the lease."""
 RETRY_LATER = timedelta(minutes=10)
 HISTORY_PAGES = 5
+FIRST_LOOK_PAGES = 1
+"""How much history a fresh claim reads before posting (200 messages, one call): enough to
+find a post made earlier in the period whose claim row was lost, at one call per post."""
 HISTORY_MARGIN = timedelta(minutes=1)
 """Read history from this long before a claim was made (clocks of Slack and the database)."""
 
@@ -125,13 +131,15 @@ class Poster:
         self, claim: DigestClaim, message: Message, pause: Callable[[str], None]
     ) -> DigestOutcome:
         """Post a claimed day's message, retrying what Slack may not have done and looking
-        for the post first whenever it may have been made; ``pause`` is told the error when
-        Slack will not let the bot post in the channel at all."""
+        for the post first, and again whenever it may have been made since; ``pause`` is
+        told the error when Slack will not let the bot post in the channel at all."""
         channel, day, kind = claim.channel, claim.local_date, claim.kind
         maybe_sent = claim.state == POSTING
         for attempt in itertools.count():
-            if maybe_sent:
-                found = self._find_post(channel, kind, day)
+            if attempt == 0 or maybe_sent:
+                found = self._find_post(
+                    channel, kind, day, pages=HISTORY_PAGES if maybe_sent else FIRST_LOOK_PAGES
+                )
                 if found is not None:
                     self._store.record_post(channel, day, found, self.owner, kind=kind)
                     log.info("found the %s post already in %s (ts %s)", day, channel, found)
@@ -190,19 +198,26 @@ class Poster:
         )
         return str(response["ts"])
 
-    def _find_post(self, channel: str, kind: str, day: date) -> str | None:
-        """The ``ts`` of this day's post if it is already in the channel (metadata match).
+    def _find_post(self, channel: str, kind: str, day: date, *, pages: int) -> str | None:
+        """The ``ts`` of this period's post if it is already in the channel (metadata match).
 
-        Only the newest messages are read: an unrecorded post is at most a lease old.
+        Only the newest ``pages`` pages are read: an unrecorded post is recent (a lease old,
+        when its owner died; earlier in the period, when its claim was lost).
         """
         try:
-            return self._post_in_history(channel, kind, day)
+            return self._post_in_history(channel, kind, day, pages=pages)
         except Unreadable as error:
             log.warning("could not read %s's history to find its post: %s", channel, error)
             return None
 
     def _post_in_history(
-        self, channel: str, kind: str, day: date, *, since: datetime | None = None
+        self,
+        channel: str,
+        kind: str,
+        day: date,
+        *,
+        since: datetime | None = None,
+        pages: int = HISTORY_PAGES,
     ) -> str | None:
         """Like ``_find_post``; with ``since``, every message after it is read, and if there
         are too many to read, ``Unreadable`` says so rather than "not posted"."""
@@ -211,7 +226,7 @@ class Poster:
             channel,
             lambda found: _is_digest_post(found, kind, day),
             oldest=f"{since.timestamp():.6f}" if since is not None else None,
-            pages=HISTORY_PAGES,
+            pages=pages,
             complete=since is not None,
         )
 

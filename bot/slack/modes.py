@@ -81,10 +81,11 @@ _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
 
 
-def check_slack(settings: Settings, mode: str) -> None:
+def check_slack(settings: Settings, mode: str) -> str | None:
     """Ask Slack who the bot is (and, for Socket Mode, for a connection) before loading
     anything, so a revoked token or an unreachable API stops the start-up with one line
-    instead of failing every request later.
+    instead of failing every request later; the workspace the token serves (``auth.test``'s
+    ``team_id``), which the store gives the rows that name none.
 
     One attempt, through a client that logs nothing: its retries and error logs would put a
     dozen lines in front of the one that says what to fix.
@@ -103,13 +104,15 @@ def check_slack(settings: Settings, mode: str) -> None:
                 lambda: client.apps_connections_open(app_token=settings.slack_app_token),
             )
         )
+    answers = []
     for variable, check in checks:
         try:
-            check()
+            answers.append(check())
         except SlackApiError as error:
             raise ModeError(_refusal(variable, client, error)) from None
         except OSError as error:
             raise ModeError(_unreachable(client, error)) from None
+    return answers[0].get("team_id")
 
 
 def _refusal(variable: str, client: WebClient, error: SlackApiError) -> str:

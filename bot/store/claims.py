@@ -118,7 +118,7 @@ class DigestClaims(Part):
                     owner=owner,
                     claimed_at=now,
                     updated_at=now,
-                    team_id=_workspace_of(channel, kind),
+                    team_id=func.coalesce(_workspace_of(channel, kind), self._workspace(None)),
                 )
                 .on_conflict_do_nothing(index_elements=["channel", "kind", "period"])
                 .returning(*digest_claims.c)
@@ -301,7 +301,8 @@ def _claim_key(channel: str, kind: str, local_date: date) -> tuple[Any, Any, Any
 
 def _workspace_of(channel: str, kind: str) -> Any:
     """The channel's workspace as its subscription records it (``NULL`` for the environment's
-    default channel with no row): the digest itself never sees a Slack payload."""
+    default channel with no row, which then takes the served one): the digest itself never
+    sees a Slack payload."""
     return (
         select(subscriptions.c.team_id)
         .where(subscriptions.c.channel == channel, subscriptions.c.kind == kind)

@@ -118,6 +118,10 @@ class Database:
         self.insert: Callable[[Table], Any] = (
             postgresql.insert if self.dialect == "postgresql" else sqlite.insert
         )
+        self.workspace: str | None = None
+        """The workspace this process serves (``auth.test`` tells a bot with one token), once
+        the store is told (``Workspaces.serve_workspace``): the workspace of what it writes
+        with no other, and the one rows of unknown workspace are adopted into."""
         """``INSERT`` with the backend's ``ON CONFLICT`` clauses, which give uniqueness."""
 
     @property

@@ -43,13 +43,17 @@ class Store(
         *,
         deadline: float = DEADLINE_S,
         digest_deadline: float = DIGEST_DEADLINE_S,
+        workspace: str | None = None,
     ) -> None:
         """``deadline``: how long a request waits for the database (``DEADLINE_S``);
-        ``digest_deadline``: how long the paper of the day's work does."""
+        ``digest_deadline``: how long the paper of the day's work does; ``workspace``: the
+        one this process serves, when known (``Workspaces.serve_workspace``)."""
         with unusable_database_refused(database_url):
             database = Database(database_url, clock, deadline, digest_deadline)
             migrate(database)
-        super().__init__(database, Expiry())
+            super().__init__(database, Expiry())
+            if workspace is not None:
+                self.serve_workspace(workspace)
 
     def reachable(self) -> bool:
         """Whether the database answers now, within the deadline (for readiness checks)."""

@@ -22,6 +22,11 @@ class Part:
         self._database = database
         self._expiry = expiry
 
+    def _workspace(self, team_id: str | None) -> str | None:
+        """The workspace of a new row: the one its request named, else the one this process
+        serves (``Database.workspace``), else unknown."""
+        return team_id if team_id is not None else self._database.workspace
+
 
 def bounded(
     method: Callable[Concatenate[SomePart, P], T],

@@ -59,15 +59,14 @@ class StoredSearches(Part):
     ) -> None:
         """``team_id``: the channel's workspace, when the request said (for uninstalls)."""
         values = {"query": query, "shown": shown, "kind": kind, "updated_at": self._database.now()}
-        if team_id is not None:
-            values["team_id"] = team_id
         statement = self._database.insert(thread_searches).values(
-            channel=channel, thread_ts=thread_ts, **values
+            channel=channel, thread_ts=thread_ts, **values, team_id=self._workspace(team_id)
         )
         with self._database.begin() as connection:
             connection.execute(
                 statement.on_conflict_do_update(
-                    index_elements=["channel", "thread_ts"], set_=values
+                    index_elements=["channel", "thread_ts"],
+                    set_={**values, **({} if team_id is None else {"team_id": team_id})},
                 )
             )
 

@@ -17,7 +17,8 @@ class SubscriptionRows(Part):
     @bounded
     def save_subscription(self, record: SubscriptionRecord) -> None:
         """Create or replace a channel's subscription of the record's kind (unpausing it); a
-        record that does not know its workspace keeps the one stored."""
+        record that does not know its workspace keeps the one stored (a new row takes the
+        served one: ``Part._workspace``)."""
         values = {
             "post_time": record.post_time,
             "zone": record.zone,
@@ -28,13 +29,17 @@ class SubscriptionRows(Part):
             "paused_reason": record.paused_reason,
             "updated_at": self._database.now(),
         }
-        if record.team_id is not None:
-            values["team_id"] = record.team_id
+        known = {} if record.team_id is None else {"team_id": record.team_id}
         with self._database.begin() as connection:
             connection.execute(
                 self._database.insert(subscriptions)
-                .values(channel=record.channel, kind=record.kind, **values)
-                .on_conflict_do_update(index_elements=["channel", "kind"], set_=values)
+                .values(
+                    channel=record.channel,
+                    kind=record.kind,
+                    **values,
+                    team_id=self._workspace(record.team_id),
+                )
+                .on_conflict_do_update(index_elements=["channel", "kind"], set_={**values, **known})
             )
             advance(self._database, connection, SUBSCRIPTIONS)
 

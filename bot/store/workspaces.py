@@ -1,10 +1,21 @@
-"""Deleting a workspace's rows when the app is uninstalled from it.
+"""Which workspace each row belongs to, and deleting a workspace's rows when the app is
+uninstalled from it.
 
 Every table keyed by a person or a channel carries the workspace it belongs to
-(``WORKSPACE_TABLES``). Rows written before schema 5 have no workspace (``NULL``), and a few
-small caches never had one (``UNKEYED_TABLES``): they are deleted too when the store knows
-no other workspace, because a bot with one bot token serves one workspace and they are then
-its rows; otherwise they are left to expire (docs/privacy.md).
+(``WORKSPACE_TABLES``). An uninstall deletes the rows naming that workspace and nothing else:
+Slack signs ``app_uninstalled`` for any workspace the app was ever in, so a workspace the
+store has never seen must not take anyone's rows with it.
+
+Some rows do not know their workspace (``NULL``): those written before schema 5, and, before
+the bot learnt its workspace at start, a channel's digest rows when it posts only because of
+``PAPERBOT_DIGEST_CHANNEL``. A bot with one bot token serves one workspace, which ``auth.test``
+names; told it (``serve_workspace``), the store adopts these rows into it, once, unless the
+database also holds rows of another workspace (several bots sharing one database): then
+nothing says whose they are, and they are never deleted by an uninstall, only by expiry. A
+few small caches never had a workspace (``UNKEYED_TABLES``): they go with the served
+workspace's uninstall on the same condition. A process that does not know its workspace
+(the local shell) adopts nothing and deletes no row of unknown workspace. docs/privacy.md
+says the same to operators.
 """
 
 from __future__ import annotations
@@ -51,27 +62,64 @@ rendered link previews, and event ids (a day)."""
 
 
 class Workspaces(Part):
+    def serve_workspace(self, team_id: str) -> dict[str, int]:
+        """Record that this process serves ``team_id`` (new rows with no other workspace get
+        it) and adopt the rows of unknown workspace into it; rows adopted, by table.
+
+        Idempotent, and safe for several processes starting at once: a second run finds no
+        row left to adopt. Called once at start, outside any request's deadline.
+        """
+        self._database.workspace = team_id
+        with self._database.begin() as connection:
+            adopted = _adopt_unknown_rows(connection, team_id)
+        if adopted is None:
+            log.warning(
+                "this database holds rows of workspaces other than %s: its rows of unknown "
+                "workspace stay so, and no uninstall deletes them (they expire, or stay)",
+                team_id,
+            )
+            return {}
+        if any(adopted.values()):
+            counts = ", ".join(f"{table} {count}" for table, count in adopted.items() if count)
+            log.info("rows of unknown workspace are now %s's, the one served: %s", team_id, counts)
+        return adopted
+
     @bounded
     def forget_workspace(self, team_id: str) -> dict[str, int]:
         """Delete every row of the workspace in one transaction; rows deleted, by table.
 
-        Idempotent: Slack retries ``app_uninstalled``, and a second run deletes nothing.
+        Only rows naming ``team_id`` go, and, when it is the workspace this process serves,
+        its rows of unknown workspace and the caches (adopted first, on the condition of
+        ``serve_workspace``: a process that wrote them since may not have known it). A
+        workspace the store has never seen deletes nothing. Idempotent: Slack retries
+        ``app_uninstalled``, and a second run deletes nothing.
         """
+        served = team_id == self._database.workspace
         with self._database.begin() as connection:
-            alone = not _other_workspace_known(connection, team_id)
+            alone = served and _adopt_unknown_rows(connection, team_id) is not None
             deleted: dict[str, int] = {}
             for table in WORKSPACE_TABLES:
-                theirs = table.c.team_id == team_id
-                if alone:
-                    theirs = theirs | table.c.team_id.is_(None)
-                deleted[table.name] = connection.execute(table.delete().where(theirs)).rowcount
+                theirs = table.delete().where(table.c.team_id == team_id)
+                deleted[table.name] = connection.execute(theirs).rowcount
             for table in UNKEYED_TABLES:
                 deleted[table.name] = connection.execute(table.delete()).rowcount if alone else 0
             if deleted[subscriptions.name]:
                 advance(self._database, connection, SUBSCRIPTIONS)
-        if not alone:
-            log.info("other workspaces use this database: rows of unknown workspace were kept")
         return deleted
+
+
+def _adopt_unknown_rows(connection: Connection, team_id: str) -> dict[str, int] | None:
+    """Give ``team_id`` every row of unknown workspace, by table; None, changing nothing,
+    when a row names another workspace (then nothing says whose they are)."""
+    if _other_workspace_known(connection, team_id):
+        return None
+    return {
+        table.name: connection.execute(
+            table.update().where(table.c.team_id.is_(None)).values(team_id=team_id)
+        ).rowcount
+        for table in WORKSPACE_TABLES
+        if table.c.team_id.nullable
+    }
 
 
 def _other_workspace_known(connection: Connection, team_id: str) -> bool:

@@ -66,16 +66,18 @@ def build_services(
     *,
     clock: Clock = system_clock,
     corpus: LoadedCorpus | None = None,
+    workspace: str | None = None,
 ) -> Services:
     """Load the corpus (unless given), build the index, open the store.
 
-    ``client`` is what the daily paper is posted with (``slack.client.digest_client``).
+    ``client`` is what the daily paper is posted with (``slack.client.digest_client``);
+    ``workspace`` is the one the bot token serves, as ``auth.test`` said (``check_slack``).
     """
     corpus = corpus or load_corpus(settings.corpus)
     index = SearchIndex.build(
         corpus.papers, ranker_for(settings.corpus) if settings.semantic else None
     )
-    store = Store(settings.database_url, clock)
+    store = Store(settings.database_url, clock, workspace=workspace)
     digest = DigestService(store, index, client, settings, clock=clock)
     seeds_only = settings.corpus.strip() in SEED_SPECS
     wider = None
@@ -150,9 +152,9 @@ def run(settings: Settings, mode: str) -> int:
     stop_accepting: Callable[[], None] | None = None
     try:
         try:
-            check_slack(settings, mode)
+            workspace = check_slack(settings, mode)
             client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
-            services = build_services(settings, digest_client(settings))
+            services = build_services(settings, digest_client(settings), workspace=workspace)
             print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
             pool = listener_pool()
             threading.Thread(
