@@ -1,12 +1,23 @@
 """What the bot keeps about one person: the papers they dismissed, and whether they asked to
 be forgotten. Their reading list is ``reading_lists``, their shares and reactions in
-channels ``signals``; ``forget_person`` clears them all."""
+channels ``signals``; ``forget_person`` clears them all.
+
+Every write that adds a row about a person, or decides by ``forgotten_people`` whether to,
+runs in ``person_transaction``, so the person's writes take effect one after another, in
+some order, on both databases. Without it PostgreSQL's default isolation (read committed)
+let a forget me and a Save, each blind to the other's uncommitted rows, both commit: the
+saved paper survived beside the "forgotten" marker, and a reaction beside it too, states
+no order of the two requests gives. SQLite needs nothing more: every write transaction
+there takes the database's one write lock first (``BEGIN IMMEDIATE``, ``database``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Table, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.engine import Connection
 
 from bot.store.database import Database
@@ -28,12 +39,35 @@ PERSONAL_TABLES: dict[str, Table] = {
 """Every table with rows about one person, by the name ``forget_person`` reports them under.
 The others hold nothing that names a person: see docs/privacy.md."""
 
+PERSON_LOCKS = 31_002
+"""The class of PostgreSQL advisory locks that ``person_transaction`` takes, one per person
+(the key's second half is a hash of the person's ids). Two-key advisory locks never meet
+the schema's one-key start-up lock."""
+
+
+@contextmanager
+def person_transaction(database: Database, team_id: str, user_id: str) -> Iterator[Connection]:
+    """A write transaction that runs after every other one about the same person has ended.
+
+    On PostgreSQL it first takes the person's advisory lock, held to the end of the
+    transaction: a lock, not a row, so nothing new is stored about anyone (a row per person
+    would outlive their forget me), and waiting on it needs no retry, unlike a stricter
+    isolation level's serialisation failures. Read committed gives each statement after it
+    a fresh view, which then includes the writes of the person's transaction before. Two
+    people whose ids hash alike merely wait for each other.
+    """
+    with database.begin() as connection:
+        if database.dialect == "postgresql":
+            person = func.hashtext(f"{team_id}/{user_id}")
+            connection.execute(select(func.pg_advisory_xact_lock(PERSON_LOCKS, person)))
+        yield connection
+
 
 class People(Part):
     @bounded
     def dismiss(self, team_id: str, user_id: str, paper_id: str) -> bool:
         """Mark a paper "not relevant" for the person; False when it was already."""
-        with self._database.begin() as connection:
+        with person_transaction(self._database, team_id, user_id) as connection:
             return add_paper_row(
                 self._database, connection, dismissals, "dismissed_at", team_id, user_id, paper_id
             )
@@ -63,7 +97,7 @@ class People(Part):
         Returns how many rows went, by kind (``PERSONAL_TABLES``' names), zeros included,
         so the reply can say what was deleted.
         """
-        with self._database.begin() as connection:
+        with person_transaction(self._database, team_id, user_id) as connection:
             deleted = {
                 kind: connection.execute(
                     table.delete().where(*rows_of(table, team_id, user_id))

@@ -7,7 +7,13 @@ from collections.abc import Iterable
 from sqlalchemy import func, select
 
 from bot.store.part import Part, bounded
-from bot.store.people import add_paper_row, remembered_again, remove_paper_row, rows_of
+from bot.store.people import (
+    add_paper_row,
+    person_transaction,
+    remembered_again,
+    remove_paper_row,
+    rows_of,
+)
 from bot.store.tables import saved_papers
 
 
@@ -19,7 +25,7 @@ class ReadingLists(Part):
         A second save keeps the first one's time, so a double click does not reorder the list.
         Saving ends a "forget me": the person is keeping a reading list again.
         """
-        with self._database.begin() as connection:
+        with person_transaction(self._database, team_id, user_id) as connection:
             inserted = add_paper_row(
                 self._database, connection, saved_papers, "saved_at", team_id, user_id, paper_id
             )

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from bot.store.part import Part, bounded
-from bot.store.people import is_forgotten
+from bot.store.people import is_forgotten, person_transaction
 from bot.store.records import DAILY, POSTED, PaperEngagement
 from bot.store.tables import (
     bot_posts,
@@ -70,7 +70,7 @@ class ChannelSignals(Part):
         on it) and the person's share counts for the channel, unless they asked to be
         forgotten. ``ts`` is None when the post landed but its ts is unknown."""
         now = self._database.now()
-        with self._database.begin() as connection:
+        with person_transaction(self._database, team_id, user_id) as connection:
             if ts is not None:
                 connection.execute(
                     self._database.insert(bot_posts)
@@ -89,7 +89,7 @@ class ChannelSignals(Part):
         """A reaction on a message; False when the message is not a bot post showing one
         paper (nothing is recorded). A person asked to be forgotten is not recorded either."""
         now = self._database.now()
-        with self._database.begin() as connection:
+        with person_transaction(self._database, team_id, user_id) as connection:
             paper_id = _paper_posted_at(connection, channel, ts)
             if paper_id is None:
                 return False
