@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +52,7 @@ class FaultySlackRecorder(SlackRecorder):
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self._latency: dict[str, float] = {}
         self._lands_late: set[str] = set()
+        self._held: dict[str, threading.Event] = {}
 
     def calls_to(self, *methods: str) -> list[RecordedCall]:
         with self._condition:
@@ -93,12 +96,31 @@ class FaultySlackRecorder(SlackRecorder):
             if lands_late:
                 self._lands_late.add(method)
 
+    @contextmanager
+    def holding(self, method: str) -> Iterator[None]:
+        """Keep every call of ``method`` made inside the block waiting, unanswered and
+        unrecorded, until the block ends: a Slack that has not answered yet, for as long as
+        a test looks at what the bot did meanwhile (an ack that waited for the call would
+        never come), however busy the machine."""
+        held = threading.Event()
+        with self._script_lock:
+            self._held[method] = held
+        try:
+            yield
+        finally:
+            with self._script_lock:
+                del self._held[method]
+            held.set()
+
     def handle(
         self, method: str, args: dict[str, Any], token: str | None, response_id: str | None = None
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._script_lock:
             delay = self._latency.get(method, 0.0)
             late = method in self._lands_late
+            held = self._held.get(method)
+        if held is not None:
+            held.wait()
         if delay and late:
             time.sleep(delay)
         answer = super().handle(method, args, token, response_id)

@@ -9,7 +9,6 @@ which lets tests assert that something did *not* happen without sleeping.
 from __future__ import annotations
 
 import threading
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -31,8 +30,6 @@ from bot.wiring.root import Services, build_app, build_services
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-test-paperbot"
 FIXED_NOW = datetime(2025, 4, 24, 8, 0, tzinfo=UTC)
-ACK_LIMIT_SECONDS = 3.0
-"""Slack's deadline for acknowledging a request."""
 STOP_SECONDS = 30.0
 """How long closing a bot waits for waitress's threads, however loaded the machine."""
 
@@ -43,11 +40,10 @@ def fixed_clock() -> datetime:
 
 @dataclass(frozen=True)
 class Reply:
-    """The HTTP answer to one request and how long it took to arrive."""
+    """The HTTP answer to one request."""
 
     status: int
     body: str
-    seconds: float
 
 
 def find_button(blocks: list[dict[str, Any]], action_id: str, index: int = 0) -> tuple[dict, str]:
@@ -93,12 +89,10 @@ class LiveBot:
         *,
         app_listener_pool: bool = False,
         listener_executor: Executor | None = None,
-        digest_channel: str | None = None,
     ) -> None:
         """``app_listener_pool`` runs listeners on the app's own pool, as in production, and
         ``listener_executor`` on the one given; by default one worker runs them in order, so
-        ``drain()`` can wait for them. ``digest_channel`` is ``PAPERBOT_DIGEST_CHANNEL``. The
-        bot serves the recorder's workspace, as ``auth.test`` tells a served bot."""
+        ``drain()`` can wait for them."""
         self.workspace = payloads.Workspace()
         self.recorder = FaultySlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
         self.settings = Settings(
@@ -107,15 +101,10 @@ class LiveBot:
             slack_api_url=self.recorder.base_url,
             database_url=f"sqlite:///{tmp_path / 'paperbot.db'}",
             scheduler_enabled=False,
-            digest_channel=digest_channel,
         )
         client = make_web_client(BOT_TOKEN, self.recorder.base_url)
         self.services: Services = build_services(
-            self.settings,
-            client,
-            clock=fixed_clock,
-            corpus=corpus,
-            workspace=self.recorder.team_id,
+            self.settings, client, clock=fixed_clock, corpus=corpus
         )
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="listener")
         self.app = build_app(
@@ -183,13 +172,12 @@ class LiveBot:
 
     @staticmethod
     def _send(request: urllib.request.Request) -> Reply:
-        started = time.monotonic()
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 status, body = response.status, response.read().decode("utf-8")
         except urllib.error.HTTPError as error:
             status, body = error.code, error.read().decode("utf-8")
-        return Reply(status, body, time.monotonic() - started)
+        return Reply(status, body)
 
     def signed_post(
         self,

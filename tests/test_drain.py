@@ -7,7 +7,6 @@ import re
 import signal
 import socket
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -115,13 +114,12 @@ class SlackOverHttp:
 
     @staticmethod
     def _send(request: urllib.request.Request) -> Reply:
-        started = time.monotonic()
         try:
             with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
                 status, body = response.status, response.read().decode()
         except urllib.error.HTTPError as error:
             status, body = error.code, error.read().decode()
-        return Reply(status, body, time.monotonic() - started)
+        return Reply(status, body)
 
 
 def _over_http(recorder: FaultySlackRecorder, port: int) -> dict[str, str]:

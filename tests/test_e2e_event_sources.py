@@ -158,12 +158,10 @@ def test_a_failed_lookup_is_asked_again_only_after_a_while_and_a_missing_scope_n
 
 
 def test_a_slack_that_hangs_on_the_app_id_does_not_hold_the_first_ack(bot):
-    """The lookup runs in the background: a ``bots.info`` answered 5 s late (a hang, as
-    Slack's 35-second ones) leaves the first event acked well within Slack's 3 s."""
-    bot.recorder.slow_down("bots.info", 5.0)
-    event = payloads.link_shared(bot.workspace, [PAPER_LINK], "1700000500.000100")
-    reply = bot.event(event)
-    assert reply.status == 200
-    assert reply.seconds < 3
+    """The lookup runs in the background: while ``bots.info`` answers nothing (a hang, as
+    Slack's 35-second ones) the first event is acked all the same."""
+    with bot.recorder.holding("bots.info"):
+        event = payloads.link_shared(bot.workspace, [PAPER_LINK], "1700000500.000100")
+        assert bot.event(event).status == 200
     bot.drain()
     assert _previewed(bot) == [PAPER_LINK]

@@ -1,19 +1,18 @@
 """End to end, with Slack misbehaving: slow, rate-limited, failing, or the bot overloaded.
 
-Each test says what a person would see: an ack within Slack's 3 seconds, and one answer,
+Each test says what a person would see: an ack that never waits for Slack, and one answer,
 never an error message next to a real answer.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from faulty_slack import Fault, FaultySlackRecorder, rate_limited, server_error
 from slack_bolt.adapter.socket_mode import SocketModeHandler
-from slack_harness import ACK_LIMIT_SECONDS, LiveBot, Reply, all_text
+from slack_harness import LiveBot, Reply, all_text
 from test_socket_mode import FakeSocketModeServer
 
 from bot.settings import Settings
@@ -26,8 +25,9 @@ from bot.wiring.root import build_app, build_services
 
 MOG_TITLE = "Graph Sparsification via Mixture of Graphs"
 BURST = 40
-SLOW_RESPONSE_URL_SECONDS = 3.5
-"""Longer than Slack's 3 s ack limit: an ack that waited for its reply would miss it."""
+ACK_WAIT_SECONDS = 10.0
+"""How long the test waits for an ack before failing: a bound, never a measure of speed (an
+ack that waited for its reply, held by the fake Slack, would never come)."""
 
 
 def _queries() -> list[str]:
@@ -36,15 +36,12 @@ def _queries() -> list[str]:
     )
 
 
-def test_forty_commands_are_acked_in_time_while_response_url_is_slow_over_http(
-    seed_corpus, tmp_path
-):
-    """Forty people type /paper at once while Slack's response_url takes 3.5 seconds: every
-    request is acked within 3 seconds (more than the 32 workers could hold if acks waited
-    for one) and each gets exactly one reply."""
+def test_forty_commands_are_acked_while_response_url_answers_none_over_http(seed_corpus, tmp_path):
+    """Forty people type /paper at once while Slack's response_url answers none of the
+    replies: every request is acked all the same (more than the 32 workers could hold if acks
+    waited for one), and each gets exactly one reply once Slack answers."""
     bot = LiveBot(seed_corpus, tmp_path, app_listener_pool=True)
     try:
-        bot.recorder.slow_down(RESPONSE_URL, SLOW_RESPONSE_URL_SECONDS)
         queries = _queries()
         urls = [bot.recorder.response_url(f"burst-{n}") for n in range(BURST)]
 
@@ -52,22 +49,20 @@ def test_forty_commands_are_acked_in_time_while_response_url_is_slow_over_http(
             fields = payloads.slash_command(bot.workspace, queries[n], urls[n])
             return bot.signed_post(*payloads.form_body(fields))
 
-        with ThreadPoolExecutor(max_workers=BURST) as pool:
+        with bot.recorder.holding(RESPONSE_URL), ThreadPoolExecutor(max_workers=BURST) as pool:
             replies = list(pool.map(send, range(BURST)))
+            assert not bot.recorder.calls_to(RESPONSE_URL)
         assert [reply.status for reply in replies] == [200] * BURST
-        assert max(reply.seconds for reply in replies) < ACK_LIMIT_SECONDS
         answered = bot.recorder.wait_for(RESPONSE_URL, BURST, timeout=30)
         assert sorted(call.response_id for call in answered) == sorted(
             f"burst-{n}" for n in range(BURST)
         )
-        # The last replies are still being answered (late): wait for the pool to finish.
-        time.sleep(SLOW_RESPONSE_URL_SECONDS + 1)
         assert len(bot.recorder.calls_to(RESPONSE_URL)) == BURST
     finally:
         bot.close()
 
 
-def test_forty_commands_are_acked_in_time_while_response_url_is_slow_in_socket_mode(
+def test_forty_commands_are_acked_while_response_url_answers_none_in_socket_mode(
     seed_corpus, tmp_path
 ):
     server = FakeSocketModeServer()
@@ -86,26 +81,24 @@ def test_forty_commands_are_acked_in_time_while_response_url_is_slow_in_socket_m
     handler = SocketModeHandler(app, settings.slack_app_token, web_client=client)
     handler.connect()
     try:
-        recorder.slow_down(RESPONSE_URL, SLOW_RESPONSE_URL_SECONDS)
         workspace = payloads.Workspace()
-        started = time.monotonic()
-        envelopes = [
-            server.send(
-                "slash_commands",
-                payloads.slash_command(workspace, query, recorder.response_url(f"s{n}")),
-            )
-            for n, query in enumerate(_queries())
-        ]
-        waiting = set(envelopes)
-        while waiting:
-            ack = server.received.get(timeout=ACK_LIMIT_SECONDS)
-            waiting.discard(ack.get("envelope_id"))
-        assert time.monotonic() - started < ACK_LIMIT_SECONDS
+        with recorder.holding(RESPONSE_URL):
+            envelopes = [
+                server.send(
+                    "slash_commands",
+                    payloads.slash_command(workspace, query, recorder.response_url(f"s{n}")),
+                )
+                for n, query in enumerate(_queries())
+            ]
+            waiting = set(envelopes)
+            while waiting:
+                ack = server.received.get(timeout=ACK_WAIT_SECONDS)
+                waiting.discard(ack.get("envelope_id"))
+            assert not recorder.calls_to(RESPONSE_URL)
         answered = recorder.wait_for(RESPONSE_URL, BURST, timeout=30)
         assert sorted(call.response_id for call in answered) == sorted(
             f"s{n}" for n in range(BURST)
         )
-        time.sleep(SLOW_RESPONSE_URL_SECONDS + 1)
     finally:
         server.close()  # first, so the client stops at once (see test_socket_mode's fixture)
         handler.close()
