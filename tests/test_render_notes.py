@@ -9,9 +9,18 @@ import sys
 import pytest
 
 from bot.papers.corpus import load_corpus
-from bot.render.notes import notes_plain, result_text, sentence, usage_mrkdwn, usage_plain
+from bot.render import papers as render
+from bot.render.notes import (
+    notes_mrkdwn,
+    notes_plain,
+    result_text,
+    sentence,
+    usage_mrkdwn,
+    usage_plain,
+)
+from bot.search.authors import AuthorIndex
 from bot.search.engine import SearchIndex
-from bot.search.results import NoSharedWords, SearchResult, Source
+from bot.search.results import NearName, NoSharedWords, NoSuchFullName, SearchResult, Source
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +95,100 @@ def test_an_author_filter_whose_papers_an_exclusion_removes_says_so(index: Searc
 def test_an_author_filter_names_the_author(catalogue_index: SearchIndex) -> None:
     result = catalogue_index.search("author:Stefanie Jegelka graphs", limit=20)
     assert notice(result) == "Papers with an author named “Stefanie Jegelka”."
+
+
+def test_a_misspelt_full_name_says_which_and_offers_the_near_name(
+    catalogue_index: SearchIndex,
+) -> None:
+    """Issue 30: ``author:Sergei Levine`` said "No paper matches all of the query's
+    conditions" (there are Sergeis, and abstracts cite Levine); the name nobody has is
+    named, with the search for the name the index has, the rest of the query kept."""
+    alone = catalogue_index.search("author:Sergei Levine")
+    assert alone.total == 0
+    assert notice(alone) == (
+        "No paper has an author named “Sergei Levine”. "
+        'Did you mean `/paper author:"Sergey Levine"`?'
+    )
+    with_topic = catalogue_index.search("AUTHOR:Sergei Levine robot learning")
+    assert 'Did you mean `/paper author:"Sergey Levine" robot learning`?' in notice(with_topic)
+    quoted_name = catalogue_index.search('author:"Sergei Levine"')
+    assert notice(quoted_name).endswith('Did you mean `/paper author:"Sergey Levine"`?')
+    assert catalogue_index.search('author:"Sergey Levine" robot learning').total > 0
+
+
+def test_a_typo_in_a_surname_offers_the_authors_of_the_near_surname(
+    catalogue_index: SearchIndex,
+) -> None:
+    result = catalogue_index.search("author:Bengoi graphs")
+    assert result.total == 0
+    assert notice(result) == (
+        "No paper has an author named “Bengoi”. Did you mean "
+        '`/paper author:"Yoshua Bengio" graphs`, `/paper author:"Emmanuel Bengio" graphs` '
+        'or `/paper author:"Samy Bengio" graphs`?'
+    )
+    # Papers by a Stefanie are found, but not the surname typed: the near full name is
+    # offered instead of "no paper mentions Jegleka".
+    stefanie = catalogue_index.search("author:Stefanie Jegleka graphs")
+    assert notice(stefanie) == (
+        "No paper has an author named “Stefanie Jegleka”. Did you mean "
+        '`/paper author:"Stefanie Jegelka" graphs`? Papers with an author named “Stefanie”.'
+    )
+
+
+def test_near_names_are_real_names_with_accents_and_transliterations_folded(
+    catalogue_index: SearchIndex,
+) -> None:
+    authors = AuthorIndex(catalogue_index.papers)
+    written = {name for paper in catalogue_index.papers for name in paper.authors}
+    cases = {
+        "Sergei Levine": "Sergey Levine",
+        "Aleksandr Madry": "Aleksander Madry",
+        "Sebastien Marcell": "Sébastien Marcel",
+        "Kaiming Hee": "Kaiming He",
+    }
+    for typed, meant in cases.items():
+        near = authors.near_names(typed)
+        assert near[0] == meant and set(near) <= written
+    assert len(authors.near_names("Bengoi")) == 3
+    assert authors.near_names("Tianlong Kitchen") == ()
+    assert authors.near_names("zzyzx") == ()
+
+
+def test_only_a_first_name_nobody_has_offers_the_near_authors(index: SearchIndex) -> None:
+    papers = index.papers
+    first = papers[0].authors[0]
+    typo = first.split()[0][:-1] + "q" if len(first.split()[0]) > 4 else None
+    if typo is None or AuthorIndex(papers).is_name(typo):
+        pytest.skip("the seed's first author has too short a first name")
+    result = index.search(f"author:{typo}")
+    assert result.total == 0
+    assert first in {near.name for near in result.reasons[0].near}
+    assert "Did you mean `/paper author:" in notice(result)
+
+
+def test_an_author_with_words_none_of_their_papers_has_offers_the_author_alone(
+    catalogue_index: SearchIndex,
+) -> None:
+    result = catalogue_index.search("author:Sergey Levine kitchen")
+    assert result.total == 0
+    assert notice(result) == (
+        "No paper by “Sergey Levine” matches the rest of the query; "
+        '`/paper author:"Sergey Levine"` lists all their papers.'
+    )
+    together = catalogue_index.search("author:Jegelka author:Bengio")
+    assert notice(together) == (
+        "No paper has both “Jegelka” and “Bengio” among its authors; try one name at a time."
+    )
+
+
+def test_a_suggested_search_is_code_in_slack_and_its_query_is_escaped() -> None:
+    hostile = "<!channel> `x` *y*"
+    reason = NoSuchFullName("Sergei <!here>", (NearName("Sergey Levine", f"author:x {hostile}"),))
+    note = notes_mrkdwn([reason])
+    assert "<!" not in note
+    assert note.endswith("Did you mean `/paper author:x &lt;!channel&gt; \u02cbx\u02cb *y*`?")
+    message = render.results_message(SearchResult("q", (), 0, 0, None, (reason,)))
+    assert "Did you mean" in str(message.blocks)
 
 
 @pytest.mark.parametrize(

@@ -67,6 +67,14 @@ def quoted(text: str) -> str:
     return f"“{mrkdwn_literal(bk.truncate_plain(text, ECHO_CHARS))}”"
 
 
+def command_code(command: str) -> str:
+    """A command to type, as code, cut like ``quoted``: escaped, with its backticks made
+    look-alikes so that none closes the code early (stars and underscores are literal in
+    code, and stay as typed so that the command can be copied)."""
+    text = bk.truncate_plain(command, ECHO_CHARS).replace("`", _LOOK_ALIKES["`"])
+    return f"`{escape_mrkdwn(text)}`"
+
+
 def _is_emoji(word: str) -> bool:
     return len(word) > 2 and word.startswith(":") and word.endswith(":")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot.render.mrkdwn import escape_mrkdwn, quoted
+from bot.render.mrkdwn import command_code, escape_mrkdwn, quoted
 from bot.search.results import (
     AUTHOR,
     EXCLUSION,
@@ -20,11 +20,14 @@ from bot.search.results import (
     AllExcluded,
     AuthorsNamed,
     EmptyQuery,
+    NearName,
+    NoJointPaper,
     NoKnownWords,
     NoPhrase,
     NoSharedWords,
     NoSuchAuthor,
     NoSuchFullName,
+    NothingByAuthor,
     OnlyCommonWords,
     OnlyExclusions,
     Reason,
@@ -40,6 +43,19 @@ from bot.search.results import (
 
 UNMATCHED_NAMED = 3
 """How many words that found nothing a note names before "and N more words"."""
+SEARCH_COMMAND = "/paper"
+
+
+class Command(str):
+    """A command for the person to type (``/paper author:"Sergey Levine"``): shown as code,
+    where a typed word is quoted."""
+
+    __slots__ = ()
+
+
+def _search(query: str) -> Command:
+    return Command(f"{SEARCH_COMMAND} {query}")
+
 
 _ADVICE = {
     Advice.SPELLING: " Check the spelling or try other words.",
@@ -87,8 +103,26 @@ def _unmatched(reason: Unmatched) -> tuple[str, tuple[str, ...]]:
     )
 
 
+def _places(count: int, last: str) -> str:
+    """``{}``, ``{} or {}``, ``{}, {} or {}``: places for ``count`` words, ``last`` (a
+    conjunction) before the last one."""
+    places = ["{}"] * count
+    return f" {last} ".join(filter(None, (", ".join(places[:-1]), places[-1])))
+
+
+def _did_you_mean(text: str, near: tuple[NearName, ...]) -> str:
+    """A sentence about a name that finds nobody, then the searches for the near names."""
+    return f"{text} Did you mean {_places(len(near), 'or')}?"
+
+
 def _no_such_author(reason: NoSuchAuthor) -> tuple[str, tuple[str, ...]]:
     names = ", ".join("{}" for _ in reason.names)
+    if reason.near:
+        near = tuple(_search(name.query) for name in reason.near)
+        return _did_you_mean(f"No paper has an author named {names}.", reason.near), (
+            *reason.names,
+            *near,
+        )
     if reason.full is None:
         return f"No paper has an author named {names} (check the spelling).", reason.names
     quoted_full = f"{AUTHOR.prefix}{PHRASE.prefix}{reason.full}{PHRASE.closing}"
@@ -97,7 +131,8 @@ def _no_such_author(reason: NoSuchAuthor) -> tuple[str, tuple[str, ...]]:
 
 
 def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
-    """A reason's sentence, with one ``{}`` for each of the typed words that follow it."""
+    """A reason's sentence, with one ``{}`` for each of the typed words (or ``Command``s)
+    that follow it."""
     match reason:
         case Truncated(chars):
             return f"Only the first {chars:,} characters of the query were used.", ()
@@ -117,8 +152,24 @@ def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
             return _unmatched(reason)
         case NoSuchAuthor():
             return _no_such_author(reason)
-        case NoSuchFullName(name):
+        case NoSuchFullName(name, ()):
             return "No paper has an author named {}.", (name,)
+        case NoSuchFullName(name, near):
+            searches = tuple(_search(found.query) for found in near)
+            return _did_you_mean("No paper has an author named {}.", near), (name, *searches)
+        case NoJointPaper(names):
+            every = "both" if len(names) == 2 else "all of"
+            return (
+                f"No paper has {every} {_places(len(names), 'and')} among its authors; "
+                "try one name at a time.",
+                names,
+            )
+        case NothingByAuthor(names, alone):
+            return (
+                f"No paper by {_places(len(names), 'and')} matches the rest of the query; "
+                "{} lists all their papers.",
+                (*names, _search(alone)),
+            )
         case NoPhrase(phrase):
             return "No paper contains the phrase {}; try it without quotes.", (phrase,)
         case AllExcluded(exclusions):
@@ -132,7 +183,8 @@ def notes_mrkdwn(reasons: Iterable[Reason]) -> str:
     notes = []
     for reason in reasons:
         text, words = sentence(reason)
-        notes.append(escape_mrkdwn(text).format(*map(quoted, words)))
+        shown = (command_code(w) if isinstance(w, Command) else quoted(w) for w in words)
+        notes.append(escape_mrkdwn(text).format(*shown))
     return " ".join(notes)
 
 
@@ -142,7 +194,8 @@ def notes_plain(reasons: Iterable[Reason]) -> str | None:
     notes = []
     for reason in reasons:
         text, words = sentence(reason)
-        notes.append(text.format(*(f"\u201c{word}\u201d" for word in words)))
+        shown = (f"`{w}`" if isinstance(w, Command) else f"\u201c{w}\u201d" for w in words)
+        notes.append(text.format(*shown))
     return " ".join(notes) or None
 
 

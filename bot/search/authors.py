@@ -2,7 +2,8 @@
 
 Authors are a field of their own, apart from the ranked title and abstract: in the ranked
 text, a paper with 80 authors would have its length doubled by names and sink for every
-topical query. Names are matched without accents or case, so ``author:muller`` finds Müller.
+topical query. Names are matched without accents or case, so ``author:muller`` finds Müller,
+and a name that finds nobody has near names to offer (``near_names``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache, reduce
 
@@ -19,10 +21,21 @@ from bot.papers.paper import Paper
 from bot.search.analyzer import written_words
 from bot.search.bm25 import K1
 from bot.search.built_once import built_once
+from bot.search.query import SpellCorrector
 
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 _LEAST_NAME_IDF = 0.1
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
+_UNDECOMPOSED = str.maketrans(
+    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "\u0131": "i", "æ": "ae", "œ": "oe"}
+)
+"""Letters that carry their mark in the letter itself, which NFKD leaves alone (Søren, Łukasz)."""
+_SPELLINGS = (("ks", "x"), ("ph", "f"), ("kh", "h"), ("y", "i"), ("w", "v"))
+"""How one name is written in several Latin transliterations (Aleksandr and Alexander, Sergey
+and Sergei, Yuri and Iurii): each pair is made one before names are compared."""
+_DOUBLED = re.compile(r"(.)\1+")
+NEAR_NAMES = 3
+"""How many near names a search offers for a name that finds nobody."""
 
 
 @lru_cache(maxsize=1 << 16)  # a corpus names the same authors over and over
@@ -30,7 +43,31 @@ def name_tokens(name: str) -> tuple[str, ...]:
     """Author-name words without accents or case."""
     decomposed = unicodedata.normalize("NFKD", name)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return tuple(_NAME_TOKEN.findall(bare.casefold()))
+    return tuple(_NAME_TOKEN.findall(bare.casefold().translate(_UNDECOMPOSED)))
+
+
+def _spelling_key(token: str) -> str:
+    """A name word as its transliterations share it: ``sergey`` and ``sergei`` are ``sergei``,
+    ``iurii`` and ``yuri`` are ``iuri``."""
+    for written, shared in _SPELLINGS:
+        token = token.replace(written, shared)
+    return _DOUBLED.sub(r"\1", token)
+
+
+def _name_distance(close: Sequence[dict[str, int]], tokens: tuple[str, ...]) -> int | None:
+    """How far an author's name words are from a typed name's, each typed word taking the
+    nearest word of the name not yet taken (``close`` holds each one's near words); None
+    when some typed word has none."""
+    free = list(tokens)
+    total = 0
+    for near in close:
+        held = [token for token in free if token in near]
+        if not held:
+            return None
+        best = min(held, key=near.__getitem__)
+        free.remove(best)
+        total += near[best]
+    return total
 
 
 class AuthorIndex:
@@ -48,6 +85,54 @@ class AuthorIndex:
             for token in {t for name in paper.authors for t in name_tokens(name)}:
                 lists.setdefault(token, []).append(doc)
         return {token: np.array(docs, dtype=np.int64) for token, docs in lists.items()}
+
+    @built_once
+    def _by_spelling(self) -> dict[str, tuple[str, ...]]:
+        """Spelling key (see ``_spelling_key``) → the name words written so."""
+        keys: dict[str, list[str]] = {}
+        for token in self.by_token:
+            keys.setdefault(_spelling_key(token), []).append(token)
+        return {key: tuple(tokens) for key, tokens in keys.items()}
+
+    @built_once
+    def speller(self) -> SpellCorrector:
+        """The typo corrector over the names' spelling keys, weighed by their papers (built
+        by the index's ``prepare``, else when a name first finds nobody)."""
+        papers = {
+            key: sum(map(self.paper_count, tokens)) for key, tokens in self._by_spelling.items()
+        }
+        speller = SpellCorrector(papers)
+        speller.prepare()
+        return speller
+
+    def _close_tokens(self, token: str) -> dict[str, int]:
+        """Name words within a slip or two of ``token`` once transliterations are one, each
+        with its distance (``token`` itself, if some author has it, at 0)."""
+        key = _spelling_key(token)
+        near = {key: 0} if key in self._by_spelling else {}
+        near.update(self.speller.near(key))
+        return {written: d for key, d in near.items() for written in self._by_spelling[key]}
+
+    def near_names(self, name: str) -> tuple[str, ...]:
+        """Authors' names, as their papers write them, close to ``name``, which finds
+        nobody: each of its words within a slip or two of one of theirs, accents, case and
+        transliteration aside (``Sergei Levine`` → ``Sergey Levine``, ``Bengoi`` →
+        ``Yoshua Bengio``, ``Sebastien`` → ``Sébastien Marcel``). The nearest come first,
+        then those with more papers; at most ``NEAR_NAMES``."""
+        wanted = name_tokens(name)
+        close = [self._close_tokens(token) for token in wanted]
+        if not wanted or not all(close):
+            return ()
+        postings = [np.unique(np.concatenate([self.by_token[t] for t in c])) for c in close]
+        found: dict[tuple[str, ...], tuple[int, Counter[str]]] = {}
+        for doc in reduce(np.intersect1d, postings).tolist():
+            for author in self.papers[doc].authors:
+                tokens = name_tokens(author)
+                distance = _name_distance(close, tokens)
+                if distance is not None and tokens != wanted:
+                    found.setdefault(tokens, (distance, Counter()))[1][author] += 1
+        ranked = sorted(found.values(), key=lambda seen: (seen[0], -seen[1].total()))
+        return tuple(written.most_common(1)[0][0] for _, written in ranked[:NEAR_NAMES])
 
     def paper_count(self, token: str) -> int:
         """How many papers have an author with the name word ``token``."""

@@ -116,7 +116,7 @@ class SearchIndex:
 
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
-        lexicon, the author map and, for a large corpus, the pruned ranking's tables. At
+        lexicon, the author map and its names' corrector, for a large corpus, the pruned ranking's tables. At
         hundreds of thousands of papers each takes seconds, which a long-running bot had
         better spend while it is idle after start-up than in a researcher's query. Given
         ``quiet``, which says when nothing else needs the CPU, open the model's session on
@@ -127,6 +127,7 @@ class SearchIndex:
         embedded): a bot does so in the background, a batch that waits for its answers not."""
         self._planner.speller  # noqa: B018 - reading a part built once builds it
         self._authors.by_token  # noqa: B018
+        self._authors.speller  # noqa: B018
         if self._ranker.prunes:
             self._ranker.pruned  # noqa: B018
         english_words()
@@ -236,7 +237,7 @@ class SearchIndex:
         if not total:
             reasons.append(self._explanations.of_nothing(plan, parsed))
         else:
-            reasons.extend(self._explanations.of_matches(plan))
+            reasons.extend(self._explanations.of_matches(plan, parsed))
         return SearchResult(
             query,
             hits,

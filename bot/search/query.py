@@ -276,21 +276,24 @@ class SpellCorrector:
         # would otherwise have its deletions (quadratic in its length) hashed for nothing.
         return 0 if len(word) > self._longest + limit else limit
 
-    def correct(self, word: str) -> str | None:
-        """The best replacement for ``word`` (case-folded), or None when nothing is close."""
+    def near(self, word: str) -> dict[str, int]:
+        """The vocabulary's words within reach of ``word`` (case-folded; itself not among
+        them), each with its distance."""
         word = word.casefold()
         limit = self._limit(word)
         if limit == 0:
-            return None
-        candidates = self._candidates(word, limit)
-        best: tuple[int, int, str] | None = None
-        for candidate in candidates:
-            distance = edit_distance(word, candidate, limit)
-            if distance <= limit and candidate != word:
-                key = (distance, -self.frequencies[candidate], candidate)
-                if best is None or key < best:
-                    best = key
-        return best[2] if best else None
+            return {}
+        distances = {
+            candidate: edit_distance(word, candidate, limit)
+            for candidate in self._candidates(word, limit)
+            if candidate != word
+        }
+        return {candidate: d for candidate, d in distances.items() if d <= limit}
+
+    def correct(self, word: str) -> str | None:
+        """The best replacement for ``word`` (case-folded), or None when nothing is close."""
+        near = self.near(word)
+        return min(near, key=lambda c: (near[c], -self.frequencies[c], c), default=None)
 
 
 def unit_spans(span: Span, pattern: re.Pattern[str]) -> Iterator[tuple[str, int, int]]:

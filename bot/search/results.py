@@ -174,19 +174,48 @@ class NoKnownWords:
 
 
 @dataclass(frozen=True)
+class NearName:
+    """An author's name, as the papers write it, close to a name that finds nobody, and the
+    query with it in that name's place, to run instead."""
+
+    name: str
+    query: str
+
+
+@dataclass(frozen=True)
 class NoSuchAuthor:
     """No paper has an author of these ``author:`` names; ``full`` is the longer name the
-    capitalised words after ``author:NAME`` may have meant (to be quoted), if any."""
+    capitalised words after ``author:NAME`` may have meant (to be quoted), if any; ``near``
+    the authors' names close to the names (see ``AuthorIndex.near_names``)."""
 
     names: tuple[str, ...]
     full: str | None = None
+    near: tuple[NearName, ...] = ()
 
 
 @dataclass(frozen=True)
 class NoSuchFullName:
-    """Authors of the first name exist, but nobody has this full name (``author:Tri Dao``)."""
+    """Nobody has this full name (``author:Tri Dao``, ``author:Sergei Levine``), though
+    authors of its first word exist; ``near`` the names close to it."""
 
     name: str
+    near: tuple[NearName, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoJointPaper:
+    """Each ``author:`` name has papers, but no paper has all of them as authors."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NothingByAuthor:
+    """The ``author:`` names have papers, but none matches the rest of the query; ``alone``
+    is the query of the names alone."""
+
+    names: tuple[str, ...]
+    alone: str
 
 
 @dataclass(frozen=True)
@@ -240,6 +269,8 @@ Reason = (
     | NoKnownWords
     | NoSuchAuthor
     | NoSuchFullName
+    | NoJointPaper
+    | NothingByAuthor
     | NoPhrase
     | AllExcluded
     | TooManyConditions
