@@ -54,6 +54,8 @@ _CLOCK_TIME = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DEFAULT_LOG_LEVEL = "INFO"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+SLACK_CORPUS = "catalogue"
+TERMINAL_CORPUS = "seeds"
 
 
 def _digest_time(value: str) -> str:
@@ -115,7 +117,9 @@ class Settings:
     slack_signing_secret: str | None = None
     slack_api_url: str | None = None
     port: int = 3000
-    corpus: str = "seeds"
+    corpus: str | None = None
+    """``PAPERBOT_CORPUS``, or None when unset: then each kind of process has its default
+    (``corpus_for``)."""
     database_url: str = "sqlite:///paperbot.db"
     timezone: str = "UTC"
     digest_channel: str | None = None
@@ -128,6 +132,12 @@ class Settings:
     log_level: str | None = None
     """``PAPERBOT_LOG_LEVEL``, or None when unset: then ``DEFAULT_LOG_LEVEL``, except that the
     local shell keeps the lines below WARNING off the terminal it converses in."""
+
+    def corpus_for(self, *, slack: bool) -> str:
+        """What a process searches: ``PAPERBOT_CORPUS``, else the whole conference for one
+        that answers or posts in Slack (a team installing the bot expects all of it) and the
+        seed papers for one in a terminal (the shell's quick start, ``paperbot search``)."""
+        return self.corpus or (SLACK_CORPUS if slack else TERMINAL_CORPUS)
 
     @property
     def any_slack_variable(self) -> bool:
@@ -159,7 +169,7 @@ class Settings:
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=_api_url(get("SLACK_API_URL")),
             port=_port(get("PORT") or "3000"),
-            corpus=get("PAPERBOT_CORPUS") or "seeds",
+            corpus=get("PAPERBOT_CORPUS"),
             database_url=get("PAPERBOT_DATABASE_URL") or "sqlite:///paperbot.db",
             timezone=_timezone(get("PAPERBOT_TIMEZONE") or "UTC"),
             digest_channel=get("PAPERBOT_DIGEST_CHANNEL"),

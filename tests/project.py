@@ -19,9 +19,12 @@ def free_port() -> int:
 
 def start_bot(cwd: Path, **variables: str) -> subprocess.Popen[str]:
     """``python -m bot`` in ``cwd`` with this environment less its ``SLACK_*`` variables,
-    plus ``variables``; its stdout and stderr are pipes of text."""
+    plus ``variables``; its stdout and stderr are pipes of text. It serves the seed papers
+    unless ``variables`` say otherwise (``PAPERBOT_CORPUS=""`` for a served bot's default,
+    the catalogue, which takes seconds more to load)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("SLACK_")}
-    env.update(PYTHONPATH=str(PROJECT_ROOT), **variables)
+    env.update(PYTHONPATH=str(PROJECT_ROOT), PAPERBOT_CORPUS="seeds")
+    env.update(variables)
     return subprocess.Popen(
         [sys.executable, "-m", "bot"],
         cwd=cwd,

@@ -107,6 +107,7 @@ def test_python_dash_m_bot_prints_no_traceback(tmp_path):
 
 
 def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
+    """With no ``PAPERBOT_CORPUS``, a bot serving Slack searches the whole conference."""
     port = free_port()
     with SlackRecorder() as recorder:
         process = start_bot(
@@ -117,11 +118,12 @@ def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
             PORT=str(port),
             PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'bot.db'}",
             PAPERBOT_SCHEDULER="off",
+            PAPERBOT_CORPUS="",
         )
         try:
             first = process.stdout.readline()
             second = process.stdout.readline()
-            assert first.startswith("paperbot: HTTP; 76 papers")
+            assert first.startswith("paperbot: HTTP; 3,706 accepted papers from the ICLR 2025")
             assert second == f"paperbot: listening on port {port} at /slack/events\n"
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
                 assert json.loads(reply.read()) == {"status": "ok", "database": "ok"}

@@ -30,6 +30,7 @@ def settings(tmp_path, recorder: FaultySlackRecorder) -> Settings:
         slack_api_url=recorder.base_url,
         database_url=f"sqlite:///{tmp_path / 'paperbot.db'}",
         timezone="Europe/Berlin",
+        corpus="seeds",
     )
 
 
@@ -94,7 +95,7 @@ def test_nothing_due_says_so(settings, capsys) -> None:
 
 
 def test_posting_needs_a_token(settings, capsys) -> None:
-    without_token = Settings(database_url=settings.database_url)
+    without_token = Settings(database_url=settings.database_url, corpus="seeds")
     assert main(["--channel", "C1"], without_token, digest_client(without_token)) == 2
     assert "SLACK_BOT_TOKEN" in capsys.readouterr().err
     assert main(["--channel", "C1", "--dry-run"], without_token, digest_client(without_token)) == 0

@@ -115,6 +115,7 @@ def bot_environment(database_url: str, slack_url: str) -> dict[str, str]:
         "PAPERBOT_DATABASE_URL": database_url,
         "PAPERBOT_TIMEZONE": "UTC",
         "PAPERBOT_LOG_LEVEL": "WARNING",
+        "PAPERBOT_CORPUS": "seeds",
     }
 
 

@@ -82,13 +82,21 @@ def test_like_alone_answers_with_its_usage(bot):
 
 
 def test_a_search_that_finds_little_names_the_whole_conference(bot):
-    assert "`PAPERBOT_CORPUS=catalogue`" in _reply(bot, "RLHF reward hacking")
+    """In words a member of the team can act on: the setting is the operator's, never shown
+    in Slack (the shell, where the operator is, names it)."""
+    wider = (
+        "Only 76 sample papers are searched here, not all 3,706 accepted ICLR 2025 papers: "
+        "whoever runs paperbot for this workspace can switch it to all of them."
+    )
+    reply = _reply(bot, "RLHF reward hacking")
+    assert wider in reply and "PAPERBOT_CORPUS" not in reply
     bot.slash("sparsification")
-    assert "PAPERBOT_CORPUS=catalogue" in all_text(nth_response(bot, 2).blocks)
+    assert wider in all_text(nth_response(bot, 2).blocks)
     bot.slash("graph")
-    assert "PAPERBOT_CORPUS" not in all_text(nth_response(bot, 3).blocks)
+    assert "sample papers" not in all_text(nth_response(bot, 3).blocks)
     bot.slash("help")
-    assert "all 3,706 accepted ICLR 2025 papers" in all_text(nth_response(bot, 4).blocks)
+    assert all_text(nth_response(bot, 4).blocks).endswith(wider)
+    assert not any("PAPERBOT_" in repr(call.args) for call in bot.recorder.calls)
 
 
 def test_a_bot_serving_the_catalogue_gives_no_hint(seed_corpus, tmp_path):

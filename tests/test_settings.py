@@ -5,7 +5,8 @@ from bot.settings import Settings, SettingsError
 
 def test_defaults_when_nothing_is_set():
     settings = Settings.from_env({})
-    assert settings.corpus == "seeds"
+    assert settings.corpus_for(slack=True) == "catalogue"
+    assert settings.corpus_for(slack=False) == "seeds"
     assert settings.port == 3000
     assert settings.database_url == "sqlite:///paperbot.db"
     assert settings.timezone == "UTC"
@@ -18,7 +19,7 @@ def test_defaults_when_nothing_is_set():
 def test_blank_values_count_as_unset():
     settings = Settings.from_env({"SLACK_BOT_TOKEN": "  ", "PAPERBOT_CORPUS": ""})
     assert settings.slack_bot_token is None
-    assert settings.corpus == "seeds"
+    assert settings.corpus is None
 
 
 def test_reads_every_variable():
@@ -41,7 +42,7 @@ def test_reads_every_variable():
     )
     assert settings.drain_seconds == 8.5
     assert settings.port == 8080
-    assert settings.corpus == "catalogue"
+    assert settings.corpus_for(slack=True) == settings.corpus_for(slack=False) == "catalogue"
     assert settings.timezone == "Europe/Berlin"
     assert settings.digest_channel == "C123"
     assert settings.scheduler_enabled is False

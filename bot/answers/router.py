@@ -53,8 +53,8 @@ class Answers:
         self.papers = papers or PaperLookup(index.get)
         """Any paper by id: the corpus, then the whole catalogue (links, reading lists)."""
         self.wider_corpus = wider_corpus
-        """A hint (mrkdwn) that a bigger corpus is one setting away, for searches that find
-        little and for the help card; None when the bot already serves the whole catalogue."""
+        """A hint (mrkdwn) that the bot searches only part of the conference, for searches
+        that find little and for the help card; None when it serves the whole catalogue."""
         self._index = index
         self._store = store
         self._digest = digest

@@ -79,7 +79,7 @@ def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> i
         print("paperbot digest: SLACK_BOT_TOKEN is not set (or use --dry-run)", file=sys.stderr)
         return 2
     try:
-        corpus = load_corpus(settings.corpus)
+        corpus = load_corpus(settings.corpus_for(slack=True))
     except CorpusError as error:
         print(f"paperbot digest: {error}", file=sys.stderr)
         return 2

@@ -569,8 +569,18 @@ HELP_LINES = (
 
 
 def wider_corpus_hint(searched: int, accepted: int) -> str:
-    """Where the rest of the conference is, for a bot that serves only the seed papers: a
-    team searching outside them otherwise gets little and no idea why."""
+    """Why a search of a bot serving only the seed papers found little: a team searching
+    outside them otherwise gets no idea why. It names no setting, which only the operator
+    can change (``corpus_setting_note`` is theirs)."""
+    return (
+        f"Only {searched:,} sample papers are searched here, not all {accepted:,} accepted "
+        "ICLR 2025 papers: whoever runs paperbot for this workspace can switch it to all of them."
+    )
+
+
+def corpus_setting_note(searched: int, accepted: int) -> str:
+    """The same for the operator, in the shell: the setting that serves the whole
+    conference."""
     return (
         f"Only the {searched:,} seed papers are searched here; all {accepted:,} accepted "
         "ICLR 2025 papers are one setting away: `PAPERBOT_CORPUS=catalogue`."

@@ -158,12 +158,12 @@ def main(
     if args.limit < 0 or args.offset < 0:
         print("paperbot search: -k and --offset must not be negative", file=sys.stderr)
         return 2
+    spec = args.corpus or settings.corpus_for(slack=False)
     try:
-        corpus = load_corpus(args.corpus or settings.corpus)
+        corpus = load_corpus(spec)
     except CorpusError as error:
         print(f"paperbot search: {error}", file=sys.stderr)
         return 2
-    spec = args.corpus or settings.corpus
     index = SearchIndex.build(corpus.papers, _telling_missing(spec) if settings.semantic else None)
     if words == ["-"]:
         index.prepare(embed=False, quiet=always_quiet)

@@ -81,7 +81,7 @@ def _progress_lines(keys: list[int], stream: TextIO) -> Iterator[int]:
 
 def main(argv: Sequence[str], settings: Settings) -> int:
     args = _parser().parse_args(argv)
-    corpus = args.corpus or settings.corpus
+    corpus = args.corpus or settings.corpus_for(slack=False)
     try:
         papers = _papers(None if corpus.strip() in BUILT_IN else corpus)
         embedder = shared_embedder()

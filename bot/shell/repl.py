@@ -28,7 +28,7 @@ from slack_sdk import WebClient
 from bot.arguments import ArgumentParser
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
-from bot.papers.corpus import CorpusError
+from bot.papers.corpus import CATALOGUE_ACCEPTED_PAPERS, CorpusError
 from bot.papers.openreview import OPENREVIEW_HOSTS
 from bot.render import foryou as render_foryou
 from bot.render import papers as render_papers
@@ -543,7 +543,10 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
             return 0
         out.write(paragraph(f"paperbot shell: {services.corpus.description}. Type help.") + "\n")
         if services.answers.wider_corpus:
-            out.write(paragraph(terminal_text(services.answers.wider_corpus)) + "\n")
+            note = render_papers.corpus_setting_note(
+                len(services.corpus.papers), CATALOGUE_ACCEPTED_PAPERS
+            )
+            out.write(paragraph(terminal_text(note)) + "\n")
         out.write(paragraph(log_note) + "\n")
         console = stack.enter_context(Console(out))
         scheduler = _local_scheduler(shell, services, settings, console)

@@ -67,21 +67,22 @@ def build_services(
     clock: Clock = system_clock,
     corpus: LoadedCorpus | None = None,
     workspace: str | None = None,
+    slack: bool = False,
 ) -> Services:
-    """Load the corpus (unless given), build the index, open the store.
+    """Load the corpus (unless given), build the index, open the store; ``slack`` says the
+    services answer Slack rather than the shell, whose default corpora differ
+    (``Settings.corpus_for``).
 
     ``client`` is what the daily paper is posted with (``slack.client.digest_client``);
     ``workspace`` is the one the bot token serves, as ``auth.test`` said (``check_slack``).
     """
-    corpus = corpus or load_corpus(settings.corpus)
-    index = SearchIndex.build(
-        corpus.papers, ranker_for(settings.corpus) if settings.semantic else None
-    )
+    spec = settings.corpus_for(slack=slack)
+    corpus = corpus or load_corpus(spec)
+    index = SearchIndex.build(corpus.papers, ranker_for(spec) if settings.semantic else None)
     store = Store(settings.database_url, clock, workspace=workspace)
     digest = DigestService(store, index, client, settings, clock=clock)
-    seeds_only = settings.corpus.strip() in SEED_SPECS
     wider = None
-    if seeds_only:
+    if spec.strip() in SEED_SPECS:
         wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
     # The help card says what is searched in a reader's words; the corpus's own description
     # (with its paths) is for the operator's log.
@@ -154,7 +155,9 @@ def run(settings: Settings, mode: str) -> int:
         try:
             workspace = check_slack(settings, mode)
             client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
-            services = build_services(settings, digest_client(settings), workspace=workspace)
+            services = build_services(
+                settings, digest_client(settings), workspace=workspace, slack=True
+            )
             print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
             pool = listener_pool()
             threading.Thread(
