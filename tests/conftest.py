@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -21,6 +22,18 @@ from bot.slack.delivery import retry
 # run is red on a laptop too, and no run finds a new case the one before passed.
 settings.register_profile("paperbot", derandomize=True, database=None)
 settings.load_profile("paperbot")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per reason for skipping, with the count: without PostgreSQL, every test of
+    its ~60 would otherwise get a line of its own saying the same thing."""
+    reasons = Counter(
+        str(report.longrepr[2]).removeprefix("Skipped: ")
+        for report in terminalreporter.stats.get("skipped", [])
+        if isinstance(report.longrepr, tuple)
+    )
+    for reason, count in reasons.most_common():
+        terminalreporter.write_line(f"{count} skipped: {reason}")
 
 
 @pytest.fixture(scope="session", autouse=True)
