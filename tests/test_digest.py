@@ -154,11 +154,11 @@ def test_a_subscription_due_now_names_todays_paper_and_dates_the_one_after(
 def test_a_topic_subscription_counts_and_orders_its_pool(make_bot, channel, index) -> None:
     service = make_bot().service
     topic = "graph neural networks"
-    matches = index.matching(topic)
+    matches = index.results(topic)
     reply = text_of(service.subscribe(channel, f"09:30 Europe/Berlin {topic}"))
     assert f"({len(matches)} in the rotation)" in reply
     pick = service.pick(channel, topic)
-    assert pick.paper == matches[0][0]
+    assert pick.paper == matches[0]
     assert (pick.position, pick.pool_size) == (1, len(matches))
 
 
@@ -304,7 +304,7 @@ def test_a_posted_paper_keeps_the_topic_it_was_drawn_for_after_a_topic_change(
     posted_at_nine(service, channel, traveller, "9:00 Europe/Berlin graph neural networks")
     service.subscribe(channel, "9:00 Europe/Berlin diffusion")
     footer = text_of(service.today(channel)).splitlines()[-1]
-    gnn_papers = len(index.matching("graph neural networks"))
+    gnn_papers = len(index.results("graph neural networks"))
     assert footer == f"Paper 1 of {gnn_papers} on “graph neural networks”"
 
 

@@ -137,7 +137,7 @@ def test_with_signals_every_paper_still_comes_once_per_round_and_once_per_day(
 def test_a_topic_subscription_keeps_to_its_topic(bot, channel, index) -> None:
     store, service = bot
     topic = "graph neural networks"
-    matches = {paper.id for paper, _score in index.matching(topic)}
+    matches = {paper.id for paper in index.results(topic)}
     service.subscribe(channel, f"9:00 Europe/Berlin {topic}")
     outside = next(paper.id for paper in index.papers if paper.id not in matches)
     store.interest[channel] = {outside: 1.0}

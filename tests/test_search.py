@@ -272,10 +272,10 @@ def test_pages_follow_each_other(index: SearchIndex) -> None:
 )
 def test_a_page_is_the_full_ranking_cut(catalogue_index: SearchIndex, query: str) -> None:
     index = catalogue_index
-    ranking = [(paper.id, score) for paper, score in index.matching(query)]
+    ranking = [paper.id for paper in index.results(query)]
     for offset in (0, 7):
         result = index.search(query, limit=10, offset=offset)
-        assert [(hit.paper.id, hit.score) for hit in result.hits] == ranking[offset : offset + 10]
+        assert ids(result) == ranking[offset : offset + 10]
         assert result.total == len(ranking)
 
 
@@ -297,14 +297,11 @@ def test_scores_are_bm25okapi_over_the_indexed_tokens(
         assert hit.score == expected[seed_corpus.papers.index(hit.paper)]
 
 
-def test_matching_lists_every_positive_score_best_first(index: SearchIndex) -> None:
-    matches = index.matching("graph sparsification")
-    scores = [score for _, score in matches]
-    assert matches[0][0].id == GRAPH_SPARSIFICATION
-    assert all(score > 0 for score in scores)
-    assert scores == sorted(scores, reverse=True)
-    assert len(matches) == index.search("graph sparsification").total
-    assert index.matching("") == []
+def test_results_are_every_paper_a_search_pages_through(index: SearchIndex) -> None:
+    results = index.results("graph sparsification")
+    assert results[0].id == GRAPH_SPARSIFICATION
+    assert len(results) == index.search("graph sparsification").total
+    assert index.results("") == []
 
 
 def test_catalogue_author_search_finds_papers_without_abstracts() -> None:

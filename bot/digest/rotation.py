@@ -3,7 +3,7 @@
 Each channel walks a shuffled order of every eligible paper, seeded by channel and round, so
 the order is random but reproducible and survives restarts; only the papers already posted
 are stored. When every paper has been posted, the next round starts with a new order. A
-topic subscription walks its matches best first instead.
+topic subscription walks the papers about its topic instead, in ``/paper TOPIC``'s order.
 
 What the channel engages with in public (``store.channel_interest``: shares and reactions
 there) moves papers like those forward within the round's unseen papers: each engaged paper
@@ -53,9 +53,10 @@ class Rotation:
         self._index = index
 
     def pool(self, topic: str | None) -> list[Paper]:
-        """The papers a subscription draws from: its topic's matches, or every paper."""
+        """The papers a subscription draws from: every paper, or those about its topic, the
+        very list ``/paper TOPIC`` pages through, in its order (``SearchIndex.results``)."""
         if topic:
-            return [paper for paper, _score in self._index.matching(topic)]
+            return self._index.results(topic)
         return list(self._index.papers)
 
     def next(self, channel: str, topic: str | None) -> Pick | None:

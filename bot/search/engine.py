@@ -283,16 +283,16 @@ class SearchIndex:
         text = source if isinstance(source, str) else embedding_text(source)
         return ModelQuery(text, functools.partial(self._semantic.embed, text))
 
-    def matching(self, query: str) -> list[tuple[Paper, float]]:
-        """Every paper scoring above zero, best first (ties by id): for topic subscriptions."""
+    def results(self, query: str) -> list[Paper]:
+        """Every paper ``search(query)`` pages through, in its order: the papers a topic
+        subscription's rotation walks, so a channel gets exactly what ``/paper TOPIC`` lists
+        (``Ranker.ordered`` says which papers those are). None for a query that names a
+        paper rather than a topic."""
         parsed = self.parse(query)
-        if parsed.reference or parsed.is_empty:
+        named = parsed.named_reference
+        if parsed.reference or (named and self.get(named) is not None):
             return []
-        similar_to = self.get(parsed.like) if parsed.like else None
-        if parsed.like and similar_to is None:
-            return []
-        plan = self._planner.plan(parsed, None if similar_to is None else self._doc(similar_to))
-        return [] if plan.is_empty else self._ranker.matching(plan)
+        return [hit.paper for hit in self.search(query, limit=len(self.papers)).hits]
 
     # --- recommending -----------------------------------------------------------------------
 

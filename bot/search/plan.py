@@ -33,6 +33,9 @@ class Plan:
     counted: bool = True  # see ``SearchResult.counted``
     authors: list[str] = field(default_factory=list)  # names to filter by (``author:``)
     author_runs: list[frozenset[str]] = field(default_factory=list)  # names typed as words
+    # The query's words and phrases as typed, each as the token sequences of which a paper
+    # must hold one to hold it (``Ranker.about``); none for a paper's or a text's terms.
+    words: list[list[tuple[str, ...]]] = field(default_factory=list)
 
     @property
     def names_authors(self) -> bool:

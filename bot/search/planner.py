@@ -206,6 +206,7 @@ class QueryPlanner:
                         word.text if known else word.typed
                     )
         plan.tokens.extend(self._expansions(typed, plan.tokens))
+        plan.words.extend(self._held_as(word) for word in typed if not word.author_only)
         runs = plan.author_runs = self._author_runs(typed)
         plan.author_scores = self._authors.scores(runs)
         free = {token for token in plan.tokens if token in self._bm25}
@@ -219,12 +220,19 @@ class QueryPlanner:
             if self._authors.is_full_name(phrase):
                 plan.authors.append(phrase)
                 continue
-            for word in written_words(phrase):
-                plan.tokens.extend(self._analyzer.query_word(word).tokens)
+            phrase_tokens = [
+                token
+                for word in written_words(phrase)
+                for token in self._analyzer.query_word(word).tokens
+            ]
+            plan.tokens.extend(phrase_tokens)
+            plan.words.append([tuple(phrase_tokens)])
             plan.phrases.append((phrase, self.phrase_variants(phrase)))
         for phrase in parsed.excluded:
             plan.excluded.append((phrase, self.phrase_variants(phrase)))
         if similar_doc is not None:
+            # The paper's own terms are the query: every paper like it is a result.
+            plan.words.clear()
             plan.exclude_doc = similar_doc
             plan.tokens.extend(self.paper_terms(self._papers[similar_doc]))
         if plan.corrections:
@@ -306,25 +314,44 @@ class QueryPlanner:
         return fixes
 
     def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
-        """Long forms of the acronyms the user typed as acronyms: two or more capitals
-        (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
-        ``node``), and never the other way round (``language models`` is not ``LM``)."""
+        """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""
         seen = set(tokens)
         extra: list[str] = []
-        if not self._options.expand_acronyms:
-            return extra
         for word in typed:
-            if word.author_only or sum(c.isupper() for c in word.text) < 2:
-                continue
-            for token in word_tokens(word.text).tokens:
-                acronym = self._acronyms.get(token)
-                if acronym is None or not self._long_form_is_usual(acronym):
-                    continue
-                for long_token in acronym.long_tokens:
+            for long_form in self._long_forms(word):
+                for long_token in long_form:
                     if long_token not in seen:
                         seen.add(long_token)
                         extra.append(long_token)
         return extra
+
+    def _long_forms(self, word: _Typed) -> list[tuple[str, ...]]:
+        """Long forms of the acronyms the user typed as acronyms: two or more capitals
+        (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
+        ``node``), and never the other way round (``language models`` is not ``LM``)."""
+        if (
+            not self._options.expand_acronyms
+            or word.author_only
+            or sum(c.isupper() for c in word.text) < 2
+        ):
+            return []
+        acronyms = (self._acronyms.get(token) for token in word_tokens(word.text).tokens)
+        return [
+            acronym.long_tokens
+            for acronym in acronyms
+            if acronym is not None and self._long_form_is_usual(acronym)
+        ]
+
+    def _held_as(self, word: _Typed) -> list[tuple[str, ...]]:
+        """What holding a typed word means to ``Ranker.about``: its token; for a hyphenated
+        word, its joined form where papers write it so (``in-context`` is not "context"),
+        else every part; or every token of its acronym's long form."""
+        tokens = self._analyzer.query_word(word.text)
+        if tokens.joined is not None and tokens.joined in self._bm25:
+            held = [(tokens.joined,)]
+        else:
+            held = [tokens.parts]
+        return held + self._long_forms(word)
 
     def _long_form_is_usual(self, acronym: Acronym) -> bool:
         """Whether more papers hold every word of the long form than the acronym. Only then

@@ -1,0 +1,78 @@
+"""Which papers a query of several words pages through: after the ranking's first ten, only
+those about it (``Ranker.about``), which is also the list a topic subscription walks."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.papers.corpus import load_corpus
+from bot.papers.paper import Paper
+from bot.search.engine import SearchIndex
+from bot.search.ranker import RANKED_HEAD
+
+
+@pytest.fixture(scope="module")
+def catalogue_index() -> SearchIndex:
+    return SearchIndex.build(load_corpus("catalogue").papers)
+
+
+def says(paper: Paper, pattern: str) -> bool:
+    return re.search(pattern, f"{paper.title} {paper.plain_abstract}", re.IGNORECASE) is not None
+
+
+def test_past_the_first_page_every_result_is_about_the_topic(
+    catalogue_index: SearchIndex,
+) -> None:
+    results = catalogue_index.results("spiking neural networks")
+    assert all(says(paper, r"\bspik") for paper in results[RANKED_HEAD:])
+    holding_a_word = [
+        paper for paper in catalogue_index.papers if says(paper, r"\b(spik|neural|network)")
+    ]
+    assert len(results) < 30 < 500 < len(holding_a_word)
+    result = catalogue_index.search("spiking neural networks")
+    assert result.total == len(results)
+    past_the_end = catalogue_index.search("spiking neural networks", offset=len(results))
+    assert past_the_end.hits == ()
+
+
+def test_a_topic_of_a_common_and_a_rare_word_is_the_rare_words_papers(
+    catalogue_index: SearchIndex,
+) -> None:
+    results = catalogue_index.results("federated learning")
+    federated = [paper for paper in catalogue_index.papers if says(paper, r"\bfederat")]
+    assert {paper.id for paper in results} == {paper.id for paper in federated}
+
+
+def test_a_hyphenated_word_is_held_as_written_and_an_acronym_by_its_long_form(
+    catalogue_index: SearchIndex,
+) -> None:
+    in_context = catalogue_index.results("in-context learning")[RANKED_HEAD:]
+    assert in_context and all(says(paper, r"\bin[- ]context") for paper in in_context)
+    ood = catalogue_index.results("OOD detection")
+    long_form_only = [
+        paper
+        for paper in ood
+        if says(paper, r"out-of-distribution") and not says(paper, r"\bOODs?\b")
+    ]
+    assert long_form_only
+
+
+def test_one_word_keeps_every_match_and_its_count(catalogue_index: SearchIndex) -> None:
+    result = catalogue_index.search("protein")
+    assert result.counted
+    assert result.total == len(catalogue_index.results("protein"))
+    assert result.total == len(
+        [paper for paper in catalogue_index.papers if says(paper, r"\bproteins?\b")]
+    )
+
+
+def test_a_question_keeps_its_first_page_as_ranked(catalogue_index: SearchIndex) -> None:
+    question = "can a model tell it is ignoring the prompt?"
+    results = catalogue_index.results(question)
+    first = catalogue_index.search(question, limit=RANKED_HEAD)
+    assert len(results) >= RANKED_HEAD
+    assert [paper.id for paper in results[:RANKED_HEAD]] == [hit.paper.id for hit in first.hits]
+    about = results[RANKED_HEAD:]
+    assert all(says(paper, r"\btell") for paper in about)
