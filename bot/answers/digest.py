@@ -16,7 +16,8 @@ class _Schedule(Protocol):
 
 
 class Subscription(Protocol):
-    """A channel's paper of the day, as the digest service reports it."""
+    """A channel's paper of the day or weekly digest (``kind``), as the digest service
+    reports it."""
 
     @property
     def channel(self) -> str: ...
@@ -24,6 +25,8 @@ class Subscription(Protocol):
     def schedule(self) -> _Schedule: ...
     @property
     def topic(self) -> str | None: ...
+    @property
+    def kind(self) -> str: ...
 
 
 class DigestCommands(Protocol):

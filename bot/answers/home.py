@@ -19,6 +19,7 @@ from bot.buttons import FIRST_PAGES, HomePlaces
 from bot.clock import Clock
 from bot.papers.catalogue import PaperLookup
 from bot.render import home as render_home
+from bot.store import WEEKLY
 
 VISIBILITY_TTL = timedelta(minutes=5)
 """How long the App Home trusts Slack's word that a person can see a subscribed channel:
@@ -99,9 +100,9 @@ class AppHome:
                 continue
             if len(shown) == render_home.MAX_CHANNELS_SHOWN:
                 return shown, True
-            shown.append(
-                render_home.SubscribedChannel(sub.channel, sub.schedule.describe(), sub.topic)
-            )
+            when = sub.schedule.describe()
+            weekly = sub.kind == WEEKLY
+            shown.append(render_home.SubscribedChannel(sub.channel, when, sub.topic, weekly))
         return shown, False
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 WEEK_PAPERS = 5
 """The workspace's papers of the week shown at most: a digest, not a leaderboard."""
 PICKS = 3
-WEEK = timedelta(days=7)
 
 
 class WeeklyDigest:
@@ -32,7 +31,7 @@ class WeeklyDigest:
 
         The week is the seven days before the post's instant, so a late retry or a preview
         shows what the post would; the workspace is the one the subscription recorded."""
-        since = sub.schedule.instant_on(day) - WEEK
+        since = sub.schedule.instant_on(day) - render.WEEK
         record = self._store.subscription(sub.channel, kind=WEEKLY)
         team_id = record.team_id if record is not None else None
         engagement = self._store.workspace_week(team_id, since) if team_id else []
@@ -47,6 +46,6 @@ class WeeklyDigest:
         picks, follow = self._rotation.picks(
             sub.channel, sub.topic, week_of.isoformat(), PICKS, {e.paper.id for e in engaged}
         )
-        message = render.weekly_post(week_of, engaged, picks, picks_follow_channel=follow)
+        message = render.weekly_post(day, engaged, picks, picks_follow_channel=follow)
         papers = [entry.paper for entry in engaged] + picks
         return message, papers[0].id if papers else ""

@@ -166,7 +166,7 @@ def subscriptions_message(
     )
     if description is None:
         if weekly:
-            return notice_message("\n".join([f"*Paper of the day:* none ({start})", *weekly]))
+            return _by_kind([f"*Paper of the day:* none ({start})"], weekly)
         return notice_message(
             f"This channel has no paper of the day. Start one with {start}. A weekly team "
             "digest: `/paper subscribe weekly monday 9am`."
@@ -188,4 +188,11 @@ def subscriptions_message(
         )
     elif next_post:
         lines.append(f"*Next paper:* {next_post}")
-    return notice_message("\n".join([*lines, *weekly]))
+    return _by_kind(lines, weekly)
+
+
+def _by_kind(*kinds: Sequence[str]) -> Message:
+    """Each kind of subscription's lines in a section of its own, so that no line (a topic,
+    a pause) reads as the other kind's."""
+    texts = ["\n".join(lines) for lines in kinds if lines]
+    return bk.message(fallback_text("\n".join(texts)), [bk.section(text) for text in texts])

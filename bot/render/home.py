@@ -41,17 +41,20 @@ HOW_TO = (
     "papers related to it.\n"
     "• On any message, *More actions → Find related papers* shows related papers to you alone.\n"
     "• Paste an OpenReview link and I show a preview of the paper.\n"
-    "• `/paper subscribe 9:00 Europe/Berlin` brings a paper of the day to a channel."
+    "• `/paper subscribe 9:00 Europe/Berlin` brings a paper of the day to a channel, "
+    "`/paper subscribe weekly monday 9am` a weekly team digest."
 )
 
 
 @dataclass(frozen=True)
 class SubscribedChannel:
-    """A channel that gets the paper of the day: when (already worded) and on what topic."""
+    """A channel that gets the paper of the day, or the weekly team digest (``weekly``):
+    when (already worded) and on what topic."""
 
     channel: str
     when: str
     topic: str | None
+    weekly: bool = False
 
 
 def _paper_rows(paper: Paper, places: HomePlaces) -> list[dict[str, Any]]:
@@ -99,15 +102,31 @@ def _subscription_line(sub: SubscribedChannel) -> str:
 
 
 def _channels(subscriptions: Sequence[SubscribedChannel], more: bool) -> list[dict[str, Any]]:
-    if not subscriptions:
-        return [
+    """The channels that get a paper of the day, then those that get the weekly digest, each
+    kind under its own heading (a weekly digest is no paper of the day)."""
+    shown = subscriptions[:MAX_CHANNELS_SHOWN]
+    more = more or len(subscriptions) > MAX_CHANNELS_SHOWN
+    daily = [sub for sub in shown if not sub.weekly]
+    weekly = [sub for sub in shown if sub.weekly]
+    blocks = [bk.header("Paper of the day")]
+    if daily:
+        blocks.extend(_channel_lines(daily, more and not weekly))
+    else:
+        blocks.append(
             bk.section(
                 "None of the channels you can see gets the paper of the day yet. "
                 "Type `/paper subscribe 9:00` in one (and `/invite @paperbot` there)."
             )
-        ]
-    lines = [_subscription_line(sub) for sub in subscriptions[:MAX_CHANNELS_SHOWN]]
-    if more or len(subscriptions) > MAX_CHANNELS_SHOWN:
+        )
+    if weekly:
+        blocks.append(bk.header("Weekly team digest"))
+        blocks.extend(_channel_lines(weekly, more))
+    return blocks
+
+
+def _channel_lines(subscriptions: Sequence[SubscribedChannel], more: bool) -> list[dict[str, Any]]:
+    lines = [_subscription_line(sub) for sub in subscriptions]
+    if more:
         lines.append("…and more")
     return [bk.section(piece) for piece in bk.split_mrkdwn("\n".join(lines))]
 
@@ -131,7 +150,6 @@ def home_view(
         bk.header("Your reading list"),
         *_reading_list(papers, total, places),
         bk.divider(),
-        bk.header("Paper of the day"),
         *_channels(subscriptions, more_channels),
         bk.divider(),
         bk.header("How to use paperbot"),

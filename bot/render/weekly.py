@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
@@ -19,6 +19,8 @@ from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_buttons, title_mrkdwn
 
 FEWEST_PEOPLE_SHOWN = 2
+WEEK = timedelta(days=7)
+"""What a digest covers: the seven days before its post."""
 
 
 @dataclass(frozen=True)
@@ -41,23 +43,26 @@ def people_line(entry: WeekPaper) -> str | None:
 
 
 def weekly_post(
-    week_of: date,
+    day: date,
     engaged: Sequence[WeekPaper],
     picks: Sequence[Paper],
     *,
     picks_follow_channel: bool,
 ) -> Message:
-    """The week's most shared and reacted-to papers of the workspace, then a few picks for
-    the channel (like what it engaged with, when ``picks_follow_channel``)."""
-    blocks: list[dict] = [bk.header(f"Team digest · week of {long_date(week_of)}")]
+    """The digest posted on ``day``: the workspace's most shared and reacted-to papers of
+    the seven days before it, then a few picks for the channel (like what it engaged with,
+    when ``picks_follow_channel``). The days are named, never "this week": a preview is
+    read days before the post, and a Monday's digest is about the week before."""
+    since = long_date(day - WEEK)
+    blocks: list[dict] = [bk.header(f"Team digest · {long_date(day)}")]
     shown = [(entry, line) for entry in engaged if (line := people_line(entry))]
     if shown:
-        blocks.append(bk.section("*Most shared and reacted to in the workspace this week*"))
+        blocks.append(bk.section(f"*Most shared and reacted to in the workspace since {since}*"))
         for entry, line in shown:
             blocks.append(bk.section(f"{title_mrkdwn(entry.paper)}\n{line}"))
     else:
         blocks.append(
-            bk.context("No paper was shared or reacted to by two people or more this week.")
+            bk.context(f"No paper was shared or reacted to by two people or more since {since}.")
         )
     if picks:
         why = (
@@ -72,7 +77,7 @@ def weekly_post(
             buttons = paper_buttons(paper, PUBLIC_BUTTONS)
             if buttons:
                 blocks.append(buttons)
-    text = f"Team digest, week of {long_date(week_of)}: {len(shown)} papers of the week, "
+    text = f"Team digest, {long_date(day)}: {len(shown)} papers shared since {since}, "
     return bk.message(f"{text}{len(picks)} picks", blocks)
 
 
