@@ -89,10 +89,12 @@ class LiveBot:
         *,
         app_listener_pool: bool = False,
         listener_executor: Executor | None = None,
+        digest_channel: str | None = None,
     ) -> None:
         """``app_listener_pool`` runs listeners on the app's own pool, as in production, and
         ``listener_executor`` on the one given; by default one worker runs them in order, so
-        ``drain()`` can wait for them."""
+        ``drain()`` can wait for them. ``digest_channel`` is ``PAPERBOT_DIGEST_CHANNEL``. The
+        bot serves the recorder's workspace, as ``auth.test`` tells a served bot."""
         self.workspace = payloads.Workspace()
         self.recorder = FaultySlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
         self.settings = Settings(
@@ -101,10 +103,15 @@ class LiveBot:
             slack_api_url=self.recorder.base_url,
             database_url=f"sqlite:///{tmp_path / 'paperbot.db'}",
             scheduler_enabled=False,
+            digest_channel=digest_channel,
         )
         client = make_web_client(BOT_TOKEN, self.recorder.base_url)
         self.services: Services = build_services(
-            self.settings, client, clock=fixed_clock, corpus=corpus
+            self.settings,
+            client,
+            clock=fixed_clock,
+            corpus=corpus,
+            workspace=self.recorder.team_id,
         )
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="listener")
         self.app = build_app(
