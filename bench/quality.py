@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from baselines import Builder, Ranker, bm25okapi_ranker, plain_tokens, stem_stop_tokens
-from quality_report import report
+from quality_report import Summary, report
 from ranking_metrics import CUTOFF, METRICS, RECALL_CUTOFF, query_scores
 from semantic_gain import BlindSet, RecordedGain, gain_failures
 from topic_share import TOPIC, BareShare, bare_share
@@ -305,9 +305,6 @@ def mean_scores(outcomes: Sequence[QueryOutcome]) -> dict[str, float]:
         metric: sum(outcome.scores[metric] for outcome in outcomes) / len(outcomes)
         for metric in METRICS
     }
-
-
-Summary = dict[str, dict[str, float]]  # kind (or "overall") → metric → mean
 
 
 def summarise(outcomes: Sequence[QueryOutcome], kinds: Sequence[str]) -> Summary:

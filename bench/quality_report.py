@@ -1,7 +1,8 @@
 """``bench/results/quality.md``: the quality bench's measurements as Markdown.
 
 It reads what ``quality.py`` measured and writes no figure of its own, so the tables and the
-verdict cannot disagree with the run.
+verdict cannot disagree with the run. It names what it reads as protocols rather than
+importing ``quality``'s classes, so ``quality`` imports it and nothing imports back.
 """
 
 from __future__ import annotations
@@ -10,16 +11,68 @@ import platform
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ranking_metrics import METRICS
-from semantic_gain import RecordedGain, gain_section
-from topic_share import corpus_line, share_table
+from semantic_gain import BlindSet, RecordedGain, gain_section
+from topic_share import BareShare, corpus_line, share_table
 
-if TYPE_CHECKING:
-    from quality import Measured, QuerySet, Summary, System, TopicRun
+from bot.papers.paper import Paper
 
 ROOT = Path(__file__).resolve().parent.parent
+
+Summary = dict[str, dict[str, float]]  # kind (or "overall") → metric → mean
+
+
+class QuerySet(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def corpus(self) -> str: ...
+
+
+class System(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def about(self) -> str: ...
+
+
+class SetRun(Protocol):
+    """Every system's outcomes on one labelled set."""
+
+    @property
+    def query_set(self) -> QuerySet: ...
+    @property
+    def papers(self) -> Sequence[Paper]: ...
+    @property
+    def queries(self) -> Sequence[object]: ...
+    @property
+    def results(self) -> dict[str, Summary]: ...
+    @property
+    def counts(self) -> dict[str, int]: ...
+
+
+class TopicRun(Protocol):
+    @property
+    def query_set(self) -> QuerySet: ...
+    @property
+    def papers(self) -> Sequence[Paper]: ...
+    @property
+    def shares(self) -> dict[str, BareShare]: ...
+
+
+class Measured(Protocol):
+    @property
+    def runs(self) -> Sequence[SetRun]: ...
+    @property
+    def topics(self) -> Sequence[TopicRun]: ...
+    @property
+    def missing(self) -> Sequence[QuerySet]: ...
+    @property
+    def blind(self) -> Sequence[BlindSet]: ...
 
 
 def markdown_table(results: dict[str, Summary], metric: str, counts: dict[str, int]) -> str:

@@ -1,6 +1,5 @@
 """Benches whose ways of running take turns: each way in a fresh process, round after round,
-so that the machine's drift falls on every way alike (``model_threads.py``,
-``model_numerics.py``)."""
+so that the machine's drift falls on every way alike (``model_numerics.py``)."""
 
 from __future__ import annotations
 

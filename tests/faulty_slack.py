@@ -2,7 +2,7 @@
 slow answers, so tests can show what a user sees when Slack misbehaves; and the questions
 only tests ask of it (the calls of a method, a channel's messages, private channels).
 
-Only tests and the hardening bench break Slack on purpose, so this lives beside them and
+Only tests and the soak bench break Slack on purpose, so this lives beside them and
 the product's ``SlackRecorder`` (which the local shell also runs) always answers healthily.
 """
 

@@ -24,11 +24,11 @@ which save a question about 2 ms on one thread, change 125 of the 606 blind top 
 ONNX Runtime's memory arena stays on: without it each run's buffers come from the
 allocator of whichever thread runs the model, and with any of the bot's workers running
 batches the process grew past 590 MB, against 345 MB with the arena, which keeps no more
-than the largest run needs (a 256-token paper; ``bench/batching.py`` reports the peak).
-Several texts may share a run (``bench/batching.py``: short queries waiting together cost
-less each that way); they are padded to the longest, the attention mask keeps the padding out of
-every real token's state, and each text's mean covers its own tokens only, so a text's
-vector is the same, bit for bit, alone or in any batch.
+than the largest run needs (a 256-token paper; ``bench/results/batching.md`` reports the
+peak). Several texts may share a run (short queries waiting together cost less each that
+way, by the same results); they are padded to the longest, the attention mask keeps the
+padding out of every real token's state, and each text's mean covers its own tokens only, so
+a text's vector is the same, bit for bit, alone or in any batch.
 """
 
 from __future__ import annotations
@@ -108,15 +108,13 @@ class Embedder:
         path: Path | None = None,
         *,
         threads: int = 1,
-        spin_us: int | None = 0,
         graph: bytes | None = None,
     ) -> None:
-        """``threads`` and ``spin_us`` are there for ``bench/model_threads.py`` to compare
-        (``spin_us``: how long a waiting thread spins before it sleeps, None as long as ONNX
-        Runtime likes), ``graph`` for ``bench/model_numerics.py``: a whole model made from the
-        pinned one (the same weights, other kernels) to run in place of ``GRAPH_PATH``, while
-        the fingerprint stays the pinned model's, so that the stored vectors still load. The
-        bot takes the defaults."""
+        """``threads``: the threads of the session every run but a lone one takes, which the
+        tests set to two to compare; ``graph`` for ``bench/model_numerics.py``: a whole model
+        made from the pinned one (the same weights, other kernels) to run in place of
+        ``GRAPH_PATH``, while the fingerprint stays the pinned model's, so that the stored
+        vectors still load. The bot takes the defaults."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -149,7 +147,7 @@ class Embedder:
             for name, weight in weights.items()
         }
         try:
-            self._session = self._open(threads, spin_us)
+            self._session = self._open(threads, spin_us=0)
         except Exception as error:  # onnxruntime raises its own unexported exception types
             raise ModelError(f"{path}: onnxruntime cannot run its graph ({error})") from error
         self._lone: InferenceSession | None = None
@@ -176,7 +174,9 @@ class Embedder:
     def lone_session_open(self) -> bool:
         return self._lone is not None
 
-    def _open(self, threads: int, spin_us: int | None) -> InferenceSession:
+    def _open(self, threads: int, spin_us: int) -> InferenceSession:
+        """A session on ``threads`` threads, each spinning up to ``spin_us`` between a run's
+        steps before it sleeps (0: never)."""
         onnxruntime = self._onnxruntime
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads

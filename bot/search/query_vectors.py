@@ -2,11 +2,12 @@
 and a vector is reused for every text the model would read the same way.
 
 Why share a run: on one thread a run of the model costs about 3 ms whatever it embeds, on top
-of its cost per token, so short queries embedded together cost less each (``bench/batching.py``:
-3-word queries 1.7x cheaper each in runs of 4 to 16, 12-25 words 1.1x), and each one's vector
-is bit-identical to its vector alone (``Embedder.embed_tokens``). Padding a short query to a
-long one's length costs more than the run it saves, so a run takes only queries whose lengths
-are within ``PADDING_TOKENS`` of each other.
+of its cost per token, so short queries embedded together cost less each
+(``bench/results/batching.md``: 3-word queries 1.7x cheaper each in runs of 4 to 16, 12-25
+words 1.1x), and each one's vector is bit-identical to its vector alone
+(``Embedder.embed_tokens``). Padding a short query to a long one's length costs more than the
+run it saves, so a run takes only queries whose lengths are within ``PADDING_TOKENS`` of each
+other.
 
 Why nobody waits for a batch to fill: the thread that finds the model idle runs it at once, on
 its own thread, with what is queued (the oldest query first); the threads that arrive while it

@@ -30,8 +30,8 @@ from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, SemanticRanker
 
 PRUNING_MIN_PAPERS = 200_000
 """Corpora this large rank a plain query by the pruned ranking (``bot.search.pruned``); smaller
-ones score every matching paper, which is as fast there and far simpler (measured by
-``bench/pruning.py``, results in ``bench/results/pruning.md``)."""
+ones score every matching paper, which is as fast there and far simpler
+(``bench/results/pruning.md``)."""
 
 ABOUT_SHARE = 2 / 3
 """The share of a query's weight a paper's words must carry for the paper to be about the
