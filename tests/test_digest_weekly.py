@@ -15,7 +15,8 @@ from digest_probes import ProbedDigestService
 from faulty_slack import FaultySlackRecorder
 
 from bot.answers.typed import Intent, Request, parse_command
-from bot.digest.subscriptions import SubscriptionError, parse_subscribe_args
+from bot.digest.command import parse_subscribe_args, resolve
+from bot.digest.subscriptions import SubscriptionError
 from bot.settings import Settings
 from bot.slack.client import make_web_client
 from bot.store import DAILY, WEEKLY, Store
@@ -38,34 +39,38 @@ def berlin(day: date, hour: int, minute: int = 0) -> datetime:
         ("weekly monday 9am Europe/Berlin graphs", WEEKLY, "monday", "graphs"),
         ("weekly Fridays 17:30", WEEKLY, "friday", None),
         ("weekly tue", WEEKLY, "tuesday", None),
-        ("9am weekly", DAILY, "weekdays", "weekly"),  # "weekly" after the time: a topic
-        ("weekly reports", DAILY, "weekdays", "weekly reports"),  # no day after it: a topic
-        ("weekly", DAILY, "weekdays", "weekly"),
+        ('9am "weekly reports"', DAILY, "weekdays", '"weekly reports"'),  # quoted: a topic
         ("9:30 Europe/Berlin daily diffusion", DAILY, "daily", "diffusion"),
     ],
 )
-def test_weekly_and_a_day_of_the_week_is_the_weekly_digest_and_old_forms_keep_their_meaning(
+def test_weekly_and_a_day_of_the_week_is_the_weekly_digest(
     args: str, kind: str, cadence: str, topic: str | None
 ) -> None:
-    request = parse_subscribe_args(args, "UTC")
-    assert (request.kind, request.schedule.cadence, request.topic) == (kind, cadence, topic)
+    request = parse_subscribe_args(args, year=2025)
+    outcome = resolve(request, None, None, ZoneInfo("UTC"))
+    assert (request.kind, outcome.schedule.cadence, outcome.topic) == (kind, cadence, topic)
 
 
-def test_a_weekly_schedule_posts_on_its_day_only() -> None:
-    schedule = parse_subscribe_args("weekly monday 9am Europe/Berlin", "UTC").schedule
-    assert [schedule.posts_on(MONDAY + timedelta(days=n)) for n in range(8)] == [
-        True,
-        *[False] * 6,
-        True,
-    ]
-    assert schedule.describe() == "09:00 Europe/Berlin, on Mondays"
-    assert schedule.next_run(berlin(MONDAY, 10)) == berlin(MONDAY + timedelta(days=7), 9)
-
-
-def test_a_weekly_mistake_shows_the_weekly_usage() -> None:
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ("weekly", "`weekly` takes a day of the week: `monday`, `tuesday`"),
+        ("weekly reports", "`reports` is not a day of the week: `weekly` takes `monday`"),
+        (
+            "weekly fridy language models",
+            "`fridy` is not a day of the week; did you mean `friday`?",
+        ),
+        ("weekly funday 9am", "did you mean `sunday`?"),
+        ("9am weekly", "`weekly` is out of place"),
+        ("wekly monday", "I don't know `wekly`; did you mean `weekly`?"),
+        ("friday 9am", "`friday` is a day of the week: a digest on Fridays is the weekly one"),
+    ],
+)
+def test_weekly_without_a_day_is_refused_with_the_days_it_takes(args: str, problem: str) -> None:
     with pytest.raises(SubscriptionError) as raised:
-        parse_subscribe_args("weekly monday graphs 9am", "UTC")
-    assert "/paper subscribe weekly DAY" in str(raised.value)
+        parse_subscribe_args(args, year=2025)
+    assert problem in raised.value.problem
+    assert "/paper subscribe weekly DAY" in str(raised.value) or not args.startswith("weekly")
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ def _every_message() -> dict[str, Message]:
         ),
         "no papers for topic": digest_render.no_papers_for_topic_message(HOSTILE),
         "subscribed": digest_render.subscribed_message(
-            "09:00 UTC, on weekdays", HOSTILE, 3, "today", updated=False
+            "09:00 UTC, on weekdays", HOSTILE, 3, "today"
         ),
         "unsubscribed": digest_render.unsubscribed_message(True),
         "nothing to stop": digest_render.unsubscribed_message(False),

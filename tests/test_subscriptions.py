@@ -7,16 +7,22 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.digest.command import Outcome, parse_subscribe_args, resolve
 from bot.digest.subscriptions import (
     Schedule,
     SubscriptionError,
     local_instant,
-    parse_subscribe_args,
     parse_time,
 )
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
+YEAR = 2025
+
+
+def new_subscription(args: str, default_zone: str) -> Outcome:
+    """What ``/paper subscribe args`` gives a channel with no digest at all."""
+    return resolve(parse_subscribe_args(args, year=YEAR), None, None, ZoneInfo(default_zone))
 
 
 @pytest.mark.parametrize(
@@ -45,35 +51,35 @@ def test_impossible_times_are_explained_with_an_example(text: str) -> None:
 
 
 def test_everything_is_optional_and_defaults_apply() -> None:
-    request = parse_subscribe_args("", default_zone="America/New_York")
+    request = new_subscription("", default_zone="America/New_York")
     assert request.schedule == Schedule(time(9, 0), NEW_YORK, "weekdays")
     assert request.topic is None
 
 
 def test_all_parts_in_order() -> None:
-    request = parse_subscribe_args("09:30 Europe/Berlin daily graph neural networks", "UTC")
+    request = new_subscription("09:30 Europe/Berlin daily graph neural networks", "UTC")
     assert request.schedule == Schedule(time(9, 30), BERLIN, "daily")
     assert request.topic == "graph neural networks"
 
 
 def test_zone_names_are_matched_case_insensitively_and_utc_is_accepted() -> None:
-    assert parse_subscribe_args("8am europe/berlin", "UTC").schedule.zone_name == "Europe/Berlin"
-    assert parse_subscribe_args("8am utc", "Europe/Berlin").schedule.zone_name == "UTC"
+    assert new_subscription("8am europe/berlin", "UTC").schedule.zone_name == "Europe/Berlin"
+    assert new_subscription("8am utc", "Europe/Berlin").schedule.zone_name == "UTC"
 
 
 def test_words_without_a_slash_are_a_topic_not_a_zone() -> None:
-    request = parse_subscribe_args("universal approximation", "UTC")
+    request = new_subscription("universal approximation", "UTC")
     assert request.topic == "universal approximation"
     assert request.schedule == Schedule(time(9, 0), ZoneInfo("UTC"), "weekdays")
 
 
 def test_a_lowercase_slashed_word_that_is_no_zone_is_a_topic() -> None:
-    assert parse_subscribe_args("daily encoder/decoder", "UTC").topic == "encoder/decoder"
+    assert new_subscription("daily encoder/decoder", "UTC").topic == "encoder/decoder"
 
 
 def test_a_spaced_meridiem_is_one_time() -> None:
-    assert parse_subscribe_args("9 am UTC", "UTC").schedule.at == time(9, 0)
-    assert parse_subscribe_args("9:30 PM", "UTC").schedule.at == time(21, 30)
+    assert new_subscription("9 am UTC", "UTC").schedule.at == time(9, 0)
+    assert new_subscription("9:30 PM", "UTC").schedule.at == time(21, 30)
 
 
 @pytest.mark.parametrize(
@@ -87,7 +93,7 @@ def test_a_spaced_meridiem_is_one_time() -> None:
 )
 def test_invalid_arguments_say_what_is_wrong(args: str, names: str) -> None:
     with pytest.raises(SubscriptionError) as raised:
-        parse_subscribe_args(args, "UTC")
+        new_subscription(args, "UTC")
     assert names in raised.value.problem
     assert "Example:" in str(raised.value)
 

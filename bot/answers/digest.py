@@ -6,8 +6,10 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.answers.typed import WEEKLY_ARGUMENT, Intent, Request
+from bot.render.digest import mistyped_command_message, unsubscribe_usage_message
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
+from bot.search.query import edit_distance
 from bot.store import DAILY, WEEKLY
 
 
@@ -47,13 +49,28 @@ def digest_reply(
     """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today`` (the last two
     of a kind: ``weekly`` as their argument, else the paper of the day); ``team_id`` is the
     channel's workspace, kept with its subscription."""
+    if request.intent is Intent.MISTYPED:
+        return mistyped_command_message(request.argument)
     if digest is None:
         return digest_unavailable_message()
     if request.intent is Intent.SUBSCRIBE:
         return digest.subscribe(channel_id, request.argument, team_id)
     if request.intent is Intent.SUBSCRIPTIONS:
         return digest.subscriptions(channel_id)
-    kind = WEEKLY if request.argument == WEEKLY_ARGUMENT else DAILY
+    kind = WEEKLY if request.argument.lower() == WEEKLY_ARGUMENT else DAILY
     if request.intent is Intent.UNSUBSCRIBE:
+        if request.argument.lower() not in _UNSUBSCRIBE_ARGUMENTS:
+            return unsubscribe_usage_message(request.argument, _near_weekly(request.argument))
         return digest.unsubscribe(channel_id, kind, team_id)
     return digest.today(channel_id, kind)
+
+
+_UNSUBSCRIBE_ARGUMENTS = frozenset(("", WEEKLY_ARGUMENT, DAILY))
+"""``/paper unsubscribe`` stops the paper of the day (``daily`` says so too), ``weekly`` the
+weekly digest: anything else stops nothing, as a guess could stop the wrong one."""
+
+
+def _near_weekly(argument: str) -> bool:
+    """``wekly``, ``weeklly``: the weekly digest was probably meant (it is still not
+    stopped)."""
+    return edit_distance(argument.lower(), WEEKLY_ARGUMENT, 2) <= 2

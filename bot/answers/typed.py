@@ -1,8 +1,10 @@
 """What a person asked for: ``/paper`` text and bot mentions parsed into intents.
 
 Pure functions, so the rules users rely on are unit-tested without Slack: a command word is a
-command only when it is the whole text (``/paper random forests`` searches), ``subscribe``
-only as the first word, and quoting a word (``/paper "help"``) always searches.
+command only when it is the whole text (``/paper random forests`` searches), ``subscribe`` and
+``unsubscribe`` only as the first word, a misspelt one of the subscription commands is
+answered with the command it looks like (never a search, never a change), and quoting a
+word (``/paper "help"``) always searches.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from enum import StrEnum
 from typing import Any
 
 from bot.render.mrkdwn import unescape_mrkdwn
+from bot.search.lexicon import english_words
+from bot.search.query import edit_distance
 
 
 class Intent(StrEnum):
@@ -33,6 +37,8 @@ class Intent(StrEnum):
     """Papers like the ones the person saved."""
     FORGET_ME = "forget me"
     """Delete everything kept about the person."""
+    MISTYPED = "mistyped"
+    """A subscription command with a typo in its word: the argument is the command meant."""
 
 
 _WHOLE_TEXT_COMMANDS = {
@@ -58,6 +64,18 @@ _WEEKLY_COMMANDS = {
 }
 """``/paper today weekly`` and ``/paper unsubscribe weekly``, whole texts as well, for the
 weekly team digest (``/paper subscribe weekly DAY …`` is parsed with the digest's schedule)."""
+_ARGUMENT_COMMANDS = {
+    Intent.SUBSCRIBE.value: Intent.SUBSCRIBE,
+    Intent.UNSUBSCRIBE.value: Intent.UNSUBSCRIBE,
+}
+"""Commands as the first word, whatever follows: ``subscribe`` takes a schedule and a topic,
+``unsubscribe`` a kind, and both answer anything else they are given (nobody searches for
+papers starting with "unsubscribe")."""
+_SUBSCRIPTION_WORDS = (
+    Intent.SUBSCRIBE.value,
+    Intent.UNSUBSCRIBE.value,
+    Intent.SUBSCRIPTIONS.value,
+)
 _MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
 
 
@@ -128,9 +146,27 @@ def parse_command(text: str) -> Request:
     if word in _WEEKLY_COMMANDS:
         return Request(_WEEKLY_COMMANDS[word], WEEKLY_ARGUMENT)
     first, _, rest = plain.partition(" ")
-    if first.lower() == Intent.SUBSCRIBE.value:
-        return Request(Intent.SUBSCRIBE, rest.strip())
+    if first.lower() in _ARGUMENT_COMMANDS:
+        return Request(_ARGUMENT_COMMANDS[first.lower()], rest.strip())
+    meant = _mistyped(first)
+    if meant is not None:
+        return Request(Intent.MISTYPED, f"{meant} {rest}".strip())
     return Request(Intent.SEARCH, plain)
+
+
+def _mistyped(word: str) -> str | None:
+    """The subscription command ``word`` is a typo of (``subscibe``, ``unsubscrbe``,
+    ``subscriptons``): within two edits, and no English word (no paper search starts with
+    a misspelt ``subscribe``, while ``description`` or ``subscript`` may)."""
+    lowered = word.lower()
+    if len(lowered) < len(Intent.SUBSCRIBE.value) - 2 or lowered in english_words():
+        return None
+    near = [
+        (distance, command[0] != lowered[0], command)
+        for command in _SUBSCRIPTION_WORDS
+        if (distance := edit_distance(lowered, command, 2)) <= 2
+    ]
+    return min(near)[2] if near else None
 
 
 def parse_mention(text: str, bot_user_id: str | None) -> Request:

@@ -10,7 +10,7 @@ subscription changed (the scheduler moves that channel's job).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
 from bot.digest.subscriptions import (
@@ -90,6 +90,16 @@ class Subscriptions:
         if kind == DAILY and channel == self._env_channel:
             return self.env_default(channel)
         return None
+
+    def latest(self, channel: str, kind: str = DAILY) -> ChannelSubscription | None:
+        """The channel's subscription of ``kind`` as last set, even if it was stopped since:
+        subscribing again starts from it (``/paper unsubscribe`` says ``/paper subscribe``
+        brings it back)."""
+        record = self._store.subscription(channel, kind=kind)
+        if record is not None and not record.active and record.source != "env":
+            record = replace(record, active=True)
+            return self._effective(record)
+        return self.of(channel, kind)
 
     def active(self) -> list[ChannelSubscription]:
         """Every subscription that should be posting (paused ones excluded)."""

@@ -9,9 +9,10 @@ from datetime import datetime
 
 from bot.clock import Clock
 from bot.digest.channels import ChannelSubscription, Subscriptions
+from bot.digest.command import Outcome, parse_subscribe_args, resolve
 from bot.digest.drafts import Drafts
 from bot.digest.rotation import Rotation
-from bot.digest.subscriptions import Schedule, SubscriptionError, parse_subscribe_args
+from bot.digest.subscriptions import Schedule, SubscriptionError, parse_zone
 from bot.render import digest as render
 from bot.render import weekly as render_weekly
 from bot.render.message import Message
@@ -45,27 +46,54 @@ class DigestReplies:
         if channel_id.startswith(DIRECT_MESSAGE_PREFIX):
             return render.direct_message_subscription_message()
         try:
-            request = parse_subscribe_args(args, self._subscriptions.default_zone)
+            request = parse_subscribe_args(args, year=self._clock().year)
         except SubscriptionError as error:
             return render.subscription_error_message(str(error))
-        pool = self._rotation.pool(request.topic)
-        if not pool:
-            return render.no_papers_for_topic_message(request.topic or "")
         kind = request.kind
-        previous = self._subscriptions.of(channel_id, kind)
-        schedule = request.schedule
+        current = self._subscriptions.latest(channel_id, kind)
+        other = self._subscriptions.of(channel_id, DAILY if kind == WEEKLY else WEEKLY)
+        outcome = resolve(
+            request,
+            None if current is None else (current.schedule, current.topic),
+            None if other is None else other.schedule,
+            parse_zone(self._subscriptions.default_zone),
+        )
+        pool = self._rotation.pool(outcome.topic)
+        if not pool:
+            return render.no_papers_for_topic_message(outcome.topic or "")
+        status = self._status(channel_id, kind, current, outcome)
+        schedule = outcome.schedule
         self._subscriptions.save(
-            channel_id, schedule, request.topic, "command", team_id=team_id, kind=kind
+            channel_id, schedule, outcome.topic, "command", team_id=team_id, kind=kind
         )
         self._subscriptions.changed(channel_id)
+        notes = render.change_notes(
+            [(change.part, change.before, change.after) for change in outcome.changed],
+            [(change.part, change.before, change.after) for change in outcome.kept],
+            inherited=outcome.inherited,
+            inherited_from="paper of the day" if kind == WEEKLY else "weekly digest",
+            zone_word=request.zone_word,
+            zone=schedule.zone_name,
+        )
         next_post = self._next_post_text(channel_id, kind, schedule)
         if kind == WEEKLY:
             return render_weekly.subscribed_weekly_message(
-                schedule.describe(), request.topic, next_post, updated=previous is not None
+                schedule.describe(), outcome.topic, next_post, status=status, notes=notes
             )
         return render.subscribed_message(
-            schedule.describe(), request.topic, len(pool), next_post, updated=previous is not None
+            schedule.describe(), outcome.topic, len(pool), next_post, status=status, notes=notes
         )
+
+    def _status(
+        self, channel_id: str, kind: str, current: ChannelSubscription | None, outcome: Outcome
+    ) -> str:
+        """New, back after a stop or a pause, changed, or as it was."""
+        if current is None:
+            return render.NEW
+        stopped = self._subscriptions.of(channel_id, kind) is None
+        if stopped or current.paused_reason is not None:
+            return render.AGAIN
+        return render.UPDATED if outcome.changed else render.UNCHANGED
 
     def unsubscribe(
         self, channel_id: str, kind: str = DAILY, team_id: str | None = None

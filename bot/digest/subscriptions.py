@@ -1,13 +1,10 @@
-"""What a channel asked for with ``/paper subscribe``, and when that means posting.
+"""When a channel's digest posts: its schedule, and the times and zones a command names.
 
-``/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`` is the paper of the day, as it
-always was; ``/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]`` is the weekly team digest.
-Only ``weekly`` followed by a day of the week means the digest, so every earlier command keeps
-its meaning (``/paper subscribe 9am weekly`` and ``/paper subscribe weekly reports`` are still
-the paper of the day on a topic).
+The words of ``/paper subscribe`` are read in ``bot.digest.command``; zone words (cities,
+abbreviations) in ``bot.digest.zones``.
 
-Pure functions only (no database, no Slack, no clock): parsing the command's arguments
-into a ``Schedule`` plus topic, and turning a schedule into instants with ``zoneinfo``.
+Pure functions only (no database, no Slack, no clock): times and IANA zone names, and
+turning a schedule into instants with ``zoneinfo``.
 Every DST rule of the digest lives here, so the scheduler and "is it due yet?" can never
 disagree: a local time that does not exist (spring forward) means the first valid instant
 after the gap, and a local time that happens twice (fall back) means the first of the two,
@@ -23,7 +20,7 @@ from functools import cache
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from bot.store import DAILY, WEEKLY
+from bot.digest.zones import near_zone_names
 
 Cadence = Literal["weekdays", "daily"]
 CADENCES: tuple[Cadence, ...] = ("weekdays", "daily")
@@ -41,7 +38,7 @@ WEEKLY_EXAMPLE = "/paper subscribe weekly monday 9am Europe/Berlin"
 WEEKLY_USAGE = "/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]"
 
 _TIME_SHAPE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?$", re.IGNORECASE)
-_ZONE_SHAPE = re.compile(r"^[A-Z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)+$")
+ZONE_SHAPE = re.compile(r"^[A-Z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)+$")
 
 
 class SubscriptionError(ValueError):
@@ -105,13 +102,6 @@ class Schedule:
         return f"{format_time(self.at)} {self.zone_name}, {days}"
 
 
-@dataclass(frozen=True)
-class SubscribeRequest:
-    schedule: Schedule
-    topic: str | None
-    kind: str = DAILY
-
-
 def local_instant(day: date, at: time, zone: ZoneInfo) -> datetime:
     """``day`` at wall time ``at`` in ``zone`` as a UTC instant, resolving DST edges.
 
@@ -160,12 +150,19 @@ def format_time(at: time) -> str:
 
 
 def parse_zone(name: str) -> ZoneInfo:
-    """``UTC`` or an IANA name with a slash (case-insensitive), e.g. ``Europe/Berlin``."""
+    """``UTC`` or an IANA name with a slash (case-insensitive), e.g. ``Europe/Berlin``; a
+    misspelt one is answered with the names it is closest to."""
     canonical = _zone_names().get(name.lower())
     if canonical is None:
+        near = " or ".join(f"`{key}`" for key in near_zone_names(name))
         raise SubscriptionError(
-            f"`{name}` is not a time zone I know; use `UTC` or an IANA name such as "
-            "`Europe/Berlin` or `America/New_York`."
+            f"`{name}` is not a time zone I know; "
+            + (
+                f"did you mean {near}?"
+                if near
+                else "use `UTC`, an IANA name such as `Europe/Berlin` or `America/New_York`, "
+                "a city or an abbreviation such as `EST`."
+            )
         )
     try:
         return ZoneInfo(canonical)
@@ -180,60 +177,12 @@ def _zone_names() -> dict[str, str]:
     return names
 
 
-def _looks_like_time(token: str) -> bool:
+def time_shape(text: str) -> bool:
+    """Whether ``text`` is written like a time (``9``, ``9:30``, ``9am``), valid or not."""
+    return _TIME_SHAPE.match(text) is not None
+
+
+def looks_like_time(token: str) -> bool:
+    """A time with minutes or am/pm: a bare number (``3 papers``) is no time."""
     match = _TIME_SHAPE.match(token)
     return match is not None and (match.group(2) is not None or match.group(3) is not None)
-
-
-def _looks_like_zone(token: str) -> bool:
-    return token.lower() in _zone_names() or _ZONE_SHAPE.match(token) is not None
-
-
-def _day_of_week(token: str) -> str | None:
-    """``monday``, ``Mondays``, ``mon`` → ``monday``; anything else → ``None``."""
-    word = token.lower().removesuffix("s")
-    return next((day for day in DAYS_OF_WEEK if word in (day, day[:3])), None)
-
-
-def parse_subscribe_args(args: str, default_zone: str) -> SubscribeRequest:
-    """``[TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]``, each part optional, in that order; or
-    ``weekly DAY`` then ``[TIME] [TIMEZONE] [TOPIC…]`` for the weekly digest."""
-    tokens = args.split()
-    weekly = len(tokens) >= 2 and tokens[0].lower() == WEEKLY and _day_of_week(tokens[1])
-    if weekly:
-        del tokens[:2]
-    if len(tokens) >= 2 and _TIME_SHAPE.match(tokens[0] + tokens[1]) and tokens[1][0].isalpha():
-        tokens[:2] = [tokens[0] + tokens[1]]  # "9 am", "9:30 pm"
-    try:
-        at = DEFAULT_TIME
-        if tokens and _looks_like_time(tokens[0]):
-            at = parse_time(tokens.pop(0))
-        zone = parse_zone(default_zone)
-        if tokens and _looks_like_zone(tokens[0]):
-            zone = parse_zone(tokens.pop(0))
-    except SubscriptionError as error:
-        raise SubscriptionError(error.problem, weekly=bool(weekly)) from None
-    cadence: str = weekly or DEFAULT_CADENCE
-    if not weekly and tokens and tokens[0].lower() in CADENCES:
-        cadence = tokens.pop(0).lower()
-    misplaced = next(
-        (token for token in tokens if _looks_like_time(token) or token.lower() in _zone_names()),
-        None,
-    )
-    if misplaced is not None:
-        order = (
-            "the day, the time, then the time zone"
-            if weekly
-            else ("the time, then the time zone, then `weekdays` or `daily`")
-        )
-        raise SubscriptionError(
-            f"`{misplaced}` is out of place: give {order}, then the topic.", weekly=bool(weekly)
-        )
-    topic = " ".join(tokens) or None
-    if topic is not None and len(topic) > MAX_TOPIC_CHARS:
-        raise SubscriptionError(
-            f"The topic has {len(topic):,} characters; keep it to {MAX_TOPIC_CHARS}, "
-            "a few words that describe the papers you want.",
-            weekly=bool(weekly),
-        )
-    return SubscribeRequest(Schedule(at, zone, cadence), topic, WEEKLY if weekly else DAILY)

@@ -14,7 +14,13 @@ from zoneinfo import ZoneInfo
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.message import Message
-from bot.render.mrkdwn import escape_mrkdwn, fallback_text, notice_message, quoted
+from bot.render.mrkdwn import (
+    command_code,
+    escape_mrkdwn,
+    fallback_text,
+    notice_message,
+    quoted,
+)
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
 
 
@@ -101,17 +107,108 @@ def today_message(
     return bk.message(f"{fallback_text(status)} {escape_mrkdwn(paper.title)}", blocks)
 
 
+NEW, AGAIN, UPDATED, UNCHANGED = "new", "again", "updated", "unchanged"
+"""What a ``/paper subscribe`` did: started a subscription, brought back a stopped or
+paused one, changed one, or found nothing to change."""
+_VERBS = {
+    NEW: "Subscribed",
+    AGAIN: "Subscribed again",
+    UPDATED: "Updated",
+    UNCHANGED: "Nothing to change",
+}
+_PARTS = {"time": "time", "zone": "time zone", "days": "days", "topic": "topic"}
+
+
+def subscribe_verb(status: str) -> str:
+    return _VERBS[status]
+
+
+def days_words(cadence: str) -> str:
+    """``weekdays`` → ``on weekdays``, ``daily`` → ``every day``, ``monday`` → ``on
+    Mondays``."""
+    if cadence == "daily":
+        return "every day"
+    return "on weekdays" if cadence == "weekdays" else f"on {cadence.capitalize()}s"
+
+
+def _value(part: str, value: str | None) -> str:
+    if part == "topic":
+        return quoted(value) if value else "all papers"
+    return days_words(value or "") if part == "days" else escape_mrkdwn(value or "")
+
+
+def change_notes(
+    changed: Sequence[tuple[str, str | None, str | None]],
+    kept: Sequence[tuple[str, str | None, str | None]],
+    *,
+    inherited: Sequence[str] = (),
+    inherited_from: str = "",
+    zone_word: str | None = None,
+    zone: str = "",
+) -> list[str]:
+    """The lines saying what a ``/paper subscribe`` changed and kept, each part as
+    ``(part, before, after)`` (``time``, ``zone``, ``days``, ``topic``); ``inherited`` parts of
+    a new subscription came from the channel's ``inherited_from``; ``zone_word`` is the
+    city or abbreviation typed for ``zone``."""
+    notes = []
+    if zone_word:
+        notes.append(f"{quoted(zone_word)} read as {escape_mrkdwn(zone)}.")
+    if changed:
+        notes.append(
+            "Changed: "
+            + "; ".join(
+                f"{_PARTS[part]} {_value(part, before)} → {_value(part, after)}"
+                for part, before, after in changed
+            )
+            + "."
+        )
+    if kept:
+        kept_words = [
+            _value(part, after) if part == "days" else f"{_PARTS[part]} {_value(part, after)}"
+            for part, _before, after in kept
+        ]
+        notes.append("Kept: " + "; ".join(kept_words) + ".")
+    if inherited:
+        parts = " and ".join(_PARTS[part] for part in inherited)
+        notes.append(f"{parts.capitalize()} as this channel's {inherited_from}.")
+    return notes
+
+
 def subscribed_message(
-    description: str, topic: str | None, pool_size: int, next_post: str, *, updated: bool
+    description: str,
+    topic: str | None,
+    pool_size: int,
+    next_post: str,
+    *,
+    status: str = NEW,
+    notes: Sequence[str] = (),
 ) -> Message:
-    verb = "Updated" if updated else "Subscribed"
     what = f"papers{_topic_words(topic)} ({pool_size} in the rotation)"
     return notice_message(
-        f"{verb}: this channel gets one of the {what} at {description}.\n"
-        f"Next paper: {next_post}. Change it with `/paper subscribe …`, "
+        f"{subscribe_verb(status)}: this channel gets one of the {what} at {description}.\n"
+        + "".join(f"{note}\n" for note in notes)
+        + f"Next paper: {next_post}. Change it with `/paper subscribe …`, "
         "stop it with `/paper unsubscribe`.\n"
         "I can only post where I'm a member: if I'm not in this channel yet, "
         "`/invite @paperbot`."
+    )
+
+
+def mistyped_command_message(meant: str) -> Message:
+    """A subscription command with a typo in its word (``/paper subscibe 9am``): nothing is
+    searched or changed; ``meant`` is the command it looks like, with what followed."""
+    return notice_message(
+        f":warning: Did you mean {command_code(f'/paper {meant}')}? Nothing was changed. "
+        "To search for those words instead, put them in quotes."
+    )
+
+
+def unsubscribe_usage_message(argument: str, near_weekly: bool) -> Message:
+    meant = "Did you mean `/paper unsubscribe weekly`? " if near_weekly else ""
+    return notice_message(
+        f":warning: {quoted(argument)} is not something to unsubscribe from. {meant}"
+        "`/paper unsubscribe` stops the paper of the day, `/paper unsubscribe weekly` the "
+        "weekly digest. Nothing was stopped."
     )
 
 
@@ -125,8 +222,9 @@ def direct_message_subscription_message() -> Message:
 
 def subscription_error_message(error: str) -> Message:
     """``error`` is a ``SubscriptionError``'s text: templates around pieces of what the person
-    typed, so it is escaped as a whole (its backticks are not markup Slack reserves)."""
-    return notice_message(f":warning: {escape_mrkdwn(error)}")
+    typed, so it is escaped as a whole (its backticks are not markup Slack reserves). A
+    refused command changes nothing, and says so."""
+    return notice_message(f":warning: {escape_mrkdwn(error)}\nNothing was changed.")
 
 
 def no_papers_for_topic_message(topic: str) -> Message:

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
-from bot.render.digest import long_date
+from bot.render.digest import NEW, long_date, subscribe_verb
 from bot.render.message import Message
 from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_buttons, title_mrkdwn
@@ -87,14 +87,20 @@ def weekly_preview(status: str, post: Message) -> Message:
 
 
 def subscribed_weekly_message(
-    description: str, topic: str | None, next_post: str, *, updated: bool
+    description: str,
+    topic: str | None,
+    next_post: str,
+    *,
+    status: str = NEW,
+    notes: Sequence[str] = (),
 ) -> Message:
-    verb = "Updated" if updated else "Subscribed"
+    """``notes`` say what the command changed and kept (``digest.change_notes``)."""
     picks = f"picks on {quoted(topic)}" if topic else "picks for this channel"
     return notice_message(
-        f"{verb}: this channel gets the weekly team digest at {description}: the week's "
-        f"most shared and reacted-to papers of the workspace, and {picks}.\n"
-        f"Next digest: {next_post}. See it now with `/paper today weekly`, "
+        f"{subscribe_verb(status)}: this channel gets the weekly team digest at {description}: "
+        f"the week's most shared and reacted-to papers of the workspace, and {picks}.\n"
+        + "".join(f"{note}\n" for note in notes)
+        + f"Next digest: {next_post}. See it now with `/paper today weekly`, "
         "stop it with `/paper unsubscribe weekly`."
     )
 
