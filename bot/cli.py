@@ -1,4 +1,4 @@
-"""Command-line entry point: ``python -m bot`` and the ``paperbot`` script.
+"""Command-line entry point: the ``paperbot`` script and ``python -m bot``.
 
 The one place that chooses what runs: a subcommand goes to the module that owns it; otherwise
 the mode follows the flags or the environment (``bot.slack.modes.choose_mode``), and the shell
@@ -12,29 +12,31 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from bot.arguments import program
 from bot.settings import DEFAULT_LOG_LEVEL, LOG_FORMAT, Settings, StartupError
 
 MODE_FLAGS = {"--socket": "socket", "--http": "http", "--shell": "shell"}
 IF_CONFIGURED = "--if-configured"
 
 USAGE = """\
-usage: python -m bot [--socket | --http] [--if-configured]
-       python -m bot shell [--once TEXT]     (or: python -m bot --shell [--once TEXT])
-       python -m bot search [options] [--] QUERY...
-       python -m bot digest [--channel C] [--dry-run]
-       python -m bot embed [--corpus PATH]
+usage: {prog} [--socket | --http] [--if-configured]
+       {prog} shell [--once TEXT]     (or: {prog} --shell [--once TEXT])
+       {prog} search [options] [--] QUERY...
+       {prog} digest [--channel C] [--dry-run]
+       {prog} embed [--corpus PATH]
 
 With no arguments the mode follows the environment: Socket Mode when SLACK_BOT_TOKEN and
 SLACK_APP_TOKEN are set, HTTP when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set, and a
 local shell when no SLACK_* variable is set. --if-configured (for a Procfile that starts
 every process type) exits 0 with one line when the environment does not set up that mode.
+{prog} SUBCOMMAND --help describes a subcommand's options.
 """
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in {"-h", "--help", "help"}:
-        print(USAGE, end="")
+        print(USAGE.format(prog=program()), end="")
         return 0
     try:
         settings = Settings.from_env()
@@ -68,9 +70,7 @@ def _dispatch(args: list[str], settings: Settings) -> int:
     unknown = [arg for arg in args if arg not in MODE_FLAGS and arg != IF_CONFIGURED]
     if unknown:
         kind = "option" if unknown[0].startswith("-") else "argument"
-        print(
-            f"paperbot: unknown {kind} {unknown[0]!r} (see python -m bot --help)", file=sys.stderr
-        )
+        print(f"paperbot: unknown {kind} {unknown[0]!r} (see {program()} --help)", file=sys.stderr)
         return 2
     if len(modes) > 1:
         print("paperbot: choose one of --socket and --http", file=sys.stderr)

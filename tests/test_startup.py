@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from faulty_slack import FaultySlackRecorder, server_error, slack_error
@@ -206,7 +207,7 @@ def test_shell_once_with_nothing_to_send_says_what_it_expects(environment, capsy
     line = _one_line_failure(capsys, ["shell", "--once", text])
     assert line == (
         "paperbot: --once expects the line to send, as typed at the prompt: "
-        "--once '/paper graph sparsification' (see python -m bot shell --help)"
+        "--once '/paper graph sparsification' (see paperbot shell --help)"
     )
 
 
@@ -216,3 +217,33 @@ def test_python_dash_m_bot_with_a_bad_log_level_prints_one_line(tmp_path):
         "paperbot: PAPERBOT_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL, "
         "not 'loud'"
     )
+
+
+PAPERBOT_SCRIPT = str(Path(sys.executable).parent / "paperbot")
+
+
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        ([PAPERBOT_SCRIPT, "--help"], "usage: paperbot [--socket | --http]"),
+        ([PAPERBOT_SCRIPT, "search", "--help"], "usage: paperbot search [-h]"),
+        ([PAPERBOT_SCRIPT, "embed", "--help"], "usage: paperbot embed [-h]"),
+        ([sys.executable, "-m", "bot", "--help"], "usage: python -m bot [--socket | --http]"),
+        ([sys.executable, "-m", "bot", "search", "--help"], "usage: python -m bot search [-h]"),
+    ],
+)
+def test_help_spells_the_command_as_it_was_typed(tmp_path, command, usage):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
+    done = subprocess.run(
+        command,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(PROJECT_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(usage)
+    typed = usage.split(" [")[0].removeprefix("usage: ").split()[0]
+    other = "python -m bot" if typed == "paperbot" else "paperbot "
+    assert other not in done.stdout

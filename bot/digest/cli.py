@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.arguments import ArgumentParser
+from bot.arguments import ArgumentParser, program
 from bot.digest.posting import DigestOutcome
 from bot.digest.service import DigestService
 from bot.papers.corpus import CorpusError, load_corpus
@@ -28,7 +28,7 @@ OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_d
 
 def _parser() -> ArgumentParser:
     parser = ArgumentParser(
-        prog="python -m bot digest",
+        prog=f"{program()} digest",
         description=(
             "Post today's paper of the day now. Without --channel, serve every subscription "
             "(paper of the day or weekly digest) whose time has come; a channel that already "

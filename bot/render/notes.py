@@ -230,7 +230,10 @@ def usage_plain(usage: Usage) -> str:
 
 
 def result_text(result: SearchResult) -> str:
-    """A result as the readable lines of ``python -m bot search``."""
+    """A result as the readable lines of ``paperbot search``: ranks, not scores. The score the
+    ranking sorts by is BM25's, or, when the model re-ranks, a mix standardised over that
+    query's candidates, often below zero: neither compares across queries or says how good a
+    hit is, so a reader gets the order and the words matched (``--json`` has the numbers)."""
     lines: list[str] = []
     if result.similar_to is not None:
         lines.append(f"Papers like: {result.similar_to.title}")
@@ -242,8 +245,7 @@ def result_text(result: SearchResult) -> str:
         lines.append(usage_plain(result.usage))
     for rank, hit in enumerate(result.hits, start=result.offset + 1):
         paper = hit.paper
-        score = "" if hit.score is None else f"  score {hit.score:.2f}"
-        lines.append(f"{rank}. {paper.title}  [{paper.status or 'status unknown'}]{score}")
+        lines.append(f"{rank}. {paper.title}  [{paper.status or 'status unknown'}]")
         if paper.tldr:
             lines.append(f"   TL;DR: {paper.tldr}")
         lines.append(f"   {paper.url or 'no OpenReview link'}")

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from bot.arguments import ArgumentParser
+from bot.arguments import ArgumentParser, program
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
@@ -34,7 +34,7 @@ _FLAG_OPTIONS = {"--json", "-h", "--help"}
 
 def _parser() -> ArgumentParser:
     parser = ArgumentParser(
-        prog="python -m bot search",
+        prog=f"{program()} search",
         description="Search the papers. The query is everything after the options "
         '(use -- before a query that starts with "-"); "-" reads one query per line '
         "from standard input.",
@@ -77,7 +77,10 @@ def _split_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def hit_json(hit: Hit, rank: int) -> dict[str, object]:
     """One hit for machines: ``abstract`` is the text as read (LaTeX and markup resolved,
-    like ``title``), ``abstract_source`` the author's original with its ``$\\varepsilon$``."""
+    like ``title``), ``abstract_source`` the author's original with its ``$\\varepsilon$``.
+    ``score`` is what the ranking sorted by: BM25's score, or where the model re-ranked, the
+    mix of BM25 standardised over the query's candidates and the model's evidence, which can
+    be negative and compares only within one query; ``semantic_score`` is that evidence."""
     paper = hit.paper
     return {
         "rank": rank,
@@ -127,7 +130,7 @@ def _telling_missing(spec: str) -> Callable[[Sequence[Paper]], SemanticRanker | 
             print(
                 f"paperbot search: {ranker.missing} of {len(papers)} papers have no stored "
                 "vector and rank by BM25 alone; to embed them: "
-                f"python -m bot embed --corpus {shlex.quote(spec)}",
+                f"{program()} embed --corpus {shlex.quote(spec)}",
                 file=sys.stderr,
                 flush=True,
             )

@@ -11,13 +11,13 @@ kept, so a rerun after a few edits embeds only those. It shows its progress on s
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
 from tqdm import tqdm
 
+from bot.arguments import ArgumentParser, program
 from bot.papers.corpus import CATALOGUE_PATH, CorpusError, load_corpus
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, ModelError
@@ -37,9 +37,9 @@ BUILT_IN = ("seeds", "catalogue")
 _LOG_STEPS = 10  # progress lines when standard error is not a terminal
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m bot embed",
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog=f"{program()} embed",
         description="Precompute paper vectors for the semantic ranking.",
     )
     parser.add_argument(

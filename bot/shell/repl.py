@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
-from bot.arguments import ArgumentParser
+from bot.arguments import ArgumentParser, program
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CATALOGUE_ACCEPTED_PAPERS, CorpusError
@@ -520,7 +520,7 @@ def _is_save(shown: _Shown) -> bool:
 def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) -> int:
     """Run the shell; ``--once TEXT`` prints one exchange and exits."""
     out = out or sys.stdout
-    parser = ArgumentParser(prog="python -m bot shell")
+    parser = ArgumentParser(prog=f"{program()} shell")
     parser.add_argument("--once", metavar="TEXT", help="send one line, print the answer, exit")
     args = parser.parse_args(list(argv))
     if args.once is not None and not args.once.strip():
