@@ -4,8 +4,9 @@ cannot be used.
 
 SQLite (the default) is opened in WAL mode with a busy timeout and ``BEGIN IMMEDIATE``
 write transactions, so two processes can share one file without "database is locked" errors;
-reads take no write lock, so they go on while another process writes. PostgreSQL is used
-when the URL names it (through psycopg 3).
+reads take no write lock, so they go on while another process writes. One process's writes
+take the lock in turn, in the order they asked (``waiting``). PostgreSQL is used when the
+URL names it (through psycopg 3).
 
 Every wait is bounded on the client side: opening a connection, taking one from the pool,
 and (``Database.bounded``) a request's whole use of the database, after which the caller
@@ -19,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,6 +39,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from bot.clock import Clock
 from bot.settings import StartupError
+from bot.store.waiting import Call, WriteTurns
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 
@@ -71,8 +73,8 @@ log = logging.getLogger(__package__)
 """The store's one logger: operators read ``bot.store`` whichever part wrote the line."""
 
 _work = threading.local()
-"""On a thread running ``Database.bounded`` work: ``abandoned``, the event set when its
-caller stops waiting, which ``Database.begin`` checks right before committing."""
+"""On a thread running ``Database.bounded`` work: ``call``, its ``Call``, which
+``Database.begin`` checks before beginning and right before committing."""
 
 
 class StoreError(StartupError, RuntimeError):
@@ -111,6 +113,8 @@ class Database:
         self.digest_deadline = digest_deadline
         """The deadline of the paper of the day's work (``part.digest_bounded``)."""
         self._engine = _make_engine(database_url)
+        self._write_turns = WriteTurns() if self.dialect == "sqlite" else None
+        """SQLite's write lock in turn (``waiting``); PostgreSQL queues its own row locks."""
         self._threads = threading.BoundedSemaphore(DATABASE_THREADS)
         self.answered_last = True
         """Whether the database answered the last request that asked it in time: its state
@@ -136,12 +140,20 @@ class Database:
         """A connection in a transaction that commits on leaving (for writes), unless the
         caller of the ``bounded`` work it belongs to has stopped waiting: that person was
         told the records could not be reached, so the write is rolled back rather than
-        saved behind their back (a subscription with no digest job, say)."""
-        with self._engine.begin() as connection:
-            yield connection
+        saved behind their back (a subscription with no digest job, say). On SQLite it
+        first waits its turn at the write lock; a write whose caller left meanwhile is
+        not begun."""
+        call: Call | None = getattr(_work, "call", None)
+        turns = self._write_turns
+        with nullcontext() if turns is None else turns.turn(call):
             if _caller_gave_up():
-                log.info("a write was rolled back: its caller stopped waiting for it")
-                raise DatabaseUnavailable("the caller stopped waiting; rolled back")
+                log.info("a write was not begun: its caller stopped waiting for it")
+                raise DatabaseUnavailable("the caller stopped waiting; not begun")
+            with self._engine.begin() as connection:
+                yield connection
+                if _caller_gave_up():
+                    log.info("a write was rolled back: its caller stopped waiting for it")
+                    raise DatabaseUnavailable("the caller stopped waiting; rolled back")
 
     def connect(self) -> AbstractContextManager[Connection]:
         """A connection for reads: with SQLite, a plain deferred transaction, which WAL lets
@@ -155,7 +167,9 @@ class Database:
 
         The work runs on a thread of its own so the caller can stop waiting: work stuck on a
         frozen server strands that thread, not a listener. The threads are daemons, so a
-        stranded one never holds up the process's exit.
+        stranded one never holds up the process's exit. A write waiting its turn at SQLite's
+        lock behind others that are being answered is waited for past the deadline
+        (``waiting.Call.answered_until``).
         """
         try:
             result = self._within_deadline(work, deadline or self._deadline)
@@ -166,14 +180,13 @@ class Database:
         return result
 
     def _within_deadline(self, work: Callable[[], T], deadline: float) -> T:
-        give_up = time.monotonic() + deadline
+        call = Call()
         if not self._threads.acquire(timeout=deadline):
             raise DatabaseUnavailable("every connection is waiting for the database")
         outcome: Future[T] = Future()
-        abandoned = threading.Event()
 
         def run() -> None:
-            _work.abandoned = abandoned
+            _work.call = call
             try:
                 outcome.set_result(work())
             except Exception as error:
@@ -182,13 +195,16 @@ class Database:
                 self._threads.release()
 
         threading.Thread(target=run, name="database", daemon=True).start()
-        try:
-            return outcome.result(timeout=max(0.0, give_up - time.monotonic()))
-        except TimeoutError:
-            abandoned.set()
-            raise DatabaseUnavailable(f"no answer within {deadline:g} s") from None
-        except UNAVAILABLE as error:
-            raise DatabaseUnavailable(first_line(error)) from error
+        while True:
+            try:
+                left = call.answered_until(deadline) - time.monotonic()
+                return outcome.result(timeout=max(0.0, left))
+            except TimeoutError:
+                if call.answered_until(deadline) <= time.monotonic():
+                    call.abandoned.set()
+                    raise DatabaseUnavailable(f"no answer within {deadline:g} s") from None
+            except UNAVAILABLE as error:
+                raise DatabaseUnavailable(first_line(error)) from error
 
     def reachable(self) -> bool:
         """Whether the database answers a trivial query within the deadline (readiness, which
@@ -274,8 +290,8 @@ def _shown_url(database_url: str) -> str:
 def _caller_gave_up() -> bool:
     """Whether the ``bounded`` work running on this thread has been given up by its caller
     (never, for work run directly: migrations, the digest's own claims)."""
-    abandoned: threading.Event | None = getattr(_work, "abandoned", None)
-    return abandoned is not None and abandoned.is_set()
+    call: Call | None = getattr(_work, "call", None)
+    return call is not None and call.abandoned.is_set()
 
 
 def first_line(error: Exception) -> str:
