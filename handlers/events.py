@@ -268,15 +268,22 @@ def _tell_busy_in_thread(
 
 
 def unfurl_links(
-    answers: Answers, event: dict[str, Any], client: WebClient, logger: logging.Logger
+    answers: Answers,
+    event: dict[str, Any],
+    body: dict[str, Any],
+    client: WebClient,
+    logger: logging.Logger,
 ) -> None:
     """Preview the OpenReview links that name catalogue papers; say nothing about others.
+    A message posted in a channel shows its papers there, so its rotation passes over them.
 
     Works wherever Slack sends the event, also in channels the bot is not in
     (``is_bot_user_member: false``): ``chat.unfurl`` needs no membership.
     """
     with logging_failures(logger):
-        unfurls = answers.unfurls(_shared_urls(event))
+        posted = event.get("source") != COMPOSER and isinstance(event.get("channel"), str)
+        shown_in = (body.get("team_id"), event["channel"]) if posted else None
+        unfurls = answers.unfurls(_shared_urls(event), shown_in=shown_in)
         if not unfurls:
             return
         if event.get("source") == COMPOSER:

@@ -113,7 +113,8 @@ def test_forgetting_a_workspace_leaves_no_row_of_it(store: Store, database_url: 
     _fill(store, OTHER_TEAM, YOU, "C0THEIRS")
     deleted = store.forget_workspace(TEAM)
     assert deleted["saved_papers"] == 2 and deleted["forgotten_people"] == 1
-    assert deleted["subscriptions"] == deleted["digest_seen"] == deleted["thread_searches"] == 1
+    assert deleted["subscriptions"] == deleted["thread_searches"] == 1
+    assert deleted["digest_seen"] == 2, "the paper of the day, and the paper shared there"
     for gone in (TEAM, ME, "C0MINE"):
         assert _rows_holding(database_url, gone) == {}, gone
     assert store.saved_count(OTHER_TEAM, YOU) == 2
@@ -258,7 +259,7 @@ def test_a_database_of_schema_4_gains_channel_workspaces(
         assert f"ix_{table}_team_id" in {index["name"] for index in columns.get_indexes(table)}
     assert upgraded.subscription("C0MINE").team_id is None
     assert upgraded.thread_search("C0MINE", "1.1").shown == 5
-    assert upgraded.rotation("C0MINE") == (0, frozenset({"paperA"}))
+    assert upgraded.rotation("C0MINE") == (0, frozenset({"paperA", "paperB"}))
     upgraded.save_subscription(
         SubscriptionRecord("C0MINE", "10:00", "UTC", "daily", None, "command", team_id=TEAM)
     )

@@ -205,8 +205,10 @@ class Answers:
 
     # link previews
 
-    def unfurls(self, links: Sequence[str]) -> dict[str, dict[str, Any]]:
-        return self._previews.unfurls(links)
+    def unfurls(
+        self, links: Sequence[str], *, shown_in: tuple[str | None, str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        return self._previews.unfurls(links, shown_in=shown_in)
 
     # "Find related papers" on a message
 

@@ -91,15 +91,16 @@ class Rotation:
     def picks(
         self, channel: str, topic: str | None, period: str, count: int, excluded: set[str]
     ) -> tuple[list[Paper], bool]:
-        """A few papers for the channel's weekly digest, none of ``excluded`` nor of those it
-        engaged with: like its engaged papers first, else its topic's best or a sample seeded
-        by ``period``; and whether the channel's signals chose them."""
+        """A few papers for the channel's weekly digest, none of ``excluded``, of those it
+        engaged with, nor of those it has seen this round (its papers of the day, shared or
+        linked there): like its engaged papers first, else its topic's best or a sample
+        seeded by ``period``; and whether the channel's signals chose them."""
         interest = self._store.channel_interest(channel)
+        _round, seen = self._store.rotation(channel)
         pool = self.pool(topic)
         ordered = pool if topic else _shuffled(pool, channel, period)
-        candidates = [
-            paper for paper in ordered if paper.id not in excluded and paper.id not in interest
-        ]
+        passed = excluded | seen | interest.keys()
+        candidates = [paper for paper in ordered if paper.id not in passed]
         return self._by_interest(candidates, interest)[:count], bool(interest)
 
     def shaped_by(self, channel: str) -> int:

@@ -11,14 +11,15 @@ records the paper as seen in the same transaction, so the rotation and the claim
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
 
-from bot.store.database import log
+from bot.store.database import Database, log
 from bot.store.part import Part, bounded, digest_bounded
 from bot.store.records import CLAIMED, DAILY, POSTED, POSTING, WEEKLY, ClaimAttempt, DigestClaim
 from bot.store.tables import digest_claims, digest_seen, subscriptions
@@ -37,6 +38,33 @@ def claim_period(kind: str, local_date: date) -> str:
     return local_date.isoformat()
 
 
+def mark_seen(
+    database: Database,
+    connection: Connection,
+    channel: str,
+    paper_id: str,
+    local_date: date,
+    team_id: str | None,
+    round_: int | None = None,
+) -> None:
+    """The channel has seen the paper in ``round_`` (None: its current round), so its
+    rotation passes over it until a new round begins."""
+    if round_ is None:
+        round_ = (
+            connection.execute(
+                select(func.max(digest_seen.c.round)).where(digest_seen.c.channel == channel)
+            ).scalar()
+            or 0
+        )
+    connection.execute(
+        database.insert(digest_seen)
+        .values(
+            channel=channel, round=round_, paper_id=paper_id, local_date=local_date, team_id=team_id
+        )
+        .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
+    )
+
+
 class DigestClaims(Part):
     @bounded
     def rotation(self, channel: str) -> tuple[int, frozenset[str]]:
@@ -53,6 +81,15 @@ class DigestClaims(Part):
                 )
             ).scalars()
             return current, frozenset(seen)
+
+    @bounded
+    def record_shown(self, team_id: str | None, channel: str, paper_ids: Iterable[str]) -> None:
+        """Papers shown in the channel other than as its paper of the day (a link someone
+        posted there, a weekly digest): its rotation counts them as seen this round."""
+        today = self._database.now().date()
+        with self._database.begin() as connection:
+            for paper_id in dict.fromkeys(paper_ids):
+                mark_seen(self._database, connection, channel, paper_id, today, team_id)
 
     @bounded
     def digest_claim(
@@ -229,16 +266,14 @@ class DigestClaims(Part):
                 return False
             if kind != DAILY:
                 return True
-            connection.execute(
-                self._database.insert(digest_seen)
-                .values(
-                    channel=channel,
-                    round=row.round,
-                    paper_id=row.paper_id,
-                    local_date=local_date,
-                    team_id=row.team_id,
-                )
-                .on_conflict_do_nothing(index_elements=["channel", "round", "paper_id"])
+            mark_seen(
+                self._database,
+                connection,
+                channel,
+                row.paper_id,
+                local_date,
+                row.team_id,
+                row.round,
             )
         return True
 

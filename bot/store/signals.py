@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from bot.store.claims import mark_seen
 from bot.store.part import Part, bounded
 from bot.store.people import is_forgotten, person_transaction
 from bot.store.records import DAILY, POSTED, PaperEngagement
@@ -67,10 +68,12 @@ class ChannelSignals(Part):
         self, team_id: str, channel: str, user_id: str, paper_id: str, ts: str | None
     ) -> None:
         """The bot posted a paper someone shared: its ``ts`` names the paper (for reactions
-        on it) and the person's share counts for the channel, unless they asked to be
-        forgotten. ``ts`` is None when the post landed but its ts is unknown."""
+        on it), the channel has seen it (its rotation passes over it this round), and the
+        person's share counts for the channel, unless they asked to be forgotten. ``ts`` is
+        None when the post landed but its ts is unknown."""
         now = self._database.now()
         with person_transaction(self._database, team_id, user_id) as connection:
+            mark_seen(self._database, connection, channel, paper_id, now.date(), team_id)
             if ts is not None:
                 connection.execute(
                     self._database.insert(bot_posts)
