@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from bot.store import DatabaseUnavailable, Store
+from bot.store import DatabaseUnavailable, Store, is_reaction_name
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,11 @@ class ChannelActivity:
 
     def reacted(self, reaction: Reaction, *, added: bool) -> bool:
         """Record (or take back) the reaction; False when it is not counted: a retried
-        delivery, or a message that is not one of the bot's paper posts."""
+        delivery, a message that is not one of the bot's paper posts, or a name Slack never
+        sends (``is_reaction_name``), which is dropped before the database."""
+        if not is_reaction_name(reaction.emoji):
+            log.debug("a reaction in %s not recorded: not an emoji name", reaction.channel)
+            return False
         store = self.store
         try:
             if reaction.event_id is not None and not store.claim_event(reaction.event_id):

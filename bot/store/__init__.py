@@ -6,7 +6,7 @@ searches for buttons and threads (``searches``), reading lists (``reading_lists`
 person's dismissals and "forget me" (``people``), a workspace's deletion on uninstall
 (``workspaces``), rendered link unfurls (``unfurls``), the digest's subscriptions
 (``subscriptions``) and its daily claims and rotation (``claims``), what channels do with
-the bot's papers (``signals``: shares, Saves from its posts, reactions), each a ``part.Part``
+the bot's papers (``signals``: shares, reactions on its posts), each a ``part.Part``
 over one shared database. ``tables`` is the schema, ``migrations`` upgrades it, ``expiry``
 forgets what no request needs, ``database`` is the engine plumbing, ``records`` the plain
 values handed out, and ``facade.Store`` (every part at once) is the one object callers
@@ -27,6 +27,7 @@ from bot.store.records import (
     Remembered,
     SubscriptionRecord,
 )
+from bot.store.signals import is_reaction_name
 
 __all__ = [
     "DAILY",
@@ -43,4 +44,5 @@ __all__ = [
     "Store",
     "SubscriptionRecord",
     "first_line",
+    "is_reaction_name",
 ]

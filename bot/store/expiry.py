@@ -24,9 +24,9 @@ QUERY_RETENTION = timedelta(days=7)
 a conversation picked up after a weekend; older remembered searches go."""
 
 SIGNAL_RETENTION = timedelta(days=365)
-"""How long a share, a Save from a channel's post, a reaction, and which paper a shared card
-showed are kept: a year of a channel's reading is what its paper of the day follows; older
-signals say little about what it reads now."""
+"""How long a share, a reaction, and which paper a shared card showed are kept: a year of a
+channel's reading is what its paper of the day follows; older signals say little about
+what it reads now."""
 
 PRUNE_EVERY = timedelta(hours=1)
 

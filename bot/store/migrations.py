@@ -17,13 +17,14 @@ from bot.store.tables import (
     digest_claims,
     digest_seen,
     metadata,
+    post_reactions,
     saved_queries,
     schema_version,
     subscriptions,
     thread_searches,
 )
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -106,11 +107,26 @@ def _digest_kinds(connection: Connection, _now: datetime) -> None:
             connection.execute(table.insert(), rows)
 
 
+def _long_reaction_names(connection: Connection, _now: datetime) -> None:
+    """Schema 8: a reaction's name may be as long as ``REACTION_NAME_LENGTH`` (it was 64,
+    and PostgreSQL refused a custom emoji's longer name with a skin tone). Widening a
+    ``VARCHAR`` keeps every row and index as it is, and running it twice changes nothing.
+    SQLite never enforced the length, so it has nothing to change."""
+    if connection.dialect.name != "postgresql":
+        return
+    column = post_reactions.c.reaction
+    wider = column.type.compile(dialect=connection.dialect)
+    connection.execute(
+        text(f"ALTER TABLE {post_reactions.name} ALTER COLUMN {column.name} TYPE {wider}")
+    )
+
+
 _MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {
     3: _kinds_and_times,
     4: _claim_topics,
     5: _channel_workspaces,
     6: _digest_kinds,
+    8: _long_reaction_names,
 }
 """Steps that take the schema from version ``n - 1`` to ``n``, keyed by ``n``, for a version
 that changes existing tables: each alters them and converts their rows. A version that only

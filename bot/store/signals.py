@@ -1,5 +1,5 @@
-"""What a channel does with the bot's papers: shares into it, Saves clicked on its posts, and
-reactions on the bot's own posts there. It is what lets a channel's paper of the day follow
+"""What a channel does with the bot's papers: shares into it, and reactions on the bot's own
+posts there. It is what lets a channel's paper of the day follow
 what its people read (``channel_interest``) and the weekly digest name the workspace's most
 shared papers (``workspace_week``); docs/privacy.md says what is kept and for how long.
 
@@ -21,6 +21,7 @@ from bot.store.part import Part, bounded
 from bot.store.people import is_forgotten, person_transaction
 from bot.store.records import DAILY, POSTED, PaperEngagement
 from bot.store.tables import (
+    REACTION_NAME_LENGTH,
     bot_posts,
     channel_signals,
     digest_claims,
@@ -37,6 +38,21 @@ OTHER_REACTION_WEIGHT = 0.5
 
 FEWEST_PEOPLE_SHOWN = 2
 """A count of people below this is never reported: "shared by 1 person" names them."""
+
+
+def is_reaction_name(name: object) -> bool:
+    """Whether ``name`` is a reaction's name as Slack sends one, and so one to keep: an
+    emoji's name, optionally followed by ``::`` and a modifier (``+1::skin-tone-2``), at
+    most ``REACTION_NAME_LENGTH`` long, with no colon, space or control character of its
+    own. Anything else (empty, 2,000 characters, ``:tada:`` with its colons) is no reaction
+    Slack makes, and storing it would only fail or keep junk."""
+    if not isinstance(name, str) or not 0 < len(name) <= REACTION_NAME_LENGTH:
+        return False
+    parts = name.split("::")
+    return all(
+        part and ":" not in part and part.isprintable() and not any(c.isspace() for c in part)
+        for part in parts
+    )
 
 
 def reaction_weight(reaction: str) -> float:

@@ -27,6 +27,11 @@ from sqlalchemy import (
 from bot.store.records import SEARCH
 
 QUERY_KEY_LENGTH = 16
+REACTION_NAME_LENGTH = 255
+"""The longest emoji name kept (``post_reactions.reaction``): Slack names a reaction by its
+emoji's name, a custom one's as long as its workspace made it, with a ``::skin-tone-N``
+suffix for each tone. Schema 8 widened it from 64, which lost real reactions on
+PostgreSQL; a longer name is none Slack sends, and is refused before the database."""
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -232,8 +237,8 @@ channel_signals = Table(
     Column("team_id", String(64), nullable=False),
     Index("channel_signals_by_user", "team_id", "user_id"),
 )
-"""A person's share of a paper into a channel, or Save of it from a channel's post: one row
-per person, paper and kind (the primary key), so repeating it counts once."""
+"""A person's share of a paper into a channel: one row per person, paper and kind (the primary
+key), so repeating it counts once. Saves are not kept here: a reading list is private."""
 
 post_reactions = Table(
     "post_reactions",
@@ -241,7 +246,7 @@ post_reactions = Table(
     Column("channel", String(64), primary_key=True),
     Column("ts", String(32), primary_key=True),
     Column("user_id", String(64), primary_key=True),
-    Column("reaction", String(64), primary_key=True),
+    Column("reaction", String(REACTION_NAME_LENGTH), primary_key=True),
     Column("paper_id", String(128), nullable=False),
     Column("reacted_at", UTCDateTime, nullable=False, index=True),
     Column("team_id", String(64), nullable=False),
