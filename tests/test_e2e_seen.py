@@ -14,6 +14,7 @@ from digest_probes import ProbedDigestService
 from slack_harness import BOT_TOKEN, LiveBot, find_button
 from test_e2e_weekly import MONDAY, at, paper_of, posted
 
+from bot.digest.rotation import Rotation
 from bot.papers.paper import Paper
 from bot.render import papers as render
 from bot.settings import Settings
@@ -102,3 +103,14 @@ def test_a_link_still_being_written_shows_nothing_yet(bot: LiveBot, digest, trav
     assert bot.event(event).status == 200
     bot.drain()
     assert post_every_day(bot, digest, traveller, 1) == [pool[0].id]
+
+
+def test_the_weekly_picks_pass_over_a_paper_linked_in_the_channel(bot: LiveBot) -> None:
+    rotation = Rotation(bot.services.store, bot.services.index)
+    channel, week = bot.workspace.channel_id, MONDAY.isoformat()
+    before, _ = rotation.picks(channel, TOPIC, week, 3, set())
+    event = payloads.link_shared(bot.workspace, [link_to(before[0])], "1745480000.000200")
+    assert bot.event(event).status == 200
+    bot.drain()
+    after, _ = rotation.picks(channel, TOPIC, week, 3, set())
+    assert before[0] not in after and after[:2] == before[1:]
