@@ -115,7 +115,10 @@ def near_cities(word: str) -> tuple[str, ...]:
     its first letter, within one edit (two from eight letters). A word under five letters is
     never compared, nor one written in mixed case (``DaWin`` is a name, not Darwin); whether
     it is an ordinary word (``Pairs``, an edit from Paris) is for the caller to say."""
-    if len(word) < 5 or not (word[1:].islower() or word.isupper()):
+    parts = word.replace("-", "_").split("_")
+    if len(word) < 5 or not all(
+        part.islower() or part.isupper() or part.istitle() for part in parts
+    ):
         return ()
     typed = _normal(word)
     limit = 1 if len(typed) < 8 else 2

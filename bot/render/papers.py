@@ -27,7 +27,7 @@ from bot.render.mrkdwn import (
 )
 from bot.render.notes import advises, notes_mrkdwn, usage_mrkdwn
 from bot.render.replies import RelatedTo, related_to_words
-from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE
+from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE, UnknownId
 
 if TYPE_CHECKING:
     from bot.search.results import SearchResult
@@ -252,9 +252,13 @@ def _what(result: SearchResult) -> str:
 
 
 def empty_message(result: SearchResult, *, footer: str | None = None) -> Message:
-    """Nothing found; ``footer`` is trusted mrkdwn (a hint from the caller)."""
+    """Nothing found; ``footer`` is trusted mrkdwn (a hint from the caller), left off after a
+    link that names no paper: the bot looked it up among all its papers, searched or not."""
     if result.usage:
         return notice_message(usage_mrkdwn(result.usage))
+    unknown = [reason.reference for reason in result.reasons if isinstance(reason, UnknownId)]
+    if unknown:
+        return unknown_link_message(unknown[0])
     text = f"I found no {_what(result)}."
     tips = (
         "Try fewer or broader words, check the spelling, drop quotes or `-excluded` terms, "
@@ -504,6 +508,21 @@ def saved_list_message(
     return bk.message(f"{heading}: {titles}", blocks)
 
 
+def unknown_link_message(reference: str) -> Message:
+    """``/paper LINK`` for a link that names no paper the bot has (``UnknownId``): the
+    OpenReview id it named, or that the bot looks papers up by OpenReview links."""
+    if "://" in reference:
+        text = (
+            "I look papers up by the link to their OpenReview page (`openreview.net/forum?id=…`), "
+            f"and {quoted(reference)} is not one."
+        )
+        tip = "Search for its title with `/paper WORDS`."
+    else:
+        text = f"I have no paper with the OpenReview id {quoted(reference)}."
+        tip = "Check the link, or search for the paper's title with `/paper WORDS`."
+    return bk.message(fallback_text(text), [bk.section(f"{text}\n{tip}")])
+
+
 def not_found_message(reference: str) -> Message:
     text = f"I don't know a paper {quoted(reference)}."
     tip = "Search with `/paper WORDS`, or use a paper id or an OpenReview link."
@@ -548,12 +567,14 @@ HELP_LINES = (
     ("/paper today", "today's paper of the day"),
     (
         "/paper subscribe [TIME] [ZONE] [weekdays|daily] [TOPIC]",
-        "a paper of the day in this channel, e.g. `/paper subscribe 9:30 Europe/Berlin daily "
-        "graph neural networks`",
+        "a paper of the day in this channel, e.g. `/paper subscribe 9:30 Berlin daily "
+        "graph neural networks`; a zone is a city, `EST` or `Europe/Berlin`, and what you "
+        "leave out stays as it was",
     ),
     (
         "/paper subscribe weekly DAY [TIME] [ZONE]",
-        "the weekly team digest here: the workspace's most shared papers and picks for you all",
+        "the weekly team digest here: the workspace's most shared papers and picks for you all, "
+        "e.g. `/paper subscribe weekly friday 9am`",
     ),
     ("/paper today weekly", "the next weekly digest"),
     ("/paper unsubscribe", "stop the daily paper here (`/paper unsubscribe weekly`: the digest)"),
