@@ -174,6 +174,14 @@ def test_forget_me_says_what_it_deleted_by_kind():
     assert nothing.text.startswith("I kept nothing about you")
 
 
+def test_forget_me_names_the_signals_it_deleted_as_what_the_bot_keeps():
+    """Shares and reactions, not Saves in a channel: a Save is kept on the reading list only."""
+    message = render_foryou.forgotten_message({"channel signals": 2, "reactions": 1})
+    assert message.text.startswith("Deleted 2 shares into channels and 1 reaction.")
+    one = render_foryou.forgotten_message({"channel signals": 1})
+    assert one.text.startswith("Deleted 1 share into a channel.")
+
+
 def test_help_lists_for_me_and_forget_me():
     text = all_text(list(render.help_message().blocks))
     assert "`/paper for me`" in text and "`/paper forget me`" in text

@@ -1,6 +1,6 @@
-"""The signals a channel leaves (shares, Saves from its posts, reactions on the bot's posts):
-one vote per person, paper and kind; weights; counts never below two people; no record of a
-person who asked to be forgotten; expiry after a year."""
+"""The signals a channel leaves (shares, reactions on the bot's posts): one vote per person,
+paper and kind; weights; counts never below two people; no record of a person who asked to
+be forgotten; expiry after a year."""
 
 from __future__ import annotations
 

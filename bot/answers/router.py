@@ -70,7 +70,7 @@ class Answers:
         self._home = AppHome(self._reading_list, self._for_you, self.papers, digest, clock)
         self._previews = LinkPreviews(self.papers, store)
         self.channel_activity = ChannelActivity(store)
-        """Shares, Saves from channel posts and reactions, as the listeners see them."""
+        """Shares into channels and reactions on the bot's posts, as the listeners see them."""
 
     # /paper
 

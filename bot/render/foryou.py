@@ -211,7 +211,7 @@ def _home_page(places: HomePlaces, offset: int) -> str:
 
 _KIND_WORDS = {
     "dismissals": ("dismissal", "dismissals"),
-    "channel signals": ("share or Save in a channel", "shares and Saves in channels"),
+    "channel signals": ("share into a channel", "shares into channels"),
     "reactions": ("reaction", "reactions"),
 }
 
