@@ -1,0 +1,285 @@
+"""Over HTTP: an uninstall naming a workspace the bot has never served deletes nothing, on a
+fresh database whose only channel is ``PAPERBOT_DIGEST_CHANNEL`` and on one upgraded from
+schema 3 (whose rows name no workspace); and a paper of the day whose claim row was lost is
+found in the channel rather than posted twice."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faulty_slack import slack_error
+from slack_harness import FIXED_NOW, LiveBot
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+)
+from test_privacy_store import table_contents
+
+from bot.digest.posting import EVENT_TYPE
+from bot.papers.corpus import LoadedCorpus
+from bot.slack import payloads
+from bot.store.tables import digest_claims
+
+DEFAULT_CHANNEL = "C0DEFAULT"
+NEVER_SEEN = "T0NEVERSEEN"
+TODAY = FIXED_NOW.date()
+
+
+def _uninstall_from(bot: LiveBot, team_id: str, event: dict[str, Any], event_id: str) -> None:
+    """``event``, signed as Slack signs it, from the workspace ``team_id``."""
+    envelope = payloads.event_callback(
+        replace(bot.workspace, team_id=team_id), event, event_id=event_id
+    )
+    assert bot.signed_post(*payloads.json_body(envelope)).status == 200
+    bot.drain()
+
+
+def _uninstalls_from_a_workspace_never_seen(bot: LiveBot) -> None:
+    _uninstall_from(bot, NEVER_SEEN, {"type": "app_uninstalled"}, "Ev0NEVERSEEN")
+    revoked = {"bot": [bot.workspace.bot_user_id]}
+    _uninstall_from(bot, NEVER_SEEN, {"type": "tokens_revoked", "tokens": revoked}, "Ev0REVOKED")
+
+
+def _digest_posts(bot: LiveBot, channel: str) -> list[dict[str, Any]]:
+    return [
+        message
+        for message in bot.recorder.messages(channel)
+        if (message.get("metadata") or {}).get("event_type") == EVENT_TYPE
+    ]
+
+
+@pytest.fixture
+def default_channel_bot(seed_corpus: LoadedCorpus, tmp_path: Path) -> Any:
+    live = LiveBot(seed_corpus, tmp_path, digest_channel=DEFAULT_CHANNEL)
+    yield live
+    live.close()
+
+
+def test_an_unknown_workspace_deletes_nothing_of_the_default_channel(
+    default_channel_bot: LiveBot,
+) -> None:
+    """The deployment uses only ``PAPERBOT_DIGEST_CHANNEL``: no subscription row says which
+    workspace its rows are, and a signed uninstall from a stranger must not take them."""
+    bot = default_channel_bot
+    assert bot.services.digest.serve(DEFAULT_CHANNEL, force=True).status == "posted"
+    assert bot.slash("graph neural networks", channel_id=DEFAULT_CHANNEL).status == 200
+    bot.drain()
+    before = table_contents(bot.settings.database_url)
+    assert before["digest_claims"] and before["digest_seen"] and before["saved_queries"]
+    _uninstalls_from_a_workspace_never_seen(bot)
+    assert table_contents(bot.settings.database_url) == before
+    again = bot.services.digest.serve(DEFAULT_CHANNEL, force=True)
+    assert again.status == "already_posted"
+    assert len(_digest_posts(bot, DEFAULT_CHANNEL)) == 1
+
+
+def _schema_3_database(path: Path) -> None:
+    """A database as the bot of schema 3 left it: 4 subscriptions, 13 posted days with their
+    papers seen, remembered searches; no row names a workspace (nobody saved a paper)."""
+    old = MetaData()
+    Table(
+        "schema_version",
+        old,
+        Column("version", Integer, primary_key=True, autoincrement=False),
+        Column("applied_at", DateTime, nullable=False),
+    )
+    Table(
+        "slack_events",
+        old,
+        Column("event_id", String(255), primary_key=True),
+        Column("seen_at", DateTime, nullable=False),
+    )
+    Table(
+        "saved_queries",
+        old,
+        Column("key", String(16), primary_key=True),
+        Column("query", Text, nullable=False),
+        Column("kind", String(16), nullable=False),
+        Column("saved_at", DateTime, nullable=False),
+    )
+    Table(
+        "thread_searches",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("thread_ts", String(64), primary_key=True),
+        Column("query", Text, nullable=False),
+        Column("shown", Integer, nullable=False),
+        Column("updated_at", DateTime, nullable=False),
+        Column("kind", String(16), nullable=False),
+    )
+    Table(
+        "subscriptions",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("post_time", String(5), nullable=False),
+        Column("zone", String(64), nullable=False),
+        Column("cadence", String(16), nullable=False),
+        Column("topic", Text),
+        Column("source", String(16), nullable=False),
+        Column("active", Boolean, nullable=False),
+        Column("paused_reason", String(64)),
+        Column("updated_at", DateTime, nullable=False),
+    )
+    Table(
+        "digest_seen",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("round", Integer, primary_key=True, autoincrement=False),
+        Column("paper_id", String(128), primary_key=True),
+        Column("local_date", Date, nullable=False),
+    )
+    Table(
+        "digest_claims",
+        old,
+        Column("channel", String(64), primary_key=True),
+        Column("local_date", Date, primary_key=True),
+        Column("state", String(16), nullable=False),
+        Column("paper_id", String(128), nullable=False),
+        Column("round", Integer, nullable=False),
+        Column("position", Integer, nullable=False),
+        Column("pool_size", Integer, nullable=False),
+        Column("owner", String(64)),
+        Column("ts", String(32)),
+        Column("claimed_at", DateTime, nullable=False),
+        Column("updated_at", DateTime, nullable=False),
+        Column("posted_at", DateTime),
+    )
+    Table(
+        "saved_papers",
+        old,
+        Column("team_id", String(64), primary_key=True),
+        Column("user_id", String(64), primary_key=True),
+        Column("paper_id", String(128), primary_key=True),
+        Column("saved_at", DateTime, nullable=False),
+    )
+    then = datetime(2025, 4, 1, 9, 0)
+    channels = [DEFAULT_CHANNEL, "C0ONE", "C0TWO", "C0THREE"]
+    days = [
+        (channel, date(2025, 4, 1) + timedelta(days=n)) for channel in channels for n in range(4)
+    ]
+    days = days[:13]
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        old.create_all(connection)
+        rows = {
+            "schema_version": [{"version": 3, "applied_at": then}],
+            "slack_events": [{"event_id": "Ev0OLD", "seen_at": then}],
+            "saved_queries": [
+                {"key": f"{n:016x}", "query": f"query {n}", "kind": "search", "saved_at": then}
+                for n in range(3)
+            ],
+            "thread_searches": [
+                {
+                    "channel": "C0ONE",
+                    "thread_ts": "1.1",
+                    "query": "graphs",
+                    "shown": 5,
+                    "updated_at": then,
+                    "kind": "search",
+                }
+            ],
+            "subscriptions": [
+                {
+                    "channel": channel,
+                    "post_time": "09:00",
+                    "zone": "UTC",
+                    "cadence": "daily",
+                    "topic": None,
+                    "source": "command",
+                    "active": True,
+                    "paused_reason": None,
+                    "updated_at": then,
+                }
+                for channel in channels
+            ],
+            "digest_claims": [
+                {
+                    "channel": channel,
+                    "local_date": day,
+                    "state": "posted",
+                    "paper_id": f"paper-{n}",
+                    "round": 0,
+                    "position": n + 1,
+                    "pool_size": 76,
+                    "owner": None,
+                    "ts": f"{1_700_000_000 + n}.000100",
+                    "claimed_at": then,
+                    "updated_at": then,
+                    "posted_at": then,
+                }
+                for n, (channel, day) in enumerate(days)
+            ],
+            "digest_seen": [
+                {"channel": channel, "round": 0, "paper_id": f"paper-{n}", "local_date": day}
+                for n, (channel, day) in enumerate(days)
+            ],
+        }
+        for name, values in rows.items():
+            connection.execute(old.tables[name].insert(), values)
+    engine.dispose()
+
+
+def test_an_unknown_workspace_deletes_nothing_of_an_upgraded_database(
+    seed_corpus: LoadedCorpus, tmp_path: Path
+) -> None:
+    """Upgraded from schema 3, every channel row names no workspace; the bot serving its one
+    workspace adopts them, so a stranger's uninstall finds none of its own, and the real
+    workspace's uninstall still deletes them all."""
+    _schema_3_database(tmp_path / "paperbot.db")
+    bot = LiveBot(seed_corpus, tmp_path, digest_channel=DEFAULT_CHANNEL)
+    try:
+        before = table_contents(bot.settings.database_url)
+        counts = {name: len(rows) for name, rows in before.items()}
+        assert counts["subscriptions"] == 4 and counts["saved_queries"] == 3
+        assert counts["digest_claims"] == counts["digest_seen"] == 13
+        _uninstalls_from_a_workspace_never_seen(bot)
+        assert table_contents(bot.settings.database_url) == before
+        assert bot.services.digest.serve("C0ONE", force=True).status == "posted"
+        _uninstall_from(bot, bot.workspace.team_id, {"type": "app_uninstalled"}, "Ev0OURS")
+        left = table_contents(bot.settings.database_url)
+        assert {name for name, rows in left.items() if rows} <= {"schema_version", "revisions"}
+    finally:
+        bot.close()
+
+
+def test_a_lost_claim_does_not_post_twice(default_channel_bot: LiveBot) -> None:
+    """The day's claim row is gone after the post (deleted, a restored backup): the next
+    attempt finds the post in the channel's history and records it instead of posting."""
+    bot = default_channel_bot
+    first = bot.services.digest.serve(DEFAULT_CHANNEL, force=True)
+    assert first.status == "posted"
+    engine = create_engine(bot.settings.database_url)
+    with engine.begin() as connection:
+        connection.execute(digest_claims.delete())
+    engine.dispose()
+    again = bot.services.digest.serve(DEFAULT_CHANNEL, force=True)
+    assert (again.status, again.ts) == ("recovered", first.ts)
+    posts = _digest_posts(bot, DEFAULT_CHANNEL)
+    assert [post["ts"] for post in posts] == [first.ts]
+    assert posts[0]["metadata"]["event_payload"]["date"] == TODAY.isoformat()
+    assert bot.services.store.digest_claim(DEFAULT_CHANNEL, TODAY).ts == first.ts
+    assert bot.services.digest.serve(DEFAULT_CHANNEL, force=True).status == "already_posted"
+
+
+def test_a_history_the_bot_cannot_read_does_not_stop_the_post(
+    default_channel_bot: LiveBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot = default_channel_bot
+    bot.recorder.fail_next("conversations.history", slack_error("missing_scope"))
+    with caplog.at_level(logging.WARNING, logger="bot.digest.posting"):
+        assert bot.services.digest.serve(DEFAULT_CHANNEL, force=True).status == "posted"
+    assert "could not read" in caplog.text and "missing_scope" in caplog.text
+    assert len(_digest_posts(bot, DEFAULT_CHANNEL)) == 1
