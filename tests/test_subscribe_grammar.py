@@ -54,6 +54,8 @@ def refusal(args: str) -> str:
         ),
         ("weekly monday 9am Europe/Berlin", "09:00", "Europe/Berlin", "monday", None, "weekly"),
         ("weekly sun 9am", "09:00", "UTC", "sunday", None, "weekly"),
+        ("weekly Tues 9am", "09:00", "UTC", "tuesday", None, "weekly"),
+        ("weekly thurs 16:00", "16:00", "UTC", "thursday", None, "weekly"),
         # abbreviations, cities, spellings
         ("9am EST", "09:00", "America/New_York", "weekdays", None, "daily"),
         ("9am edt", "09:00", "America/New_York", "weekdays", None, "daily"),
@@ -112,6 +114,7 @@ def test_every_form_reads_as_documented(args, at, zone, cadence, topic, kind) ->
         ("9am Mars/Olympus", "`Mars/Olympus` is not a time zone I know"),
         ("friday 9am", "`/paper subscribe weekly friday …`"),
         ("Mondays", "`/paper subscribe weekly monday …`"),
+        ("thurs 9am", "`/paper subscribe weekly thursday …`"),
         ("9am weekly", "`weekly` is out of place"),
         ("weekly monday daily", "`daily` is out of place"),
         ("daily Berlin graphs", "`Berlin` is out of place"),

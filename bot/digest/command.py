@@ -259,9 +259,18 @@ def _out_of_place(word: str, weekly: bool) -> str:
 
 
 def _day_of_week(token: str) -> str | None:
-    """``monday``, ``Mondays``, ``mon`` → ``monday``; anything else → ``None``."""
-    word = token.lower().removesuffix("s")
-    return next((day for day in DAYS_OF_WEEK if word in (day, day[:3])), None)
+    """``monday``, ``Mondays``, ``mon``, ``tues``, ``Thurs`` → the day: its name, plural or
+    any start of it of three letters or more; anything else → ``None``."""
+    word = token.lower()
+    return next(
+        (
+            day
+            for day in DAYS_OF_WEEK
+            for form in {word, word.removesuffix("s")}
+            if len(form) >= 3 and day.startswith(form)
+        ),
+        None,
+    )
 
 
 def _near(word: str, vocabulary: tuple[str, ...]) -> tuple[str, ...]:
