@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from faulty_slack import slack_error
+from project import free_port, start_bot
 from slack_harness import FIXED_NOW, LiveBot
 from sqlalchemy import (
     Boolean,
@@ -25,13 +26,19 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    select,
 )
 from test_privacy_store import table_contents
 
+from bot.digest.cli import main as digest_main
 from bot.digest.posting import EVENT_TYPE
 from bot.papers.corpus import LoadedCorpus
+from bot.settings import Settings
+from bot.shell.fake_slack import SlackRecorder
 from bot.slack import payloads
-from bot.store.tables import digest_claims
+from bot.slack.client import digest_client
+from bot.store import Store
+from bot.store.tables import digest_claims, thread_searches
 
 DEFAULT_CHANNEL = "C0DEFAULT"
 NEVER_SEEN = "T0NEVERSEEN"
@@ -283,3 +290,60 @@ def test_a_history_the_bot_cannot_read_does_not_stop_the_post(
         assert bot.services.digest.serve(DEFAULT_CHANNEL, force=True).status == "posted"
     assert "could not read" in caplog.text and "missing_scope" in caplog.text
     assert len(_digest_posts(bot, DEFAULT_CHANNEL)) == 1
+
+
+def test_a_served_bot_gives_rows_of_unknown_workspace_the_one_auth_test_names(
+    tmp_path: Path,
+) -> None:
+    """``python -m bot --http`` asks Slack who it is at start, and the store adopts the rows
+    that name no workspace into that one before the first request."""
+    url = f"sqlite:///{tmp_path / 'bot.db'}"
+    unaware = Store(url)
+    unaware.remember_thread_search("C0OLD", "1.1", "graphs", 5)
+    unaware.close()
+    port = free_port()
+    with SlackRecorder(team_id="T0SERVED") as recorder:
+        process = start_bot(
+            tmp_path,
+            SLACK_BOT_TOKEN="xoxb-1-served",
+            SLACK_SIGNING_SECRET="served-secret",
+            SLACK_API_URL=recorder.base_url,
+            PORT=str(port),
+            PAPERBOT_DATABASE_URL=url,
+            PAPERBOT_SCHEDULER="off",
+            PAPERBOT_CORPUS="seeds",
+        )
+        try:
+            assert process.stdout is not None
+            listening = f"paperbot: listening on port {port} at /slack/events\n"
+            assert listening in (process.stdout.readline(), process.stdout.readline())
+        finally:
+            process.terminate()
+            process.communicate(timeout=10)
+    assert _teams(url, thread_searches) == {"T0SERVED"}
+
+
+def test_paperbot_digest_names_the_workspace_in_what_it_writes(tmp_path: Path) -> None:
+    """The default channel has no subscription row to say its workspace: ``auth.test`` does,
+    so the run's rows are that workspace's, and a stranger's uninstall leaves them."""
+    with SlackRecorder(team_id="T0SERVED") as recorder:
+        settings = Settings(
+            slack_bot_token="xoxb-1-digest",
+            slack_api_url=recorder.base_url,
+            database_url=f"sqlite:///{tmp_path / 'bot.db'}",
+            corpus="seeds",
+        )
+        assert digest_main(["--channel", DEFAULT_CHANNEL], settings, digest_client(settings)) == 0
+    assert _teams(settings.database_url, digest_claims) == {"T0SERVED"}
+    store = Store(settings.database_url)
+    assert set(store.forget_workspace(NEVER_SEEN).values()) == {0}
+    assert _teams(settings.database_url, digest_claims) == {"T0SERVED"}
+    store.close()
+
+
+def _teams(database_url: str, table: Table) -> set[str | None]:
+    engine = create_engine(database_url)
+    with engine.connect() as connection:
+        teams = set(connection.execute(select(table.c.team_id)).scalars())
+    engine.dispose()
+    return teams
