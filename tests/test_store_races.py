@@ -28,6 +28,8 @@ from bot.store.tables import channel_signals, post_reactions
 __all__ = ["clock", "database_url"]  # fixtures, shared with test_store
 
 TRIALS = 200
+SETTLING = 30.0
+"""A bound on joining a trial's threads, so a deadlock fails the test rather than hangs it."""
 TEAM, CHANNEL, SHARER = "T0RACES", "C0RACES", "U0SHARER"
 POST_TS, SHARE_TS = "1711612900.000200", "1711613000.000300"
 KEPT, SAVED, SHARED = "paperKept", "paperSaved", "paperShared"
@@ -43,6 +45,10 @@ class Person:
     forgotten: bool
     deleted: tuple[int, int, int] | None = None
     """Forget me's counts: saved papers, channel signals, reactions."""
+
+
+BEFORE = Person(frozenset({KEPT}), frozenset({"tada"}), frozenset(), forgotten=False)
+"""Each trial's person before the race: a paper saved, a reaction on the bot's post."""
 
 
 def forget(person: Person) -> Person:
@@ -120,26 +126,25 @@ def held(store: Store, engine: Engine, user: str, deleted: dict[str, int] | None
 
 
 def together(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run the calls on threads of their own, released at once; their results in order."""
+    """Run the calls on threads of their own, released at once: each one's result, or the
+    exception it raised, in order."""
     barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-    failures: list[BaseException] = []
+    outcomes: list[Any] = [None] * len(calls)
 
     def run(index: int) -> None:
         barrier.wait()
         try:
-            results[index] = calls[index]()
-        except BaseException as error:
-            failures.append(error)
+            outcomes[index] = calls[index]()
+        except Exception as error:
+            outcomes[index] = error
 
     threads = [threading.Thread(target=run, args=(index,)) for index in range(len(calls))]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
-    if failures:
-        raise failures[0]
-    return results
+        thread.join(timeout=SETTLING)
+        assert not thread.is_alive()
+    return outcomes
 
 
 def test_forget_me_racing_a_save_a_reaction_and_a_share_ends_as_some_serial_order(
@@ -150,8 +155,7 @@ def test_forget_me_racing_a_save_a_reaction_and_a_share_ends_as_some_serial_orde
         user = f"U0RACE{trial:04d}"
         store.save_paper(TEAM, user, KEPT)
         store.record_reaction(TEAM, CHANNEL, POST_TS, user, "tada")
-        start = held(store, engine, user, None)
-        deleted, *_ = together(
+        outcomes = together(
             [
                 partial(store.forget_person, TEAM, user),
                 partial(store.save_paper, TEAM, user, SAVED),
@@ -159,8 +163,10 @@ def test_forget_me_racing_a_save_a_reaction_and_a_share_ends_as_some_serial_orde
                 partial(store.record_share, TEAM, CHANNEL, user, SHARED, SHARE_TS),
             ]
         )
+        assert [o for o in outcomes if isinstance(o, Exception)] == []
+        deleted = outcomes[0]
         end = held(store, engine, user, deleted)
-        if end not in serially(start, [forget, save, react, share]):
+        if end not in serially(BEFORE, [forget, save, react, share]):
             unexplained.append(end)
     assert unexplained == []
 
@@ -172,12 +178,10 @@ def test_after_a_raced_forget_me_the_person_is_recorded_as_their_last_request_sa
     so ``/paper saved`` listed a paper while their new reactions went unrecorded."""
     for trial in range(TRIALS // 4):
         user = f"U0AFTER{trial:04d}"
-        together(
-            [
-                partial(store.forget_person, TEAM, user),
-                partial(store.save_paper, TEAM, user, SAVED),
-            ]
+        outcomes = together(
+            [partial(store.forget_person, TEAM, user), partial(store.save_paper, TEAM, user, SAVED)]
         )
+        assert [o for o in outcomes if isinstance(o, Exception)] == []
         store.record_reaction(TEAM, CHANNEL, POST_TS, user, "+1")
         person = held(store, engine, user, None)
         assert bool(person.saved) == bool(person.reactions) == (not person.forgotten)

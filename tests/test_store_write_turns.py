@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from test_store_races import SETTLING, together
 
 from bot.store import DatabaseUnavailable, Store
 
@@ -28,8 +29,6 @@ STEP = 0.12
 SAVES = 12
 """Saves clicked at once: more than the deadline's worth of them, fewer than the store's
 threads (``DATABASE_THREADS``), so none waits for a thread."""
-SETTLING = 30.0
-"""A bound on joining the threads, so a broken store fails rather than hangs."""
 TEAM, USER = "T0TURNS", "U0TURNS"
 
 
@@ -63,33 +62,12 @@ def store(path: Path, clock: SlowClock) -> Iterator[Store]:
     store.close()
 
 
-def clicked_together(calls: list[Callable[[], object]]) -> list[object]:
-    """Each call's result, or the exception it raised, run on threads released at once."""
-    barrier = threading.Barrier(len(calls))
-    outcomes: list[object] = [None] * len(calls)
-
-    def run(index: int) -> None:
-        barrier.wait()
-        try:
-            outcomes[index] = calls[index]()
-        except Exception as error:
-            outcomes[index] = error
-
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=SETTLING)
-        assert not thread.is_alive()
-    return outcomes
-
-
 def save(store: Store, paper: int) -> Callable[[], object]:
     return lambda: store.save_paper(TEAM, USER, f"paper{paper}")
 
 
 def test_saves_queued_behind_answered_writes_are_all_saved(store: Store) -> None:
-    outcomes = clicked_together([save(store, paper) for paper in range(SAVES)])
+    outcomes = together([save(store, paper) for paper in range(SAVES)])
     assert [o for o in outcomes if isinstance(o, Exception)] == []
     assert sorted(store.saved_papers(TEAM, USER)) == sorted(f"paper{p}" for p in range(SAVES))
 
@@ -104,7 +82,7 @@ def test_saves_queued_behind_another_process_lock_are_refused_and_never_saved_la
     before = set(threading.enumerate())
     with closing(sqlite3.connect(path, isolation_level=None)) as other_process:
         other_process.execute("BEGIN IMMEDIATE")
-        outcomes = clicked_together([save(store, paper) for paper in range(4)])
+        outcomes = together([save(store, paper) for paper in range(4)])
         other_process.execute("ROLLBACK")
     assert all(isinstance(outcome, DatabaseUnavailable) for outcome in outcomes)
     for stranded in set(threading.enumerate()) - before:
