@@ -38,21 +38,26 @@ def _fill(store: Store, team: str, user: str, channel: str) -> None:
     store.save_subscription(
         SubscriptionRecord(channel, "09:00", "UTC", "daily", None, "command", team_id=team)
     )
+    _post(store, channel, "paperA", "1.1")
+    store.remember_thread_search(channel, "1.1", "graphs", 5, team_id=team)
+    store.record_share(team, channel, user, "paperB", "2.2")
+    store.record_reaction(team, channel, "1.1", user, "+1")
+    store.record_reaction(team, channel, "2.2", user, "tada")
+
+
+def _post(store: Store, channel: str, paper_id: str, ts: str) -> None:
+    """The channel's paper of the day, claimed and posted as ``ts``."""
     store.claim_digest(
         channel,
         DAY,
-        paper_id="paperA",
+        paper_id=paper_id,
         round=0,
         position=1,
         pool_size=9,
         owner="process-1",
         lease=timedelta(minutes=5),
     )
-    store.record_post(channel, DAY, "1.1", "process-1")
-    store.remember_thread_search(channel, "1.1", "graphs", 5, team_id=team)
-    store.record_share(team, channel, user, "paperB", "2.2")
-    store.record_reaction(team, channel, "1.1", user, "+1")
-    store.record_reaction(team, channel, "2.2", user, "tada")
+    store.record_post(channel, DAY, ts, "process-1")
 
 
 def _rows_holding(database_url: str, value: str) -> dict[str, int]:
@@ -141,17 +146,7 @@ def _unknown_rows(store: Store) -> None:
     store.remember_thread_search("C0OLD", "1.1", "graphs", 5)
     store.remember_query("graphs")
     store.cache_unfurl("https://openreview.net/forum?id=paperA", 1, "paperA", "{}")
-    store.claim_digest(
-        "C0DEFAULT",
-        DAY,
-        paper_id="paperB",
-        round=0,
-        position=1,
-        pool_size=9,
-        owner="process-1",
-        lease=timedelta(minutes=5),
-    )
-    store.record_post("C0DEFAULT", DAY, "3.3", "process-1")
+    _post(store, "C0DEFAULT", "paperB", "3.3")
 
 
 def _teams(database_url: str, table: str) -> set[str | None]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +15,7 @@ import pytest
 from faulty_slack import slack_error
 from project import free_port, start_bot
 from slack_harness import FIXED_NOW, LiveBot
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Date,
-    DateTime,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    create_engine,
-    select,
-)
+from sqlalchemy import Column, MetaData, Table, create_engine, select
 from test_privacy_store import table_contents
 
 from bot.digest.cli import main as digest_main
@@ -38,7 +26,17 @@ from bot.shell.fake_slack import SlackRecorder
 from bot.slack import payloads
 from bot.slack.client import digest_client
 from bot.store import Store
-from bot.store.tables import digest_claims, thread_searches
+from bot.store.tables import (
+    digest_claims,
+    digest_seen,
+    saved_papers,
+    saved_queries,
+    schema_version,
+    slack_events,
+    subscriptions,
+    thread_searches,
+    unfurls,
+)
 
 DEFAULT_CHANNEL = "C0DEFAULT"
 NEVER_SEEN = "T0NEVERSEEN"
@@ -93,86 +91,50 @@ def test_an_unknown_workspace_deletes_nothing_of_the_default_channel(
     assert len(_digest_posts(bot, DEFAULT_CHANNEL)) == 1
 
 
+SCHEMA_3_TABLES = (
+    schema_version,
+    slack_events,
+    saved_queries,
+    thread_searches,
+    subscriptions,
+    digest_seen,
+    digest_claims,
+    saved_papers,
+    unfurls,
+)
+"""The tables of schema 3, each as today's less the columns added since."""
+SINCE_SCHEMA_3 = {
+    "thread_searches": {"team_id"},
+    "subscriptions": {"kind", "team_id"},
+    "digest_seen": {"team_id"},
+    "digest_claims": {"kind", "period", "topic", "team_id"},
+}
+OLD_KEYS = {("digest_claims", "local_date")}
+"""Schema 3 keyed a claim by channel and local date (schema 6 made it channel, kind, period)."""
+
+
 def _schema_3_database(path: Path) -> None:
     """A database as the bot of schema 3 left it: 4 subscriptions, 13 posted days with their
     papers seen, remembered searches; no row names a workspace (nobody saved a paper)."""
     old = MetaData()
-    Table(
-        "schema_version",
-        old,
-        Column("version", Integer, primary_key=True, autoincrement=False),
-        Column("applied_at", DateTime, nullable=False),
-    )
-    Table(
-        "slack_events",
-        old,
-        Column("event_id", String(255), primary_key=True),
-        Column("seen_at", DateTime, nullable=False),
-    )
-    Table(
-        "saved_queries",
-        old,
-        Column("key", String(16), primary_key=True),
-        Column("query", Text, nullable=False),
-        Column("kind", String(16), nullable=False),
-        Column("saved_at", DateTime, nullable=False),
-    )
-    Table(
-        "thread_searches",
-        old,
-        Column("channel", String(64), primary_key=True),
-        Column("thread_ts", String(64), primary_key=True),
-        Column("query", Text, nullable=False),
-        Column("shown", Integer, nullable=False),
-        Column("updated_at", DateTime, nullable=False),
-        Column("kind", String(16), nullable=False),
-    )
-    Table(
-        "subscriptions",
-        old,
-        Column("channel", String(64), primary_key=True),
-        Column("post_time", String(5), nullable=False),
-        Column("zone", String(64), nullable=False),
-        Column("cadence", String(16), nullable=False),
-        Column("topic", Text),
-        Column("source", String(16), nullable=False),
-        Column("active", Boolean, nullable=False),
-        Column("paused_reason", String(64)),
-        Column("updated_at", DateTime, nullable=False),
-    )
-    Table(
-        "digest_seen",
-        old,
-        Column("channel", String(64), primary_key=True),
-        Column("round", Integer, primary_key=True, autoincrement=False),
-        Column("paper_id", String(128), primary_key=True),
-        Column("local_date", Date, nullable=False),
-    )
-    Table(
-        "digest_claims",
-        old,
-        Column("channel", String(64), primary_key=True),
-        Column("local_date", Date, primary_key=True),
-        Column("state", String(16), nullable=False),
-        Column("paper_id", String(128), nullable=False),
-        Column("round", Integer, nullable=False),
-        Column("position", Integer, nullable=False),
-        Column("pool_size", Integer, nullable=False),
-        Column("owner", String(64)),
-        Column("ts", String(32)),
-        Column("claimed_at", DateTime, nullable=False),
-        Column("updated_at", DateTime, nullable=False),
-        Column("posted_at", DateTime),
-    )
-    Table(
-        "saved_papers",
-        old,
-        Column("team_id", String(64), primary_key=True),
-        Column("user_id", String(64), primary_key=True),
-        Column("paper_id", String(128), primary_key=True),
-        Column("saved_at", DateTime, nullable=False),
-    )
-    then = datetime(2025, 4, 1, 9, 0)
+    for table in SCHEMA_3_TABLES:
+        added = SINCE_SCHEMA_3.get(table.name, ())
+        Table(
+            table.name,
+            old,
+            *(
+                Column(
+                    column.name,
+                    column.type,
+                    primary_key=column.primary_key or (table.name, column.name) in OLD_KEYS,
+                    nullable=column.nullable,
+                    autoincrement=False,
+                )
+                for column in table.columns
+                if column.name not in added
+            ),
+        )
+    then = datetime(2025, 4, 1, 9, 0, tzinfo=UTC)
     channels = [DEFAULT_CHANNEL, "C0ONE", "C0TWO", "C0THREE"]
     days = [
         (channel, date(2025, 4, 1) + timedelta(days=n)) for channel in channels for n in range(4)
