@@ -20,7 +20,7 @@ from bot.papers.corpus import (
 )
 from bot.papers.paper import ACCEPTED_STATUSES
 from bot.papers.plain import clean_text
-from bot.papers.repair import with_closing_punctuation
+from bot.papers.repair import mend
 from bot.papers.text import match_key
 from bot.render.markup import abstract_mrkdwn
 from bot.render.mrkdwn import mrkdwn_literal
@@ -75,10 +75,8 @@ def test_each_seed_takes_its_catalogue_record(
     assert paper.url == f"https://openreview.net/forum?id={record['id']}"
     written = " ".join(abstract.split())
     if "- " not in written:  # words split at a line break: tests/test_repair.py
-        assert paper.abstract == with_closing_punctuation(written)
-        assert abstract_mrkdwn(paper.abstract) == abstract_mrkdwn(
-            with_closing_punctuation(abstract)
-        )
+        assert paper.abstract == mend(written)
+        assert abstract_mrkdwn(paper.abstract) == abstract_mrkdwn(mend(abstract))
     assert paper.plain_abstract == clean_text(paper.abstract).plain
     assert 0 < len(paper.tldr) <= 300
 
@@ -183,9 +181,9 @@ def test_malformed_seed_files_give_the_documented_result(
     corpus = load_corpus(str(tmp_path))
     assert len(corpus.papers) == papers + 1, corpus.problems
     loaded = {p.abstract for p in corpus.papers}
-    assert " ".join(other.split()) in loaded
+    assert mend(" ".join(other.split())) in loaded
     if papers:
-        assert {" ".join(ONE.split()), " ".join(TWO.split())} <= loaded
+        assert {mend(" ".join(ONE.split())), mend(" ".join(TWO.split()))} <= loaded
         assert all(not p.title_derived for p in corpus.papers)
     if phrases:
         assert len(corpus.problems) == 1

@@ -1,5 +1,5 @@
-"""Abstracts mended at load: words a PDF line break split, and the final period Semantic
-Scholar's copies lost. Examples are the catalogue's own (the OpenReview abstracts of source E
+"""Abstracts mended at load: words a PDF line break split, the final period Semantic
+Scholar's copies lost, TeX quotes and citation keys. Examples are the catalogue's own (the OpenReview abstracts of source E
 and Semantic Scholar's of source B, see seeds/SOURCE.md)."""
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ import pytest
 
 from bot.papers.corpus import CATALOGUE_PATH, LoadedCorpus, load_corpus
 from bot.papers.paper import ACCEPTED_STATUSES, Paper
-from bot.papers.repair import Wordbook, join_line_breaks, with_closing_punctuation
+from bot.papers.repair import (
+    Wordbook,
+    join_line_breaks,
+    tex_quotes,
+    with_closing_punctuation,
+    without_citation_keys,
+)
 
 CORPUS_WORDS = (
     "Various methods take an approach that motivates specific editing of linearity. "
@@ -176,3 +182,54 @@ def test_the_openreview_abstracts_read_without_line_breaks(catalogue_corpus: Loa
     assert "various natural language tasks" in edit.abstract
     assert "This motivates the development" in edit.plain_abstract
     assert "human-like" in _paper(catalogue_corpus.papers, "8zxGruuzr9").abstract
+
+
+@pytest.mark.parametrize(
+    ("written", "mended"),
+    [
+        # mtSSFiqW6y, jCDF7G3LpF, Neb17mimVH, KlalQu2423, upoxXRRTQ2, xQCXInDq0m
+        ('to produce ``judgements" of the', "to produce \u201cjudgements\u201d of the"),
+        ("We introduce ''MosT'', a framework", "We introduce \u201cMosT\u201d, a framework"),
+        (
+            "termed \\`\\`Composition through Decomposition'', involves",
+            "termed \u201cComposition through Decomposition\u201d, involves",
+        ),
+        ("the \\`Compose\\' step", "the \u2018Compose\u2019 step"),
+        (
+            "have \\`maximal' or \\`minimal' power",
+            "have \u2018maximal\u2019 or \u2018minimal\u2019 power",
+        ),
+        ("context \"I am a toddler'' should", "context \u201cI am a toddler\u201d should"),
+        ("``don't stop''", "\u201cdon't stop\u201d"),
+        # Primes, plain quotes, Markdown code and a grave accent inside a word stay.
+        ("$f''(x)$ and f'' here", "$f''(x)$ and f'' here"),
+        ('"a" and "b"', '"a" and "b"'),
+        ("run `pip install` first", "run `pip install` first"),
+        ("Pr\\`incipe", "Pr\\`incipe"),
+    ],
+)
+def test_tex_quotes_are_written_as_the_quotes_they_typeset(written: str, mended: str) -> None:
+    assert tex_quotes(written) == mended
+
+
+def test_bracketed_citation_keys_are_dropped_and_citations_kept() -> None:
+    keys = "faster than (SI) [leviathan2023, chen2023, miao2024, sun2025, timor2025] and"
+    assert without_citation_keys(keys) == "faster than (SI) and"
+    for kept in ("formulated by [Grohe, 2021].", "see [12] and [a, b]", "in [Vaswani et al.]"):
+        assert without_citation_keys(kept) == kept
+
+
+def test_a_loaded_abstract_has_its_tex_quotes_and_keys_mended(tmp_path: Path) -> None:
+    record = {
+        "id": "abcdefghij",
+        "title": "A paper",
+        "abstract": "We build ``TokenCourt'' on speculative inference [leviathan2023]. It works.",
+        "status": "Poster",
+    }
+    path = tmp_path / "papers.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (paper,) = load_corpus(str(path)).papers
+    assert paper.plain_abstract == (
+        "We build \u201cTokenCourt\u201d on speculative inference. It works."
+    )
+    assert paper.tldr.startswith("We build \u201cTokenCourt\u201d on speculative inference.")

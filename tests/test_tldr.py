@@ -30,7 +30,10 @@ def _read_table() -> list[tuple[str, str]]:
 SEED_TLDRS = _read_table() if TABLE.exists() else []
 
 _OPENS_WITH_POINTER = re.compile(
-    r"^(?:to this end|(?:(?:to (?:address|tackle|overcome|fill|mitigate|solve)(?: in)?"
+    r"^(?:to (?:this|that) end|to do so"
+    r"|to (?:address|tackle|overcome|fill|mitigate|solve) (?:the )?(?:issue|problem|limitation)s?"
+    r" of (?:the )?(?:previous|prior|existing)"
+    r"|(?:(?:to (?:address|tackle|overcome|fill|mitigate|solve)(?: in)?"
     r"|motivated by|in light of|building on|equipped with|inspired by)\s+)?"
     r"(?:this|these|those|such|the above|the aforementioned)\b(?! paper| work| study))",
     re.IGNORECASE,

@@ -14,7 +14,13 @@ import pytest
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
 from bot.papers.plain import clean_text
-from bot.papers.summary import LONGEST_TLDR, paper_tldr, points_back, split_sentences
+from bot.papers.summary import (
+    LONGEST_TLDR,
+    paper_tldr,
+    points_back,
+    split_sentences,
+    stand_alone,
+)
 from bot.render import papers as render
 
 
@@ -42,6 +48,48 @@ markup (``__bold__``, its Slack look-alike ``ˍ``, ``**``, a math ``$``)."""
 
 def test_no_tldr_has_a_macro_or_markup_left(catalogue: tuple[Paper, ...]) -> None:
     assert [paper.id for paper in catalogue if _LEFTOVER.search(paper.tldr)] == []
+
+
+_TEX_QUOTE = re.compile(r"``|''|`|[^\W\d_]\u0300")
+"""TeX's quotes (````judgements''``, ``''MosT''``), a backtick left of one, and the grave
+accent an escaped backtick became (``C̀omposition``)."""
+_CITATION_KEY = re.compile(r"\[\s*[A-Za-z][A-Za-z'-]*(?:19|20)\d\d[a-z]?\s*[,;\]]")
+"""A bracketed BibTeX key (``[leviathan2023, chen2023, …]``)."""
+
+
+def test_no_tldr_has_a_tex_quote_or_a_citation_key(catalogue: tuple[Paper, ...]) -> None:
+    """Issue 30: five TL;DRs carried ````judgements"``, ``''MosT''``, ``C̀omposition``, or
+    ``[leviathan2023, chen2023, …]``; the abstracts are mended at load, so none does."""
+    assert [paper.id for paper in catalogue if _TEX_QUOTE.search(paper.tldr)] == []
+    assert [paper.id for paper in catalogue if _CITATION_KEY.search(paper.tldr)] == []
+    assert "produce \u201cjudgements\u201d of the current" in _tldr(catalogue, "Judge Decoding:")
+    assert "(SI) and standard autoregressive" in _tldr(catalogue, "Distributed Speculative")
+
+
+_OPENS_ON_WHAT_THE_READER_WAS_NOT_TOLD = re.compile(
+    r"(?i:to\s+(?:this|that)\s+end|to\s+do\s+(?:so|this|that)|to\s+[a-z]+\s+(?:it|them)\b"
+    r"|(?:to|in\s+order\s+to)\s+(?:[\w-]+\s+){1,3}?(?:this|these|those|such"
+    r"|the\s+(?:above|aforementioned|first|second|former|latter))\b"
+    r"|to\s+[a-z]+\s+the\s+(?:issues?|problems?|limitations?|drawbacks?|shortcomings?"
+    r"|challenges?)\s+of\s+(?:the\s+)?(?:previous|prior|existing|current)\b"
+    r"|in\s+(?:this|the\s+present)\s+(?:paper|work|study|article)\b|here\b)"
+)
+"""A purpose or frame before the subject that refers to what the TL;DR does not show ("To
+that end, we", "To overcome it, we", "To address this limitation we", "To address the issue
+of previous methods, which …, we", "To address the first issue, we"), or that only frames
+("In this work, we"): the sentence says the same without it ("We propose …")."""
+
+
+def test_no_tldr_opens_on_a_purpose_the_reader_was_not_told(
+    catalogue: tuple[Paper, ...],
+) -> None:
+    opening = _OPENS_ON_WHAT_THE_READER_WAS_NOT_TOLD
+    assert [paper.id for paper in catalogue if opening.match(paper.tldr)] == []
+    # Said without its purpose, each is the paper's contribution still.
+    assert _tldr(catalogue, "Composing Unbalanced Flows").startswith("We propose Unbalanced")
+    assert _tldr(catalogue, "Prevalence of Negative Transfer").startswith(
+        "We develop Reset & Distill"
+    )
 
 
 @pytest.mark.parametrize(
@@ -143,6 +191,35 @@ def test_a_tldr_does_not_lean_on_a_dropped_sentence(catalogue: tuple[Paper, ...]
     Counterfactual Realizability's "… provably dominates both" on a dropped clause."""
     assert not _tldr(catalogue, "LoRA-Pro:").startswith("And")
     assert not re.search(r"\bboth\W*$", _tldr(catalogue, "Counterfactual Realizability"))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "alone"),
+    [
+        ("To do so, we construct X.", "We construct X."),
+        ("To that end, we first develop X.", "We develop X."),
+        ("To overcome it, we propose X.", "We propose X."),
+        ("To address this limitation we propose X.", "We propose X."),
+        ("To address this, in this work, we study X.", "We study X."),
+        ("To address the first issue, we propose X.", "We propose X."),
+        (
+            "To address the issue of previous methods, which modify images widely, we propose X.",
+            "We propose X.",
+        ),
+        ("To learn from these cases (i.e., hard ones), we propose X.", "We propose X."),
+        # Saying what the challenge is points at nothing; "that we propose" is no lead.
+        (
+            "To address the challenge of reducing variance, we propose X.",
+            "To address the challenge of reducing variance, we propose X.",
+        ),
+        (
+            "We quantify this on a structure that we propose is called X.",
+            "We quantify this on a structure that we propose is called X.",
+        ),
+    ],
+)
+def test_a_purpose_that_points_back_is_dropped(sentence: str, alone: str) -> None:
+    assert stand_alone(sentence) == alone
 
 
 @pytest.mark.parametrize(

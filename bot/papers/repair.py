@@ -1,5 +1,7 @@
 """Undoing what the catalogue's sources did to abstracts: words split at a PDF line break
-(``vari- ous``) and final periods stripped (Semantic Scholar's copies end mid-air).
+(``vari- ous``), final periods stripped (Semantic Scholar's copies end mid-air), and what
+LaTeX sources leave in running text: TeX quotes (````judgements''``, ``\\`maximal'``) and
+citation keys (``[leviathan2023, chen2023]``).
 
 Whether ``non- linear`` was ``nonlinear`` or ``non-linear`` cannot be read from the text
 itself, so the corpus decides: the split is joined when the corpus's own titles and abstracts
@@ -97,6 +99,44 @@ def with_closing_punctuation(text: str) -> str:
     return body.rstrip(_OPEN_ENDS) + "."
 
 
+_TEX_DOUBLE_QUOTE = re.compile(
+    r"(?<![\w$'`\\])(?:\\?`\\?`|''|(?P<straight>[\"\u201d]))(?=\S)"
+    r"(?P<quoted>(?:[^`'\"$\\]|'(?!'))*?[^\s`'\"$\\])(?:''|(?(straight)(?!)|\"))(?![\w'])"
+)
+"""````words''``, ````words"``, ``''words''``, ``\\`\\`words''`` and ``"words''``: a TeX double
+quote (or half of one), whose backticks would otherwise read as Markdown code or (escaped)
+as a grave accent (``C̀``)."""
+_TEX_SINGLE_QUOTE = re.compile(
+    r"(?<![\w$'`\\])\\?`(?=[^\W\d_])(?P<quoted>[^`'\"$\\\n]*?[^\s`'\"$\\])\\?'(?![\w'])"
+)
+"""```word'`` and ``\\`word'``: a TeX single quote (a grave accent sits inside a word)."""
+_YEAR_KEY = r"[A-Za-z][A-Za-z'-]*(?:19|20)\d\d[a-z]?"
+_CITATION_KEYS = re.compile(rf"\s?\[{_YEAR_KEY}(?:\s*[,;]\s*{_YEAR_KEY})*\]")
+"""``[leviathan2023, chen2023]``: BibTeX keys pasted from ``\\cite``, which name the works
+to a bibliography the abstract does not have (``[Grohe, 2021]`` reads as a citation, and
+stays)."""
+
+
+def tex_quotes(text: str) -> str:
+    """``text`` with TeX's quotes written as the curly quotes they typeset."""
+    if "`" not in text and "''" not in text:
+        return text
+    text = _TEX_DOUBLE_QUOTE.sub("\u201c\\g<quoted>\u201d", text)
+    return _TEX_SINGLE_QUOTE.sub("\u2018\\g<quoted>\u2019", text)
+
+
+def without_citation_keys(text: str) -> str:
+    """``text`` without bracketed citation keys (see ``_CITATION_KEYS``)."""
+    return _CITATION_KEYS.sub("", text) if "[" in text else text
+
+
+def mend(text: str) -> str:
+    """The mending of an abstract (whitespace already normalised) that needs no corpus: its
+    TeX quotes, citation keys and end."""
+    return with_closing_punctuation(without_citation_keys(tex_quotes(text)))
+
+
 def repair_abstract(text: str, wordbook: Wordbook) -> str:
-    """An abstract (whitespace already normalised) with split words and its end mended."""
-    return with_closing_punctuation(join_line_breaks(text, wordbook))
+    """An abstract (whitespace already normalised) with split words, TeX quotes, citation
+    keys and its end mended."""
+    return mend(join_line_breaks(text, wordbook))

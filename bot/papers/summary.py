@@ -112,26 +112,42 @@ is no summary. A longer sentence is cut after its last clause that fits, with an
 
 # A word that points back at something the abstract said earlier: "this gap", "these
 # limitations", "such attacks", "the above", "both methods" or "both" alone ("dominates
-# both."), "the issues" (but not "the problem of X", which says what it is), and "the
-# following contributions." with nothing after it (a colon brings what follows into the
-# sentence). "This paper" and "this work"
+# both."), "the issues" or "the first issue" (but not "the problem of X", which says what
+# it is, unless X is "previous methods"), and "the following contributions." with nothing
+# after it (a colon brings what follows into the sentence). "This paper" and "this work"
 # name the paper itself and "such as" introduces an example, so neither counts.
 _POINTER = re.compile(
     r"\b(?:(?i:this|these|those)"
     r"(?!\s+(?i:paper|work|study|article|manuscript|of|that|which|who|whose)\b)"
     r"(?=\s+[a-z]|\s*[,.;:]|$)"
-    r"|(?i:such)\s+(?!as\b|that\b)(?=[a-z])"
+    r"|(?i:such)\s+(?!as\b|that\b)(?=[A-Za-z])"
     r"|(?i:the)\s+(?:above|aforementioned|latter|former)\b"
     r"|(?i:the)\s+following\b(?![^:]*:)"
-    r"|(?i:the)\s+(?:issues?|problems?|challenges?|limitations?|gaps?|shortcomings?"
-    r"|drawbacks?|difficult(?:y|ies)|bottlenecks?)\b(?!\s+(?:of|in|with|that|posed)\b)"
+    r"|(?i:the)\s+(?:(?:first|second|third|two|three)\s+)?(?:issues?|problems?|challenges?"
+    r"|limitations?|gaps?|shortcomings?|drawbacks?|difficult(?:y|ies)|bottlenecks?)\b"
+    r"(?!\s+(?:of|in|with|that|posed)\b)"
+    r"|(?i:the)\s+(?:issues?|problems?|challenges?|limitations?|shortcomings?|drawbacks?)"
+    r"\s+of\s+(?:the\s+)?(?i:previous|prior|existing|current|conventional)\b"
     r"|(?i:both)\s+(?:methods|approaches|paradigms|techniques|settings|issues|problems"
     r"|challenges|worlds|lines|families|directions)\b"
     r"|(?i:both)(?=\s*[.,;:!?]?$|\s*[,;:]|\s+of\s+them\b))"
 )
-# An opening clause before the subject ("To address this gap, we …", "In this paper, we …").
+_UNTIL_COMMA = r"(?:[^,(]|\([^()]{0,80}\)){1,120}?"
+"""Words up to the next comma, a bracket's commas not counted ("(i.e., hard negatives)")."""
+# An opening clause before the subject ("To address this gap, we …", "In this paper, we …"),
+# maybe with a relative clause ("To address the issue of previous methods, which …, we"),
+# maybe followed by a frame ("To address this, in this work, we …"); before "we", maybe
+# without its comma ("To address this limitation we propose …").
 _LEAD = re.compile(
-    r"(?P<lead>[^,]{1,120}?),\s+(?=(?i:we|our|this (?:paper|work|study|article)|by)\b)"
+    rf"(?P<lead>(?=(?i:to|in order to)\s){_UNTIL_COMMA}(?=\s+(?i:we)\s)"
+    rf"|{_UNTIL_COMMA}(?:,\s+(?:which|that|who)\b{_UNTIL_COMMA})?(?=,))"
+    r",?\s+(?=(?i:(?:in this (?:paper|work|study|article),\s+)?"
+    r"(?:we|our|this (?:paper|work|study|article)|by))\b)"
+)
+# A purpose that points back by itself, however plain its words: "To that end", "To do so",
+# "To overcome it".
+_POINTING_PURPOSE = re.compile(
+    r"(?i:to)\s+(?:(?:this|that)\s+end|do\s+(?:so|this|that)|[a-z]+\s+(?:it|them))$"
 )
 # Openings that only say where the sentence sits in the abstract: dropped with their comma.
 _FRAME = re.compile(
@@ -201,10 +217,12 @@ def points_back(text: str) -> bool:
     before ("And this gradient …", "It achieves …")."""
     if _LEANS_ON_PREVIOUS.match(text):
         return True
+    lead = _LEAD.match(text)
+    if lead and _POINTING_PURPOSE.match(lead.group("lead")):
+        return True
     match = _POINTER.search(text)
     if match is None:
         return False
-    lead = _LEAD.match(text)
     end_of_opening = lead.end() if lead else len(text.split(" ", 2)[0]) + 1
     return match.start() < end_of_opening
 
@@ -227,7 +245,9 @@ def stand_alone(sentence: str) -> str:
         elif frame and (subject := _SUBJECT_AFTER_FRAME.match(text, frame.end())):
             end = subject.end()
         elif lead and (
-            _POINTER.search(lead.group("lead")) or _FRAME.fullmatch(lead.group("lead").strip())
+            _POINTER.search(lead.group("lead"))
+            or _FRAME.fullmatch(lead.group("lead").strip())
+            or _POINTING_PURPOSE.match(lead.group("lead"))
         ):
             end = lead.end()
         else:
