@@ -53,10 +53,11 @@ PUBLIC_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE, ACTION_MORE_LIKE_THIS)
 """Buttons on a message everyone sees (thread replies, shared papers, the daily post)."""
 UNFURL_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE)
 """Buttons on a link preview: compact, and every one answers the clicker privately."""
-RENDER_VERSION = 2
+RENDER_VERSION = 3
 """The version of the paper card, part of the key of a cached link preview: bump it when a
 card's content or shape changes, so no preview drawn before the change is shown after it.
-2: abstracts mended at load, and a card without one links to it on OpenReview."""
+2: abstracts mended at load, and a card without one links to it on OpenReview. 3: TeX quotes
+and citation keys mended, and TL;DRs without a purpose that points back."""
 
 _BUTTON_LABELS = {
     ACTION_ABSTRACT: "Abstract",
