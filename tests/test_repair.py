@@ -1,6 +1,6 @@
 """Abstracts mended at load: words a PDF line break split, the final period Semantic
-Scholar's copies lost, TeX quotes and citation keys. Examples are the catalogue's own (the OpenReview abstracts of source E
-and Semantic Scholar's of source B, see seeds/SOURCE.md)."""
+Scholar's copies lost, TeX quotes and citation keys. Examples are the catalogue's own (the
+OpenReview abstracts of source E and Semantic Scholar's of source B, see seeds/SOURCE.md)."""
 
 from __future__ import annotations
 
