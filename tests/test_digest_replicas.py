@@ -61,7 +61,7 @@ class Replica:
 
     def close(self) -> None:
         if self.scheduler is not None:
-            self.scheduler.stop()
+            assert self.scheduler.stop(wait_seconds=5), "an attempt outlived the test"
         self.store.close()
 
 
@@ -114,7 +114,7 @@ def test_a_subscription_made_changed_and_removed_elsewhere_is_followed_without_a
         )
         assert posts(recorder, channel) == []
         step_to(traveller, scheduler, MINUTE)
-        recorder.wait_for("chat.postMessage", where=lambda call: call.args["channel"] == channel)
+        wait_until(lambda: len(scheduling.outcomes) == 1)  # posted, and recorded so
         assert "Friday 28 March 2025" in post_text(recorder, channel)[0]
 
         # Moved to 9:00, which today already had: nothing more today, tomorrow at 9:00.
@@ -126,8 +126,9 @@ def test_a_subscription_made_changed_and_removed_elsewhere_is_followed_without_a
             MINUTE + WATCH_INTERVAL,
             lambda s: s.next_runs().get(channel) == saturday_nine,
         )
+        wait_until(lambda: len(scheduling.outcomes) == 2)
         step_to(traveller, scheduler, saturday_nine)
-        wait_until(lambda: len(posts(recorder, channel)) == 2)
+        wait_until(lambda: len(scheduling.outcomes) == 3)
         assert "Saturday 29 March 2025" in post_text(recorder, channel)[1]
 
         serving.service.unsubscribe(channel)

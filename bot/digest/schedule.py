@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.jobstores.base import JobLookupError
@@ -149,6 +149,9 @@ class DigestScheduler:
         """Attempts in a row per feed (``feed_key``) that found no database, for the backoff."""
         self._retry_lock = threading.Lock()
         """Attempts run on a pool: two failing at once must not both schedule the retry."""
+        self._refreshing = threading.Lock()
+        """A command's refresh and the watermark's may move one feed at once: taken in turn,
+        each reading the subscription afresh, the later leaves the newer schedule."""
         self._attempts = threading.Condition()
         self._running = 0
         """Attempts under way, which a stop may wait for (``stop``)."""
@@ -284,6 +287,10 @@ class DigestScheduler:
         """
         if not self._serves(channel):
             return True
+        with self._refreshing:
+            return self._reschedule(channel, kind)
+
+    def _reschedule(self, channel: str, kind: str) -> bool:
         try:
             sub = self._service.subscription(channel, kind)
         except UNAVAILABLE as error:
@@ -316,7 +323,8 @@ class DigestScheduler:
         )
 
     def _remove(self, identifier: str) -> None:
-        if self._scheduler.get_job(identifier) is not None:
+        """Drop a job if it is there: a one-off retry may be run, and removed, meanwhile."""
+        with suppress(JobLookupError):
             self._scheduler.remove_job(identifier)
 
     def _retry_at(self, channel: str, kind: str, when: datetime) -> None:
