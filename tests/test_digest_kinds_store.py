@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from sqlalchemy import Column, MetaData, Table, create_engine, inspect
+from older_schemas import tables_as_before
+from sqlalchemy import MetaData, create_engine, inspect
 from test_store import ManualClock, _schema_version, _set_schema_version, clock, database_url
 
 from bot.store import DAILY, POSTED, WEEKLY, Store, SubscriptionRecord
@@ -23,24 +24,11 @@ MONDAY, FRIDAY, NEXT_MONDAY = date(2025, 3, 24), date(2025, 3, 28), date(2025, 3
 def _schema_5_tables() -> MetaData:
     """``subscriptions`` and ``digest_claims`` as schema 5 made them: schema 6's without the
     kind and period columns, keyed by channel, and by channel and local date."""
-    old = MetaData()
-    for table in (subscriptions, digest_claims):
-        Table(
-            table.name,
-            old,
-            *(
-                Column(
-                    column.name,
-                    column.type,
-                    primary_key=column.name in {"channel", "local_date"},
-                    nullable=column.nullable,
-                    index=column.index,
-                )
-                for column in table.columns
-                if column.name not in {"kind", "period"}
-            ),
-        )
-    return old
+    return tables_as_before(
+        (subscriptions, digest_claims),
+        added={"subscriptions": {"kind"}, "digest_claims": {"kind", "period"}},
+        keys={"subscriptions": {"channel"}, "digest_claims": {"channel", "local_date"}},
+    )
 
 
 def _schema_5_database(database_url: str, clock: ManualClock) -> None:

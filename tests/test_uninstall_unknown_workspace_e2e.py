@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from faulty_slack import slack_error
+from older_schemas import tables_as_before
 from project import free_port, start_bot
 from slack_harness import FIXED_NOW, LiveBot
-from sqlalchemy import Column, MetaData, Table, create_engine, select
+from sqlalchemy import Table, create_engine, select
 from test_privacy_store import table_contents
 
 from bot.digest.cli import main as digest_main
@@ -109,31 +110,14 @@ SINCE_SCHEMA_3 = {
     "digest_seen": {"team_id"},
     "digest_claims": {"kind", "period", "topic", "team_id"},
 }
-OLD_KEYS = {("digest_claims", "local_date")}
-"""Schema 3 keyed a claim by channel and local date (schema 6 made it channel, kind, period)."""
+OLD_KEYS = {"subscriptions": {"channel"}, "digest_claims": {"channel", "local_date"}}
+"""Schema 6 added the kind to both keys, and made a claim's date a period."""
 
 
 def _schema_3_database(path: Path) -> None:
     """A database as the bot of schema 3 left it: 4 subscriptions, 13 posted days with their
     papers seen, remembered searches; no row names a workspace (nobody saved a paper)."""
-    old = MetaData()
-    for table in SCHEMA_3_TABLES:
-        added = SINCE_SCHEMA_3.get(table.name, ())
-        Table(
-            table.name,
-            old,
-            *(
-                Column(
-                    column.name,
-                    column.type,
-                    primary_key=column.primary_key or (table.name, column.name) in OLD_KEYS,
-                    nullable=column.nullable,
-                    autoincrement=False,
-                )
-                for column in table.columns
-                if column.name not in added
-            ),
-        )
+    old = tables_as_before(SCHEMA_3_TABLES, added=SINCE_SCHEMA_3, keys=OLD_KEYS)
     then = datetime(2025, 4, 1, 9, 0, tzinfo=UTC)
     channels = [DEFAULT_CHANNEL, "C0ONE", "C0TWO", "C0THREE"]
     days = [
