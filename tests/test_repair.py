@@ -107,15 +107,16 @@ def test_every_abstract_ends_as_a_sentence(text: str, closed: str) -> None:
     assert with_closing_punctuation(text) == closed
 
 
-def test_a_closing_period_after_a_url_is_not_part_of_it(tmp_path: Path) -> None:
-    record = {
-        "id": "abcdefghij",
-        "title": "A paper",
-        "abstract": "We release a tool. Project page: https://m-arriola.com/bd3lms/",
-        "status": "Poster",
-    }
+def _loaded(tmp_path: Path, abstract: str) -> Paper:
+    """The paper of a one-record catalogue file with this abstract."""
+    record = {"id": "abcdefghij", "title": "A paper", "abstract": abstract, "status": "Poster"}
     (tmp_path / "one.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     [paper] = load_corpus(str(tmp_path / "one.jsonl")).papers
+    return paper
+
+
+def test_a_closing_period_after_a_url_is_not_part_of_it(tmp_path: Path) -> None:
+    paper = _loaded(tmp_path, "We release a tool. Project page: https://m-arriola.com/bd3lms/")
     assert paper.abstract.endswith("bd3lms/.")
     assert paper.links == ("https://m-arriola.com/bd3lms",)
 
@@ -220,15 +221,8 @@ def test_bracketed_citation_keys_are_dropped_and_citations_kept() -> None:
 
 
 def test_a_loaded_abstract_has_its_tex_quotes_and_keys_mended(tmp_path: Path) -> None:
-    record = {
-        "id": "abcdefghij",
-        "title": "A paper",
-        "abstract": "We build ``TokenCourt'' on speculative inference [leviathan2023]. It works.",
-        "status": "Poster",
-    }
-    path = tmp_path / "papers.jsonl"
-    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    (paper,) = load_corpus(str(path)).papers
+    written = "We build ``TokenCourt'' on speculative inference [leviathan2023]. It works."
+    paper = _loaded(tmp_path, written)
     assert paper.plain_abstract == (
         "We build \u201cTokenCourt\u201d on speculative inference. It works."
     )
