@@ -43,6 +43,16 @@ def test_an_unknown_author_suggests_quoting_the_full_name(bot):
     assert 'quote it: “author:"Nobody McNobodyface"”' in text
 
 
+def test_a_misspelt_author_is_named_with_the_search_for_the_near_name(bot):
+    """Issue 30: the full name nobody has is named, and the name the index has is offered
+    as the search to run instead."""
+    text = _reply(bot, "author:Guibin Zhnag")
+    assert (
+        'No paper has an author named “Guibin Zhnag”. Did you mean `/paper author:"Guibin Zhang"`?'
+    ) in text
+    assert "fewer" not in text and "conditions" not in text
+
+
 def test_a_word_no_paper_contains_is_named(bot):
     text = _reply(bot, "kitchen models")
     assert "No paper mentions “kitchen”; showing papers about “models”." in text
