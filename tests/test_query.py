@@ -41,10 +41,17 @@ def test_smart_and_unclosed_quotes_still_make_phrases() -> None:
     assert parse_query('"attention sink').phrases == ("attention sink",)
 
 
-def test_openreview_urls_are_references() -> None:
-    url = "https://openreview.net/forum?id=7ANDviElAo"
-    assert parse_query(url).reference == url
-    assert parse_query("https://example.org/?id=7ANDviElAo").reference is None
+def test_a_link_alone_is_a_reference_by_its_openreview_id() -> None:
+    for url in (
+        "https://openreview.net/forum?id=7ANDviElAo",
+        "<https://openreview.net/pdf?id=7ANDviElAo&amp;noteId=x>",
+        "<https://openreview.net/forum?id=7ANDviElAo|the paper we discussed>",
+    ):
+        assert parse_query(url).reference == "7ANDviElAo"
+    # Not a paper's page on OpenReview: the link itself, never a search for "https".
+    elsewhere = "https://example.org/?id=7ANDviElAo"
+    assert parse_query(elsewhere).reference == elsewhere
+    assert parse_query(f"<{elsewhere}|a label>").reference == elsewhere
 
 
 def test_control_characters_are_dropped_and_long_queries_cut() -> None:
@@ -110,7 +117,7 @@ LINK = "https://openreview.net/forum?id=7ANDviElAo"
 
 
 def test_a_query_names_one_paper_by_its_id_or_link_alone_or_one_link_among_words() -> None:
-    assert parse_query(LINK).named_reference == LINK
+    assert parse_query(LINK).named_reference == "7ANDviElAo"
     assert parse_query("7ANDviElAo").named_reference == "7ANDviElAo"
     assert parse_query("graph sparsification").named_reference is None
     assert parse_query(f"has anyone read <{LINK}>?").linked_reference == "7ANDviElAo"

@@ -131,7 +131,8 @@ def test_a_pasted_openreview_link_unfurls_as_in_a_channel(shell):
     [unfurl] = [call for call in shell.recorder.calls if call.method == "chat.unfurl"]
     assert list(unfurl.unfurls) == ["https://openreview.net/forum?id=7ANDviElAo"]
     assert "The source code is available" in shell.handle("1")
-    assert shell.handle("see https://example.com/forum?id=7ANDviElAo") == NO_ANSWER
+    elsewhere = shell.handle("see https://example.com/forum?id=7ANDviElAo")
+    assert elsewhere.startswith("paperbot shows no preview: it previews OpenReview links only.")
 
 
 def test_related_stands_for_the_message_shortcut(shell):
@@ -344,3 +345,13 @@ def test_a_mistyped_gesture_gets_a_clear_answer_and_sends_nothing(shell, line, a
 def test_a_message_is_never_taken_for_a_typo(shell):
     assert shell.handle("hello") == NO_ANSWER
     assert shell.handle("save the date for the reading group") == NO_ANSWER
+
+
+def test_a_pasted_link_without_a_preview_says_why(shell):
+    unknown = shell.handle("look at https://openreview.net/forum?id=NoSuchPaper1&noteId=abc")
+    assert " ".join(unknown.split()) == (
+        "paperbot shows no preview: it has no paper with the OpenReview id "
+        "\u201cNoSuchPaper1\u201d. In Slack the link stays as it is."
+    )
+    elsewhere = shell.handle("see https://arxiv.org/abs/2401.00001")
+    assert "it previews OpenReview links only" in elsewhere

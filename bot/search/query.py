@@ -37,6 +37,9 @@ _CHUNK = re.compile(
 )
 _AROUND_A_LINK = "(.,;:!?)\"'\u201c\u201d\u2018\u2019"
 """Punctuation a sentence puts around a link, which no OpenReview link starts or ends with."""
+_LONE_LINK = re.compile(r"<(?P<wrapped>https?://[^\s|<>]+)(?:\|[^<>]*)?>|(?P<bare>https?://\S+)")
+"""A query that is one link, as typed or as Slack sends it (``<url|label>``, the label may
+have spaces): it asks for the paper of that link, never for papers mentioning "https"."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ class ParsedQuery:
     authors: tuple[str, ...] = ()
     like: str | None = None
     reference: str | None = None
+    """The OpenReview id of a query that is one paper's link, or the link when it names no
+    paper on OpenReview (an arXiv link)."""
     truncated: bool = False
     author_tails: tuple[tuple[int, ...], ...] = ()
     """For each of ``authors``: the free words (indices into ``words``) right after an
@@ -108,9 +113,9 @@ def clean_query(raw: str) -> tuple[str, bool]:
 
 def parse_query(raw: str) -> ParsedQuery:
     text, truncated = clean_query(raw)
-    stripped = text.strip()
-    if stripped and " " not in stripped and openreview_link_id(stripped):
-        return ParsedQuery(text, reference=stripped, truncated=truncated)
+    if (link := _LONE_LINK.fullmatch(text.strip())) is not None:
+        url = link["wrapped"] or link["bare"]
+        return ParsedQuery(text, reference=openreview_link_id(url) or url, truncated=truncated)
     words: list[Span] = []
     phrases: list[str] = []
     excluded: list[str] = []

@@ -103,7 +103,8 @@ class Truncated:
 
 @dataclass(frozen=True)
 class UnknownId:
-    """A link or id alone, naming no paper of the corpus."""
+    """A link alone, naming no paper the bot has: ``reference`` is the OpenReview id it
+    names, or the link itself when it is no OpenReview paper's (``ParsedQuery.reference``)."""
 
     reference: str
 

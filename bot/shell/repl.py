@@ -29,7 +29,7 @@ from bot.arguments import ArgumentParser, program
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CATALOGUE_ACCEPTED_PAPERS, CorpusError
-from bot.papers.openreview import OPENREVIEW_HOSTS
+from bot.papers.openreview import OPENREVIEW_HOSTS, openreview_link_id
 from bot.render import foryou as render_foryou
 from bot.render import papers as render_papers
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
@@ -256,12 +256,15 @@ class Shell:
         )
         event = payloads.channel_message(self.workspace, wire, posted["ts"])
         requests = [payloads.json_body(payloads.event_callback(self.workspace, event))]
-        links = [link for link in _WIRE_LINK.findall(wire) if _unfurls_here(link)]
+        pasted = _WIRE_LINK.findall(wire)
+        links = [link for link in pasted if _unfurls_here(link)]
         if links:
             shared = payloads.link_shared(self.workspace, links, posted["ts"])
             requests.append(payloads.json_body(payloads.event_callback(self.workspace, shared)))
         shown = self._exchange(*requests)
-        return NO_ANSWER if shown == _NOTHING_SHOWN else shown
+        if shown != _NOTHING_SHOWN:
+            return shown
+        return _no_preview(links) if pasted else NO_ANSWER
 
     def related(self, text: str) -> str:
         """**Find related papers** chosen on a message saying ``text`` in #research."""
@@ -511,6 +514,22 @@ def _meant(word: str, rest: str) -> str | None:
         return None
     close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=_TYPO_CUTOFF)
     return " ".join([close[0], *arguments]) if close else None
+
+
+def _no_preview(links: Sequence[str]) -> str:
+    """Why the links of a message got no preview card (``links``: those on OpenReview): in
+    Slack each simply stays a link, which the shell would show as no answer at all."""
+    ids = [paper_id for link in links if (paper_id := openreview_link_id(unescape_mrkdwn(link)))]
+    named = ", ".join(f"\u201c{paper_id}\u201d" for paper_id in ids)
+    if len(ids) > 1:
+        why = f"it has no paper with the OpenReview ids {named}"
+    elif ids:
+        why = f"it has no paper with the OpenReview id {named}"
+    elif links:
+        why = "the link is to no paper's page on OpenReview"
+    else:
+        why = "it previews OpenReview links only"
+    return paragraph(f"paperbot shows no preview: {why}. In Slack the link stays as it is.") + "\n"
 
 
 def _is_save(shown: _Shown) -> bool:
