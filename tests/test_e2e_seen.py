@@ -1,29 +1,37 @@
 """What a channel has seen is never its paper of the day, end to end over HTTP: a paper shared
 into it with the Share button, or linked in a message there, is passed over by its rotation
-for the rest of the round; so are its weekly digest's picks. The clock is frozen and moved by
-the test."""
+for the rest of the round; so is every paper its weekly digest showed, and a day's post found
+in the channel after its claim was lost counts the paper it shows, not the one the rotation
+would draw now. The clock is frozen and moved by the test."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 import time_machine
 from digest_probes import ProbedDigestService
 from slack_harness import BOT_TOKEN, LiveBot, find_button
+from sqlalchemy import create_engine
 from test_e2e_weekly import MONDAY, at, paper_of, posted
 
 from bot.digest.rotation import Rotation
 from bot.papers.paper import Paper
 from bot.render import papers as render
+from bot.render.digest import progress_line
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads
 from bot.slack.client import make_web_client
-from bot.store import DAILY, Store
+from bot.store import DAILY, WEEKLY, Store
+from bot.store.tables import digest_claims, digest_seen
 
 TOPIC = "graph neural networks"
+OTHER_TOPIC = "reinforcement learning"
+ELSEWHERE = "C0ELSEWHERE"
 
 
 @pytest.fixture
@@ -42,11 +50,14 @@ def digest(bot: LiveBot, traveller) -> Iterator[ProbedDigestService]:
     store.close()
 
 
-def post_every_day(bot: LiveBot, digest: ProbedDigestService, traveller, days: int) -> list[str]:
-    """The papers of the day of ``days`` days from Monday, in order (the weekend's too, as
-    the command line's ``--channel`` posts them)."""
+def post_every_day(
+    bot: LiveBot, digest: ProbedDigestService, traveller, days: int, *, first: int = 0
+) -> list[str]:
+    """Post the papers of the day of ``days`` days from ``first`` days after Monday (the
+    weekend's too, as the command line's ``--channel`` posts them); every paper of the day
+    posted so far, in order."""
     channel = bot.workspace.channel_id
-    for offset in range(days):
+    for offset in range(first, first + days):
         traveller.move_to(at(MONDAY + timedelta(days=offset), 9, 5))
         assert digest.serve(channel, force=True).status == "posted"
     return [
@@ -114,3 +125,103 @@ def test_the_weekly_picks_pass_over_a_paper_linked_in_the_channel(bot: LiveBot) 
     bot.drain()
     after, _ = rotation.picks(channel, TOPIC, week, 3, set())
     assert before[0] not in after and after[:2] == before[1:]
+
+
+def lose_the_digest_rows(bot: LiveBot) -> None:
+    """Every claim and seen paper is gone, as after restoring a backup from before the posts."""
+    engine = create_engine(bot.settings.database_url)
+    with engine.begin() as connection:
+        connection.execute(digest_claims.delete())
+        connection.execute(digest_seen.delete())
+    engine.dispose()
+
+
+def test_no_paper_the_weekly_digest_showed_is_the_paper_of_the_day(
+    bot: LiveBot, digest, traveller
+) -> None:
+    """The weekly digest's picks and the workspace's paper of the week (reacted to by two
+    people in another channel) are shown in the channel, so the rest of the round's papers of
+    the day pass over them all."""
+    channel = bot.workspace.channel_id
+    for command, where in [
+        ("subscribe 9:00 Europe/Berlin", channel),
+        ("subscribe weekly monday 9:30 Europe/Berlin", channel),
+        ("subscribe 9:00 Europe/Berlin", ELSEWHERE),
+    ]:
+        assert bot.slash(command, channel_id=where).status == 200
+    bot.drain()
+    traveller.move_to(at(MONDAY, 9, 5))
+    assert digest.serve(ELSEWHERE).status == "posted"
+    [elsewhere] = posted(bot, ELSEWHERE, DAILY)
+    for person in ("U0READER1", "U0READER2"):
+        reader = replace(bot.workspace, user_id=person)
+        reaction = payloads.reaction(reader, "tada", ELSEWHERE, elsewhere.response["ts"])
+        assert bot.event(reaction).status == 200
+    bot.drain()
+    monday = post_every_day(bot, digest, traveller, 1)
+    traveller.move_to(at(MONDAY, 9, 35))
+    assert digest.serve(channel, kind=WEEKLY).status == "posted"
+    [weekly] = posted(bot, channel, WEEKLY)
+    blocks = json.dumps(weekly.args["blocks"])
+    workspace_part, picks_part = blocks.split("Picked for this channel")
+    shown = weekly.args["metadata"]["event_payload"]["papers"].split()
+    titles = {paper_id: bot.services.index.get(paper_id).title[:40] for paper_id in shown}
+    assert shown[0] == paper_of(elsewhere) and titles[shown[0]] in workspace_part
+    assert len(shown) == 4 and all(titles[paper_id] in picks_part for paper_id in shown[1:])
+    pool = {paper.id for paper in bot.services.index.papers}
+    rest = len(pool) - len(shown) - len(monday)
+    papers = post_every_day(bot, digest, traveller, rest, first=1)
+    assert not set(papers) & set(shown)
+    assert sorted(papers) == sorted(pool - set(shown)), "the round: every paper not yet shown"
+
+
+def test_a_post_found_after_its_claim_was_lost_counts_the_paper_it_shows(
+    bot: LiveBot, digest, traveller
+) -> None:
+    """The day's claim and seen rows are lost after the post (a restored backup) and the
+    channel's topic changes: the next attempt finds the post and posts nothing, the paper in
+    the channel is the one seen and ``/paper today`` shows, and the new topic's first paper
+    is the next day's."""
+    channel = bot.workspace.channel_id
+    subscribe_to_the_topic(bot)
+    traveller.move_to(at(MONDAY, 9, 5))
+    first = digest.serve(channel)
+    assert first.status == "posted"
+    in_channel = paper_of(posted(bot, channel, DAILY)[0])
+    lose_the_digest_rows(bot)
+    assert bot.slash(f"subscribe 9:00 Europe/Berlin {OTHER_TOPIC}").status == 200
+    bot.drain()
+    other_pool = bot.services.index.results(OTHER_TOPIC)
+    assert other_pool[0].id != in_channel
+    again = digest.serve(channel)
+    assert (again.status, again.ts) == ("recovered", first.ts)
+    assert [paper_of(call) for call in posted(bot, channel, DAILY)] == [in_channel]
+    assert bot.services.store.rotation(channel)[1] == {in_channel}
+    today = json.dumps(digest.today(channel).blocks, ensure_ascii=False)  # the travelling clock
+    assert "already posted" in today
+    assert bot.services.index.get(in_channel).title[:40] in today
+    assert progress_line(1, len(bot.services.index.results(TOPIC)), TOPIC) in today
+    assert post_every_day(bot, digest, traveller, 1, first=1)[1:] == [other_pool[0].id]
+
+
+def test_a_weekly_digest_found_after_its_claim_was_lost_counts_what_it_shows(
+    bot: LiveBot, digest, traveller
+) -> None:
+    """The week's claim is lost after the post and a link in the channel changes what the
+    picks would be now: the next attempt posts nothing and the papers seen are the post's."""
+    channel = bot.workspace.channel_id
+    assert bot.slash(f"subscribe weekly monday 9:30 Europe/Berlin {TOPIC}").status == 200
+    bot.drain()
+    traveller.move_to(at(MONDAY, 9, 35))
+    first = digest.serve(channel, kind=WEEKLY)
+    assert first.status == "posted"
+    shown = posted(bot, channel, WEEKLY)[0].args["metadata"]["event_payload"]["papers"].split()
+    lose_the_digest_rows(bot)
+    linked = bot.services.index.get(shown[0])
+    event = payloads.link_shared(bot.workspace, [link_to(linked)], "1745480000.000300")
+    assert bot.event(event).status == 200
+    bot.drain()
+    again = digest.serve(channel, kind=WEEKLY)
+    assert (again.status, again.ts) == ("recovered", first.ts)
+    assert len(posted(bot, channel, WEEKLY)) == 1
+    assert bot.services.store.rotation(channel)[1] == set(shown)

@@ -11,20 +11,31 @@ from bot.digest.rotation import Rotation
 from bot.digest.weekly import WeeklyDigest
 from bot.render import digest as render
 from bot.render.message import Message
-from bot.store import WEEKLY, DigestClaim
+from bot.store import WEEKLY, DigestClaim, Place, Shown
 
 
 @dataclass(frozen=True)
 class Draft:
-    """A post's message and the values its claim keeps (a weekly digest has no rotation:
-    its paper is its first, its round and counts 0)."""
+    """A post's message, what it shows (which the channel will have seen once it is posted)
+    and the values its claim keeps (a weekly digest has no rotation: its paper is its first,
+    its round and counts 0)."""
 
     message: Message
-    paper_id: str
+    shown: Shown
     round: int = 0
-    position: int = 0
-    pool_size: int = 0
     topic: str | None = None
+
+    @property
+    def paper_id(self) -> str:
+        return self.shown.paper_ids[0] if self.shown.paper_ids else ""
+
+    @property
+    def position(self) -> int:
+        return self.shown.place.position if self.shown.place is not None else 0
+
+    @property
+    def pool_size(self) -> int:
+        return self.shown.place.pool_size if self.shown.place is not None else 0
 
 
 class Drafts:
@@ -43,9 +54,10 @@ class Drafts:
         message = render.digest_post(
             pick.paper, day, position=pick.position, pool_size=pick.pool_size, topic=pick.topic
         )
-        return Draft(message, pick.paper.id, pick.round, pick.position, pick.pool_size, pick.topic)
+        place = Place(pick.position, pick.pool_size, pick.topic)
+        return Draft(message, Shown((pick.paper.id,), place), pick.round, pick.topic)
 
     def weekly(self, sub: ChannelSubscription, day: date) -> Draft:
         """The weekly digest for the week of ``day``: always a message, even a quiet week's."""
-        message, paper_id = self._weekly.compose(sub, day)
-        return Draft(message, paper_id, topic=sub.topic)
+        message, papers = self._weekly.compose(sub, day)
+        return Draft(message, Shown(papers), topic=sub.topic)

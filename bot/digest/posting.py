@@ -8,9 +8,11 @@ the owner looks for the post's message metadata in ``conversations.history``: a 
 inherits a ``posting`` claim without a ``ts`` (its owner died between the post and the
 write) must, and a fresh claim's row may have been lost after a post (a restored backup,
 rows deleted), so every post is looked for first, at the cost of one history read per post.
-A history the bot may not read (a missing scope) is logged and the post goes ahead. What may
-be sent again, and how the post is looked for, are the bot's one retry policy and one "did my
-post land?" check (``bot.slack.delivery``), used here on the client the digest is handed.
+A post found there is recorded as its message metadata says (``PostTag``): the papers it
+showed, not those the rotation would draw now. A history the bot may not read (a missing
+scope) is logged and the post goes ahead. What may be sent again, and how the post is looked
+for, are the bot's one retry policy and one "did my post land?" check
+(``bot.slack.delivery``), used here on the client the digest is handed.
 """
 
 from __future__ import annotations
@@ -29,14 +31,13 @@ from bot.clock import Clock
 from bot.render.message import Message
 from bot.slack.delivery.landed import Unreadable, find_post
 from bot.slack.delivery.retry import Backoff, error_failure
-from bot.store import DAILY, POSTING, DigestClaim, Store
+from bot.store import DAILY, POSTING, DigestClaim, Place, Shown, Store
 
 log = logging.getLogger(__name__)
 
 EVENT_TYPE = "paperbot_digest"
-"""Slack message metadata type marking a digest post, so a post can be found again; its
-payload names the date and the kind (posts from before the weekly digest name no kind: they
-are daily ones)."""
+"""Slack message metadata type marking a digest post, so a post can be found again (its
+payload is ``PostTag``'s)."""
 
 PAUSING_ERRORS = frozenset({"not_in_channel", "channel_not_found", "is_archived"})
 """Slack errors that will not go away by retrying: the bot is no longer in the channel."""
@@ -83,6 +84,69 @@ class DigestOutcome:
     kind: str = DAILY
 
 
+@dataclass(frozen=True)
+class PostTag:
+    """A digest post's message metadata, the one codec for it: the date and kind it is for,
+    so the post can be found again, and what it shows, so a post found in the channel is
+    recorded as posted rather than as the rotation would draw it now.
+
+    The payload's ``paper_id`` is the post's first paper (every version wrote it); a paper of
+    the day adds its place in its pool, a weekly digest every paper it shows, space-separated
+    (ids have no spaces: ``bot.buttons`` relies on it too). Posts from before the weekly
+    digest name no kind (they are daily ones); from before the places and lists, ``shown``
+    is what they still tell, or None.
+    """
+
+    day: date
+    kind: str
+    shown: Shown | None
+
+    def metadata(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {"date": self.day.isoformat()}
+        if self.kind != DAILY:
+            payload["kind"] = self.kind
+        if self.shown is not None:
+            papers = self.shown.paper_ids
+            payload["paper_id"] = papers[0] if papers else ""
+            if self.kind != DAILY:
+                payload["papers"] = " ".join(papers)
+            if self.shown.place is not None:
+                place = self.shown.place
+                payload |= {"position": place.position, "pool_size": place.pool_size}
+                if place.topic is not None:
+                    payload["topic"] = place.topic
+        return {"event_type": EVENT_TYPE, "event_payload": payload}
+
+    @classmethod
+    def read(cls, message: dict[str, Any]) -> PostTag | None:
+        """The tag of a digest post; None for any other message."""
+        metadata = message.get("metadata") or {}
+        payload = metadata.get("event_payload") or {}
+        if metadata.get("event_type") != EVENT_TYPE or not isinstance(payload, dict):
+            return None
+        try:
+            day = date.fromisoformat(str(payload.get("date")))
+        except ValueError:
+            return None
+        kind = str(payload.get("kind", DAILY))
+        return cls(day, kind, _read_shown(payload, kind))
+
+
+def _read_shown(payload: dict[str, Any], kind: str) -> Shown | None:
+    papers, first = payload.get("papers"), payload.get("paper_id")
+    if kind != DAILY:
+        return Shown(tuple(papers.split())) if isinstance(papers, str) else None
+    if not isinstance(first, str) or not first:
+        return None
+    position, pool_size, topic = (payload.get(key) for key in ("position", "pool_size", "topic"))
+    place = (
+        Place(position, pool_size, topic if isinstance(topic, str) else None)
+        if isinstance(position, int) and isinstance(pool_size, int)
+        else None
+    )
+    return Shown((first,), place)
+
+
 class Poster:
     """Posts claimed days for one process (``owner`` names it in the claims it holds)."""
 
@@ -104,8 +168,9 @@ class Poster:
     def settle_earlier_days(self, channel: str, today: date, kind: str = DAILY) -> None:
         """Settle the posts of earlier periods that a dead process left ``posting``.
 
-        The channel's history says whether each was sent: if so its paper counts as seen
-        (else the rotation would offer it again today); if not, the day is marked unsent.
+        The channel's history says whether each was sent: if so what it showed counts as
+        seen (else the rotation would offer it again today); if not, the day is marked
+        unsent.
         """
         for claim in self._store.unsettled_claims(channel, today, LEASE, kind=kind):
             try:
@@ -117,21 +182,25 @@ class Poster:
                     "could not settle the %s post in %s: %s", claim.local_date, channel, error
                 )
                 continue
-            self._store.settle_claim(claim, found)
-            if found is not None:
-                log.info(
-                    "found the %s post in %s (ts %s); %s counts as seen",
-                    claim.local_date,
-                    channel,
-                    found,
-                    claim.paper_id,
-                )
+            if found is None:
+                self._store.settle_claim(claim, None)
+                continue
+            ts, shown = found
+            self._store.settle_claim(claim, ts, shown)
+            log.info(
+                "found the %s post in %s (ts %s); %s counts as seen",
+                claim.local_date,
+                channel,
+                ts,
+                " ".join(shown.paper_ids) if shown is not None else claim.paper_id,
+            )
 
     def post(
-        self, claim: DigestClaim, message: Message, pause: Callable[[str], None]
+        self, claim: DigestClaim, message: Message, shown: Shown, pause: Callable[[str], None]
     ) -> DigestOutcome:
-        """Post a claimed day's message, retrying what Slack may not have done and looking
-        for the post first, and again whenever it may have been made since; ``pause`` is
+        """Post a claimed day's message, which shows ``shown``, retrying what Slack may not
+        have done and looking for the post first, and again whenever it may have been made
+        since (a post found there is recorded as it says, or else as ``shown``); ``pause`` is
         told the error when Slack will not let the bot post in the channel at all."""
         channel, day, kind = claim.channel, claim.local_date, claim.kind
         maybe_sent = claim.state == POSTING
@@ -141,13 +210,16 @@ class Poster:
                     channel, kind, day, pages=HISTORY_PAGES if maybe_sent else FIRST_LOOK_PAGES
                 )
                 if found is not None:
-                    self._store.record_post(channel, day, found, self.owner, kind=kind)
-                    log.info("found the %s post already in %s (ts %s)", day, channel, found)
-                    return DigestOutcome(channel, day, "recovered", "found already posted", found)
+                    ts, posted = found
+                    self._store.record_post(
+                        channel, day, ts, self.owner, kind=kind, shown=posted or shown
+                    )
+                    log.info("found the %s post already in %s (ts %s)", day, channel, ts)
+                    return DigestOutcome(channel, day, "recovered", "found already posted", ts)
             if not self._store.mark_posting(channel, day, self.owner, kind=kind):
                 return self._lost(channel, day)
             try:
-                ts = self._send(claim, message)
+                ts = self._send(claim, message, shown)
             except (SlackApiError, OSError) as error:
                 failure = error_failure(error)
                 if failure is None:
@@ -163,7 +235,7 @@ class Poster:
                 if not self._store.touch_claim(channel, day, self.owner, kind=kind):
                     return self._lost(channel, day)
                 continue
-            self._store.record_post(channel, day, ts, self.owner, kind=kind)
+            self._store.record_post(channel, day, ts, self.owner, kind=kind, shown=shown)
             log.info("posted the %s in %s for %s (ts %s)", post_name(kind), channel, day, ts)
             return DigestOutcome(channel, day, "posted", f"posted {claim.paper_id}", ts)
         self._store.release_claim(channel, day, self.owner, sent=maybe_sent, kind=kind)
@@ -187,19 +259,19 @@ class Poster:
         log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
         return DigestOutcome(channel, day, "paused", paused_detail(error))
 
-    def _send(self, claim: DigestClaim, message: Message) -> str:
-        payload = {"date": claim.local_date.isoformat(), "paper_id": claim.paper_id}
-        if claim.kind != DAILY:
-            payload["kind"] = claim.kind
+    def _send(self, claim: DigestClaim, message: Message, shown: Shown) -> str:
         response = self._require_client().chat_postMessage(
             channel=claim.channel,
             **message.as_kwargs(),
-            metadata={"event_type": EVENT_TYPE, "event_payload": payload},
+            metadata=PostTag(claim.local_date, claim.kind, shown).metadata(),
         )
         return str(response["ts"])
 
-    def _find_post(self, channel: str, kind: str, day: date, *, pages: int) -> str | None:
-        """The ``ts`` of this period's post if it is already in the channel (metadata match).
+    def _find_post(
+        self, channel: str, kind: str, day: date, *, pages: int
+    ) -> tuple[str, Shown | None] | None:
+        """This period's post if it is already in the channel (metadata match): its ``ts``
+        and what its metadata says it showed.
 
         Only the newest ``pages`` pages are read: an unrecorded post is recent (a lease old,
         when its owner died; earlier in the period, when its claim was lost).
@@ -218,17 +290,21 @@ class Poster:
         *,
         since: datetime | None = None,
         pages: int = HISTORY_PAGES,
-    ) -> str | None:
+    ) -> tuple[str, Shown | None] | None:
         """Like ``_find_post``; with ``since``, every message after it is read, and if there
         are too many to read, ``Unreadable`` says so rather than "not posted"."""
-        return find_post(
+        found = find_post(
             self._require_client(),
             channel,
-            lambda found: _is_digest_post(found, kind, day),
+            lambda message: _is_digest_post(PostTag.read(message), kind, day),
             oldest=f"{since.timestamp():.6f}" if since is not None else None,
             pages=pages,
             complete=since is not None,
         )
+        if found is None:
+            return None
+        tag = PostTag.read(found)
+        return str(found["ts"]), tag.shown if tag is not None else None
 
     def _require_client(self) -> WebClient:
         if self._client is None:
@@ -249,14 +325,8 @@ def paused_detail(reason: str) -> str:
     )
 
 
-def _is_digest_post(message: dict[str, Any], kind: str, day: date) -> bool:
-    metadata = message.get("metadata") or {}
-    payload = metadata.get("event_payload") or {}
-    return (
-        metadata.get("event_type") == EVENT_TYPE
-        and payload.get("date") == day.isoformat()
-        and payload.get("kind", DAILY) == kind
-    )
+def _is_digest_post(tag: PostTag | None, kind: str, day: date) -> bool:
+    return tag is not None and tag.day == day and tag.kind == kind
 
 
 def _slack_error(error: SlackApiError | OSError) -> str:

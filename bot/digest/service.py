@@ -223,5 +223,8 @@ class DigestService:
         if claim.paper_id != draft.paper_id:
             draft = self._drafts.draft(sub, day, claim) or draft
         return self._poster.post(
-            claim, draft.message, lambda reason: self._subscriptions.pause(sub, reason)
+            claim,
+            draft.message,
+            draft.shown,
+            lambda reason: self._subscriptions.pause(sub, reason),
         )

@@ -26,8 +26,9 @@ class WeeklyDigest:
         self._index = index
         self._rotation = rotation
 
-    def compose(self, sub: ChannelSubscription, day: date) -> tuple[Message, str]:
-        """The digest for the week of ``day``, and the paper its claim records (its first).
+    def compose(self, sub: ChannelSubscription, day: date) -> tuple[Message, tuple[str, ...]]:
+        """The digest for the week of ``day``, and every paper it shows, in order: the
+        workspace's papers of the week and the channel's picks (all shown in the channel).
 
         The week is the seven days before the post's instant, so a late retry or a preview
         shows what the post would; the workspace is the one the subscription recorded."""
@@ -47,5 +48,4 @@ class WeeklyDigest:
             sub.channel, sub.topic, week_of.isoformat(), PICKS, {e.paper.id for e in engaged}
         )
         message = render.weekly_post(day, engaged, picks, picks_follow_channel=follow)
-        papers = [entry.paper for entry in engaged] + picks
-        return message, papers[0].id if papers else ""
+        return message, tuple(paper.id for paper in [entry.paper for entry in engaged] + picks)

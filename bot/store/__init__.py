@@ -24,7 +24,9 @@ from bot.store.records import (
     WEEKLY,
     DigestClaim,
     PaperEngagement,
+    Place,
     Remembered,
+    Shown,
     SubscriptionRecord,
 )
 from bot.store.signals import is_reaction_name
@@ -40,7 +42,9 @@ __all__ = [
     "DatabaseUnavailable",
     "DigestClaim",
     "PaperEngagement",
+    "Place",
     "Remembered",
+    "Shown",
     "Store",
     "SubscriptionRecord",
     "first_line",

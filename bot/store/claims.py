@@ -6,7 +6,8 @@ Every method names a post by channel, kind and the local date it is for; the per
 derived here, so the two kinds share one claiming mechanism.
 
 A claim goes ``claimed`` → ``posting`` (set just before the API call) → ``posted``; posting
-records the paper as seen in the same transaction, so the rotation and the claims agree.
+records every paper the post showed as seen in the same transaction (a paper of the day's
+one, a weekly digest's all), so the rotation and the claims agree.
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ from sqlalchemy.engine import Connection
 
 from bot.store.database import Database, log
 from bot.store.part import Part, bounded, digest_bounded
-from bot.store.records import CLAIMED, DAILY, POSTED, POSTING, WEEKLY, ClaimAttempt, DigestClaim
+from bot.store.records import (
+    CLAIMED,
+    DAILY,
+    POSTED,
+    POSTING,
+    WEEKLY,
+    ClaimAttempt,
+    DigestClaim,
+    Shown,
+)
 from bot.store.tables import digest_claims, digest_seen, subscriptions
 
 
@@ -84,8 +94,8 @@ class DigestClaims(Part):
 
     @bounded
     def record_shown(self, team_id: str | None, channel: str, paper_ids: Iterable[str]) -> None:
-        """Papers shown in the channel other than as its paper of the day (a link someone
-        posted there, a weekly digest): its rotation counts them as seen this round."""
+        """Papers shown in the channel other than in a digest post (a link someone posted
+        there): its rotation counts them as seen this round."""
         today = self._database.now().date()
         with self._database.begin() as connection:
             for paper_id in dict.fromkeys(paper_ids):
@@ -242,15 +252,40 @@ class DigestClaims(Part):
 
     @digest_bounded
     def record_post(
-        self, channel: str, local_date: date, ts: str, owner: str, *, kind: str = DAILY
+        self,
+        channel: str,
+        local_date: date,
+        ts: str,
+        owner: str,
+        *,
+        kind: str = DAILY,
+        shown: Shown | None = None,
     ) -> bool:
-        """Mark the claim posted with the message ``ts``; a paper of the day counts as seen."""
-        return self._mark_posted(channel, kind, local_date, ts, digest_claims.c.owner == owner)
+        """Mark the claim posted with the message ``ts``; every paper it ``shown`` counts as
+        seen (None: the claim's own paper of the day), and the claim records the paper and
+        place the message shows, which a post found in the channel may have drawn before a
+        change of rotation."""
+        return self._mark_posted(
+            channel, kind, local_date, ts, digest_claims.c.owner == owner, shown
+        )
 
     def _mark_posted(
-        self, channel: str, kind: str, local_date: date, ts: str, condition: Any
+        self,
+        channel: str,
+        kind: str,
+        local_date: date,
+        ts: str,
+        condition: Any,
+        shown: Shown | None,
     ) -> bool:
         now = self._database.now()
+        values: dict[str, Any] = {"state": POSTED, "ts": ts, "posted_at": now, "updated_at": now}
+        if shown is not None and shown.paper_ids:
+            values["paper_id"] = shown.paper_ids[0]
+        if shown is not None and shown.place is not None:
+            place = shown.place
+            values |= {"position": place.position, "pool_size": place.pool_size}
+            values["topic"] = place.topic
         with self._database.begin() as connection:
             row = connection.execute(
                 digest_claims.update()
@@ -259,22 +294,21 @@ class DigestClaims(Part):
                     digest_claims.c.state != POSTED,
                     condition,
                 )
-                .values(state=POSTED, ts=ts, posted_at=now, updated_at=now)
+                .values(**values)
                 .returning(digest_claims.c.round, digest_claims.c.paper_id, digest_claims.c.team_id)
             ).first()
             if row is None:
                 return False
-            if kind != DAILY:
-                return True
-            mark_seen(
-                self._database,
-                connection,
-                channel,
-                row.paper_id,
-                local_date,
-                row.team_id,
-                row.round,
-            )
+            if shown is not None:
+                papers = shown.paper_ids
+            else:
+                papers = (row.paper_id,) if kind == DAILY else ()
+            # A weekly claim has no round of its own: its papers join the channel's current one.
+            round_ = row.round if kind == DAILY else None
+            for paper_id in dict.fromkeys(papers):
+                mark_seen(
+                    self._database, connection, channel, paper_id, local_date, row.team_id, round_
+                )
         return True
 
     @digest_bounded
@@ -300,15 +334,18 @@ class DigestClaims(Part):
             return [DigestClaim(**row._mapping) for row in rows]
 
     @digest_bounded
-    def settle_claim(self, claim: DigestClaim, ts: str | None) -> bool:
+    def settle_claim(self, claim: DigestClaim, ts: str | None, shown: Shown | None = None) -> bool:
         """Settle an abandoned ``posting`` claim from what the channel's history showed: posted
-        as ``ts`` (the paper counts as seen), or, with no ``ts``, never sent. Only the claim
-        as it was read is changed, so a process that revived it in between wins."""
+        as ``ts`` (what it ``shown`` counts as seen, as in ``record_post``), or, with no
+        ``ts``, never sent. Only the claim as it was read is changed, so a process that
+        revived it in between wins."""
         unchanged = (digest_claims.c.state == POSTING) & (
             digest_claims.c.updated_at == claim.updated_at
         )
         if ts is not None:
-            return self._mark_posted(claim.channel, claim.kind, claim.local_date, ts, unchanged)
+            return self._mark_posted(
+                claim.channel, claim.kind, claim.local_date, ts, unchanged, shown
+            )
         with self._database.begin() as connection:
             result = connection.execute(
                 digest_claims.update()

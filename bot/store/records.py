@@ -70,6 +70,26 @@ class DigestClaim:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a paper of the day stood in the pool it was drawn from (``/paper today`` says
+    it): ``position`` of ``pool_size`` papers on ``topic`` (``None``: every paper)."""
+
+    position: int
+    pool_size: int
+    topic: str | None
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a digest post showed in its channel, as its message says: every paper in it (a
+    paper of the day's one, a weekly digest's sections in order), which the channel's rotation
+    counts as seen when the post is recorded, and a paper of the day's place in its pool."""
+
+    paper_ids: tuple[str, ...]
+    place: Place | None = None
+
+
+@dataclass(frozen=True)
 class ClaimAttempt:
     """What ``claim_digest`` found: ``acquired`` means this owner now holds ``claim``."""
 

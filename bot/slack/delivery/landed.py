@@ -36,9 +36,10 @@ def find_post(
     thread_ts: str | None = None,
     pages: int = 1,
     complete: bool = False,
-) -> str | None:
-    """The ``ts`` of the first message after ``oldest`` that ``matches``, in the channel's
-    history or, with ``thread_ts``, in that thread; None when it is not there.
+) -> Message | None:
+    """The first message after ``oldest`` that ``matches``, in the channel's history or, with
+    ``thread_ts``, in that thread (its ``ts``, and what it says for a caller that reads it);
+    None when it is not there.
 
     At most ``pages`` pages are read. With ``complete``, running out of them raises
     ``Unreadable`` instead of answering "not there"; so does a read Slack refuses or that
@@ -52,7 +53,7 @@ def find_post(
             raise Unreadable(str(error)) from None
         for message in response.get("messages", []):
             if matches(message):
-                return str(message["ts"])
+                return message
         cursor = (response.get("response_metadata") or {}).get("next_cursor")
         if not cursor:
             return None
