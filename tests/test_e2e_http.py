@@ -169,7 +169,8 @@ def test_help_card(bot, text):
     acked(bot.slash(text))
     [call] = responses(bot)
     assert "/paper random" in all_text(call.blocks)
-    assert "76 seed papers" in all_text(call.blocks)
+    assert "Only 76 sample papers are searched here" in all_text(call.blocks)
+    assert "PAPERBOT_CORPUS" not in all_text(call.blocks)
     assert "/" + "seeds" not in all_text(call.blocks) and str(PROJECT_ROOT) not in all_text(
         call.blocks
     )
