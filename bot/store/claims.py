@@ -261,10 +261,10 @@ class DigestClaims(Part):
         kind: str = DAILY,
         shown: Shown | None = None,
     ) -> bool:
-        """Mark the claim posted with the message ``ts``; every paper it ``shown`` counts as
-        seen (None: the claim's own paper of the day), and the claim records the paper and
-        place the message shows, which a post found in the channel may have drawn before a
-        change of rotation."""
+        """Mark the claim posted with the message ``ts``; the papers it ``shown`` count as
+        seen (None: the claim's own paper of the day), and the claim keeps the paper and place
+        the message shows, which a post found in the channel may have drawn before the
+        rotation changed."""
         return self._mark_posted(
             channel, kind, local_date, ts, digest_claims.c.owner == owner, shown
         )
