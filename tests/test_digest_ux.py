@@ -72,7 +72,9 @@ def test_hostile_topics_are_escaped_and_shortened_in_every_echo_and_the_daily_po
     [post] = bot.recorder.wait_for("chat.postMessage")
     validate(Message(post.text, tuple(post.blocks)))
     for call in (subscribed, listing, today, post):
-        sent = json.dumps(call.args)
+        # The post's metadata keeps the topic as typed, for the bot's own reading back
+        # (PostTag); Slack never shows metadata, so only what it draws is checked.
+        sent = json.dumps({key: value for key, value in call.args.items() if key != "metadata"})
         for ping in ("<!channel>", "<!here>", "<@U0VICTIM>"):
             assert ping not in sent
         text = all_text(call.blocks)

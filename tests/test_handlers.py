@@ -139,7 +139,7 @@ def test_a_link_typed_in_the_composer_is_unfurled_by_its_unfurl_id() -> None:
         "source": "composer",
         "links": [{"domain": "openreview.net", "url": "https://openreview.net/forum?id=X"}],
     }
-    events.unfurl_links(answers, event, client, LOGGER)
+    events.unfurl_links(answers, event, {"team_id": "T1"}, client, LOGGER)
     assert answers.calls == [("unfurls", (["https://openreview.net/forum?id=X"],))]
     assert client.chat_unfurl == [
         {"unfurl_id": "COMPOSER.U1-abc.123", "source": "composer", "unfurls": ANSWER}
