@@ -116,9 +116,10 @@ class SearchIndex:
 
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
-        lexicon, the author map and its names' corrector, for a large corpus, the pruned ranking's tables. At
-        hundreds of thousands of papers each takes seconds, which a long-running bot had
-        better spend while it is idle after start-up than in a researcher's query. Given
+        lexicon, the author map and its names' corrector, and for a large corpus the pruned
+        ranking's tables. At hundreds of thousands of papers each takes seconds, which a
+        long-running bot had better spend while it is idle after start-up than in a
+        researcher's query. Given
         ``quiet``, which says when nothing else needs the CPU, open the model's session on
         which a lone query runs on both cores (``bot.search.query_vectors``): a served bot
         passes its listener pool's, a process that asks one query at a time
