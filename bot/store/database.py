@@ -39,7 +39,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from bot.clock import Clock
 from bot.settings import StartupError
-from bot.store.waiting import Call, WriteTurns
+from bot.store.waiting import Call, DatabaseUnavailable, WriteTurns
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 
@@ -81,10 +81,6 @@ class StoreError(StartupError, RuntimeError):
     """The database cannot be used as is: unreachable, refused, or written by a newer bot."""
 
 
-class DatabaseUnavailable(RuntimeError):
-    """The database did not answer in time or refused: the request goes on without it."""
-
-
 UNAVAILABLE: tuple[type[Exception], ...] = (
     StoreError,
     DatabaseUnavailable,
@@ -113,8 +109,11 @@ class Database:
         self.digest_deadline = digest_deadline
         """The deadline of the paper of the day's work (``part.digest_bounded``)."""
         self._engine = _make_engine(database_url)
-        self._write_turns = WriteTurns() if self.dialect == "sqlite" else None
-        """SQLite's write lock in turn (``waiting``); PostgreSQL queues its own row locks."""
+        self._write_turns = (
+            WriteTurns(SQLITE_BUSY_TIMEOUT_MS / 1000) if self.dialect == "sqlite" else None
+        )
+        """SQLite's write lock in turn (``waiting``), waited for no longer than SQLite's own
+        busy timeout; PostgreSQL queues its own row locks."""
         self._threads = threading.BoundedSemaphore(DATABASE_THREADS)
         self.answered_last = True
         """Whether the database answered the last request that asked it in time: its state
@@ -122,11 +121,11 @@ class Database:
         self.insert: Callable[[Table], Any] = (
             postgresql.insert if self.dialect == "postgresql" else sqlite.insert
         )
+        """``INSERT`` with the backend's ``ON CONFLICT`` clauses, which give uniqueness."""
         self.workspace: str | None = None
         """The workspace this process serves (``auth.test`` tells a bot with one token), once
         the store is told (``Workspaces.serve_workspace``): the workspace of what it writes
         with no other, and the one rows of unknown workspace are adopted into."""
-        """``INSERT`` with the backend's ``ON CONFLICT`` clauses, which give uniqueness."""
 
     @property
     def dialect(self) -> str:

@@ -12,15 +12,24 @@ A writer waiting its turn is not refused while the queue moves: each write that 
 the database answering, and the caller's deadline counts from the last one
 (``Call.answered_until``). A queue that has not moved for a whole deadline (another process
 holding the lock, a frozen disk) is the database not answering, and is refused as before.
+The queue bounds its own wait too, as SQLite's busy timeout did, for writes no caller
+watches (``serve_workspace`` at start-up) and for the threads of callers who left: a
+ticket not served within ``patience`` of the queue's last move is given up with
+``DatabaseUnavailable``, and a ticket whose writer fails while waiting is given up at once,
+so one stuck or failed writer never blocks the process's later writes for good.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The database did not answer in time or refused: the request goes on without it."""
 
 
 @dataclass
@@ -48,31 +57,65 @@ class WriteTurns:
     """A ticket queue for one process's SQLite write transactions: one at a time, in the
     order they asked. It is not re-entrant: a write never begins inside another."""
 
-    def __init__(self) -> None:
+    def __init__(self, patience: float, monotonic: Callable[[], float] = time.monotonic) -> None:
+        """``patience``: how long a writer waits for a queue that does not move before it is
+        refused; ``monotonic``: the clock that measures it (``time.monotonic``)."""
+        self._patience = patience
+        self._monotonic = monotonic
         self._changed = threading.Condition()
         self._issued = 0
         self._serving = 0
-        self.moved_at = time.monotonic()
+        self._given_up: set[int] = set()
+        """Tickets not yet reached whose writers left the queue: skipped when reached."""
+        self.moved_at = monotonic()
         """When the last turn ended: whether the queue still moves."""
 
     @contextmanager
     def turn(self, call: Call | None) -> Iterator[None]:
         """Wait for this writer's turn, then hold it until the block ends. ``call`` is the
-        ``bounded`` call it works for, if any, which learns where it waits."""
+        ``bounded`` call it works for, if any, which learns where it waits. Raises
+        ``DatabaseUnavailable`` when the queue does not move for ``patience``."""
         with self._changed:
             ticket = self._issued
             self._issued += 1
             if call is not None:
                 call.queued_on = self
-            while ticket != self._serving:
-                self._changed.wait()
+            try:
+                self._wait_for(ticket)
+            except BaseException:
+                self._leave(ticket)
+                raise
+            finally:
+                if call is not None:
+                    call.queued_on = None
         if call is not None:
             call.answered_at = time.monotonic()
-            call.queued_on = None
         try:
             yield
         finally:
             with self._changed:
-                self._serving += 1
-                self.moved_at = time.monotonic()
-                self._changed.notify_all()
+                self._leave(ticket)
+                self.moved_at = self._monotonic()
+
+    def _wait_for(self, ticket: int) -> None:
+        """Block, holding ``_changed`` between waits, until ``ticket`` is served."""
+        asked_at = self._monotonic()
+        while ticket != self._serving:
+            left = max(asked_at, self.moved_at) + self._patience - self._monotonic()
+            if left <= 0:
+                raise DatabaseUnavailable(
+                    f"no write in this process ended within {self._patience:g} s"
+                )
+            self._changed.wait(timeout=left)
+
+    def _leave(self, ticket: int) -> None:
+        """Give ``ticket`` up, served or not, so the next one still waiting is served
+        (with ``_changed`` held)."""
+        if ticket != self._serving:
+            self._given_up.add(ticket)
+            return
+        self._serving += 1
+        while self._serving in self._given_up:
+            self._given_up.remove(self._serving)
+            self._serving += 1
+        self._changed.notify_all()
