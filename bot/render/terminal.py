@@ -4,13 +4,17 @@ The shell shows exactly the blocks Slack would get, only readable, as Slack woul
 mrkdwn links become ``label (url)``, escapes are undone, emphasis markers go, emoji codes become
 their characters, channels are named, and every button gets a number the person can type to
 press it.
+
+It also writes the shell's own answers to a line it cannot send as it is (a usage, a typo, a
+card number the last answer lacks). The shell decides which answer a line gets and passes
+the words it understands, so the words and the sentences around them cannot drift apart.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,3 +129,82 @@ def render(
             lines.extend(_wrap("   ".join(labels), indent="    "))
             card = None
     return TerminalView("\n".join(lines), tuple(choices))
+
+
+def save_usage(save: str) -> str:
+    """A ``save`` with no paper's number after it."""
+    return f"Write it like `{save} 6`: the number on the paper's card in the last answer.\n"
+
+
+def dismiss_usage(dismiss: str, for_you: str) -> str:
+    """A ``dismiss`` with no suggestion's number after it."""
+    return (
+        f"Write it like `{dismiss} 2`: the number on the suggestion's card "
+        f"(`{for_you}` lists them).\n"
+    )
+
+
+def related_usage(related: str) -> str:
+    """A ``related`` with no message to find papers for."""
+    return f"Write it like `{related} graph neural networks`: the message to find papers for.\n"
+
+
+def react_usage(react: str) -> str:
+    """A ``react`` missing the post's number or the emoji."""
+    return f"Write it like `{react} 1 :+1:`: the post's number (1 is the latest), then an emoji.\n"
+
+
+def did_you_mean(line: str) -> str:
+    """A mistyped shell word, ``/paper`` or ``@paperbot``: ``line`` is the one it was
+    meant to be."""
+    return f"Did you mean `{line}`? Type `help` for what the shell understands.\n"
+
+
+def nothing_to_save(example: str) -> str:
+    """``save N`` after an answer with no paper on it; ``example`` is a search to try."""
+    return f"The last answer has no paper to save. Try `{example}`.\n"
+
+
+def no_such_paper(number: int, numbers: Iterable[int]) -> str:
+    """``save N`` for a number no paper of the last answer has: which ones it has."""
+    return f"The last answer has no paper {number} to save: {_numbering('paper', numbers)}.\n"
+
+
+def already_saved() -> str:
+    return "That paper is already on your reading list.\n"
+
+
+def no_suggestions(number: int, for_you: str) -> str:
+    """``dismiss N`` after an answer with no suggestion on it: where suggestions are."""
+    return f"The last answer has no suggestion {number}: try `{for_you}` or `home`.\n"
+
+
+def no_such_suggestion(number: int, numbers: Iterable[int]) -> str:
+    """``dismiss N`` for a number no suggestion of the last answer has."""
+    return f"The last answer has no suggestion {number}: {_numbering('suggestion', numbers)}.\n"
+
+
+def _numbering(kind: str, numbers: Iterable[int]) -> str:
+    """Which numbers the last answer's papers (or suggestions) have, for a number it lacks."""
+    ordered = sorted(numbers)
+    if len(ordered) == 1:
+        return f"its only {kind} is number {ordered[0]}"
+    if ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"its {kind}s are numbered {ordered[0]}\u2013{ordered[-1]}"
+    return f"its {kind}s are numbered {', '.join(map(str, ordered))}"
+
+
+def no_preview(paper_ids: Sequence[str], openreview_links: bool) -> str:
+    """Why a pasted message got no preview card: ``paper_ids``, the OpenReview ids its links
+    name (none the bot has); ``openreview_links``, whether any link is OpenReview's at all.
+    In Slack each simply stays a link, which the shell would show as no answer at all."""
+    named = ", ".join(f"\u201c{paper_id}\u201d" for paper_id in paper_ids)
+    if len(paper_ids) > 1:
+        why = f"it has no paper with the OpenReview ids {named}"
+    elif paper_ids:
+        why = f"it has no paper with the OpenReview id {named}"
+    elif openreview_links:
+        why = "the link is to no paper's page on OpenReview"
+    else:
+        why = "it previews OpenReview links only"
+    return paragraph(f"paperbot shows no preview: {why}. In Slack the link stays as it is.") + "\n"

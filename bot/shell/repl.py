@@ -17,7 +17,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import urlsplit
@@ -32,6 +32,7 @@ from bot.papers.corpus import CATALOGUE_ACCEPTED_PAPERS, CorpusError
 from bot.papers.openreview import OPENREVIEW_HOSTS, openreview_link_id
 from bot.render import foryou as render_foryou
 from bot.render import papers as render_papers
+from bot.render import terminal as render_terminal
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
 from bot.render.terminal import WIDTH, paragraph, render
 from bot.settings import Settings
@@ -109,16 +110,10 @@ _URL_END = ".,;:!?)]}'\""
 _WIRE_LINK = re.compile(r"<(https?://[^<>|]+)>")
 _NOTHING_SHOWN = "(no answer)\n"
 _NUMBERED = {
-    SAVE: f"Write it like `{SAVE} 6`: the number on the paper's card in the last answer.\n",
-    DISMISS: (
-        f"Write it like `{DISMISS} 2`: the number on the suggestion's card "
-        f"(`{FOR_YOU}` lists them).\n"
-    ),
+    SAVE: render_terminal.save_usage(SAVE),
+    DISMISS: render_terminal.dismiss_usage(DISMISS, FOR_YOU),
 }
 """The words taking a paper's number, each with the usage a line without a number gets."""
-_RELATED_USAGE = (
-    f"Write it like `{RELATED} graph neural networks`: the message to find papers for.\n"
-)
 _TYPO_CUTOFF = 0.75
 """How alike a typed word and a shell word must be (difflib's ratio) to be a typo of it:
 ``sve`` and ``mroe`` are, ``hello`` (a message someone may well post) is not ``help``."""
@@ -217,13 +212,13 @@ class Shell:
         if verb == REACT:
             return self.react(rest)
         if verb == RELATED:
-            return self.related(rest) if rest else _RELATED_USAGE
+            return self.related(rest) if rest else render_terminal.related_usage(RELATED)
         if word == COMMAND:
             return self.slash_command(rest)
         if verb == BOT_NAME:
             return self.mention(rest)
         if (meant := _meant(word, rest)) is not None:
-            return f"Did you mean `{meant}`? Type `help` for what the shell understands.\n"
+            return render_terminal.did_you_mean(meant)
         return self.message(line)
 
     def slash_command(self, text: str) -> str:
@@ -264,7 +259,9 @@ class Shell:
         shown = self._exchange(*requests)
         if shown != _NOTHING_SHOWN:
             return shown
-        return _no_preview(links) if pasted else NO_ANSWER
+        if not pasted:
+            return NO_ANSWER
+        return render_terminal.no_preview(_paper_ids(links), openreview_links=bool(links))
 
     def related(self, text: str) -> str:
         """**Find related papers** chosen on a message saying ``text`` in #research."""
@@ -293,22 +290,21 @@ class Shell:
         """Press **Save** on paper ``number`` of the last answer: the number on its card."""
         saves = self._by_card(_is_save)
         if not saves:
-            return f"The last answer has no paper to save. Try `{EXAMPLE}`.\n"
+            return render_terminal.nothing_to_save(EXAMPLE)
         if number not in saves:
-            return f"The last answer has no paper {number} to save: {_numbering('paper', saves)}.\n"
+            return render_terminal.no_such_paper(number, saves)
         shown = self._buttons[saves[number]]
         if shown.button["action_id"] != render_papers.ACTION_SAVE:
-            return "That paper is already on your reading list.\n"
+            return render_terminal.already_saved()
         return self.press(saves[number])
 
     def dismiss(self, number: int) -> str:
         """Press **Not relevant** on suggestion ``number`` of the last answer."""
         dismisses = self._by_card(lambda shown: shown.button["action_id"] in _DISMISS_ACTIONS)
         if not dismisses:
-            return f"The last answer has no suggestion {number}: try `{FOR_YOU}` or `home`.\n"
+            return render_terminal.no_suggestions(number, FOR_YOU)
         if number not in dismisses:
-            numbering = _numbering("suggestion", dismisses)
-            return f"The last answer has no suggestion {number}: {numbering}.\n"
+            return render_terminal.no_such_suggestion(number, dismisses)
         return self.press(dismisses[number])
 
     def _by_card(self, kind: Callable[[_Shown], bool]) -> dict[int, int]:
@@ -328,10 +324,7 @@ class Shell:
         count, _, emoji = rest.strip().partition(" ")
         number, name = ascii_count(count), _EMOJI.match(emoji.strip().lower())
         if number is None or name is None:
-            return (
-                f"Write it like `{REACT} 1 :+1:`: the post's number (1 is the latest), "
-                "then an emoji.\n"
-            )
+            return render_terminal.react_usage(REACT)
         posts = [
             str(call.response["ts"])
             for call in self.recorder.calls
@@ -485,16 +478,6 @@ def _unfurls_here(link: str) -> bool:
     return (urlsplit(unescape_mrkdwn(link)).hostname or "") in OPENREVIEW_HOSTS
 
 
-def _numbering(kind: str, by_card: Mapping[int, int]) -> str:
-    """Which numbers the last answer's papers (or suggestions) have, for a number it lacks."""
-    numbers = sorted(by_card)
-    if len(numbers) == 1:
-        return f"its only {kind} is number {numbers[0]}"
-    if numbers == list(range(numbers[0], numbers[-1] + 1)):
-        return f"its {kind}s are numbered {numbers[0]}\u2013{numbers[-1]}"
-    return f"its {kind}s are numbered {', '.join(map(str, numbers))}"
-
-
 def _meant(word: str, rest: str) -> str | None:
     """The line a mistyped one was meant to be: a shell word, ``/paper`` or ``@paperbot``
     with a typo, given what follows fits it (a number after ``sve``; nothing after ``mroe``).
@@ -516,20 +499,10 @@ def _meant(word: str, rest: str) -> str | None:
     return " ".join([close[0], *arguments]) if close else None
 
 
-def _no_preview(links: Sequence[str]) -> str:
-    """Why the links of a message got no preview card (``links``: those on OpenReview): in
-    Slack each simply stays a link, which the shell would show as no answer at all."""
-    ids = [paper_id for link in links if (paper_id := openreview_link_id(unescape_mrkdwn(link)))]
-    named = ", ".join(f"\u201c{paper_id}\u201d" for paper_id in ids)
-    if len(ids) > 1:
-        why = f"it has no paper with the OpenReview ids {named}"
-    elif ids:
-        why = f"it has no paper with the OpenReview id {named}"
-    elif links:
-        why = "the link is to no paper's page on OpenReview"
-    else:
-        why = "it previews OpenReview links only"
-    return paragraph(f"paperbot shows no preview: {why}. In Slack the link stays as it is.") + "\n"
+def _paper_ids(links: Sequence[str]) -> list[str]:
+    """The OpenReview ids the links name (``links``: those on OpenReview), for why they got
+    no preview card."""
+    return [paper_id for link in links if (paper_id := openreview_link_id(unescape_mrkdwn(link)))]
 
 
 def _is_save(shown: _Shown) -> bool:
