@@ -8,6 +8,7 @@ import json
 from datetime import date
 
 from bot.buttons import FIRST_PAGES
+from bot.digest.weekly import WEEK
 from bot.render import blocks as bk
 from bot.render import digest as render_digest
 from bot.render import home as render_home
@@ -26,7 +27,7 @@ def test_a_preview_of_next_mondays_digest_names_the_days_it_covers(index) -> Non
     engaged = [render_weekly.WeekPaper(index.papers[0], 3, 2)]
     for shown in (engaged, []):
         post = render_weekly.weekly_post(
-            MONDAY, shown, index.papers[1:3], picks_follow_channel=False
+            MONDAY, shown, index.papers[1:3], since=MONDAY - WEEK, picks_follow_channel=False
         )
         preview = render_weekly.weekly_preview("The next weekly digest, coming …:", post)
         text = json.dumps(preview.blocks, ensure_ascii=False)

@@ -15,6 +15,8 @@ from bot.store import WEEKLY, Store
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
 
+WEEK = timedelta(days=7)
+"""What a weekly digest covers: the seven days before its post."""
 WEEK_PAPERS = 5
 """The workspace's papers of the week shown at most: a digest, not a leaderboard."""
 PICKS = 3
@@ -32,7 +34,7 @@ class WeeklyDigest:
 
         The week is the seven days before the post's instant, so a late retry or a preview
         shows what the post would; the workspace is the one the subscription recorded."""
-        since = sub.schedule.instant_on(day) - render.WEEK
+        since = sub.schedule.instant_on(day) - WEEK
         record = self._store.subscription(sub.channel, kind=WEEKLY)
         team_id = record.team_id if record is not None else None
         engagement = self._store.workspace_week(team_id, since) if team_id else []
@@ -47,5 +49,7 @@ class WeeklyDigest:
         picks, follow = self._rotation.picks(
             sub.channel, sub.topic, week_of.isoformat(), PICKS, {e.paper.id for e in engaged}
         )
-        message = render.weekly_post(day, engaged, picks, picks_follow_channel=follow)
+        message = render.weekly_post(
+            day, engaged, picks, since=day - WEEK, picks_follow_channel=follow
+        )
         return message, tuple(paper.id for paper in [entry.paper for entry in engaged] + picks)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
@@ -19,8 +19,6 @@ from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_buttons, title_mrkdwn
 
 FEWEST_PEOPLE_SHOWN = 2
-WEEK = timedelta(days=7)
-"""What a digest covers: the seven days before its post."""
 
 
 @dataclass(frozen=True)
@@ -47,22 +45,28 @@ def weekly_post(
     engaged: Sequence[WeekPaper],
     picks: Sequence[Paper],
     *,
+    since: date,
     picks_follow_channel: bool,
 ) -> Message:
     """The digest posted on ``day``: the workspace's most shared and reacted-to papers of
-    the seven days before it, then a few picks for the channel (like what it engaged with,
-    when ``picks_follow_channel``). The days are named, never "this week": a preview is
-    read days before the post, and a Monday's digest is about the week before."""
-    since = long_date(day - WEEK)
+    the days from ``since`` (the window is the digest's to choose), then a few picks for
+    the channel (like what it engaged with, when ``picks_follow_channel``). The days are
+    named, never "this week": a preview is read days before the post, and a Monday's digest
+    is about the week before."""
+    first_day = long_date(since)
     blocks: list[dict] = [bk.header(f"Team digest · {long_date(day)}")]
     shown = [(entry, line) for entry in engaged if (line := people_line(entry))]
     if shown:
-        blocks.append(bk.section(f"*Most shared and reacted to in the workspace since {since}*"))
+        blocks.append(
+            bk.section(f"*Most shared and reacted to in the workspace since {first_day}*")
+        )
         for entry, line in shown:
             blocks.append(bk.section(f"{title_mrkdwn(entry.paper)}\n{line}"))
     else:
         blocks.append(
-            bk.context(f"No paper was shared or reacted to by two people or more since {since}.")
+            bk.context(
+                f"No paper was shared or reacted to by two people or more since {first_day}."
+            )
         )
     if picks:
         why = (
@@ -77,7 +81,7 @@ def weekly_post(
             buttons = paper_buttons(paper, PUBLIC_BUTTONS)
             if buttons:
                 blocks.append(buttons)
-    text = f"Team digest, {long_date(day)}: {len(shown)} papers shared since {since}, "
+    text = f"Team digest, {long_date(day)}: {len(shown)} papers shared since {first_day}, "
     return bk.message(f"{text}{len(picks)} picks", blocks)
 
 
