@@ -41,7 +41,7 @@ def test_today_without_a_subscription_explains_how_to_subscribe(bot):
 
 
 def test_bad_time_and_zone_say_what_is_wrong_and_show_an_example(bot):
-    cases = (("25:00", "`25:00` is not a time of day"), ("9am Mars/Olympus", "`Mars/Olympus`"))
+    cases = (("25:00", "`25:00` is not a time of day"), ("9am Europe/Olympus", "`Europe/Olympus`"))
     for args, problem in cases:
         text = all_text(answer(bot, f"subscribe {args}").blocks)
         assert problem in text

@@ -110,8 +110,17 @@ def test_a_zone_abbreviation_or_city_is_understood_and_named_in_the_reply(bot):
     assert stored(bot)[1] == "America/Los_Angeles"
     moved = answer(bot, "subscribe new york")
     assert "Changed: time zone America/Los_Angeles → America/New_York." in moved
-    answer(bot, "subscribe 7:30 CEST transformers")
-    assert stored(bot) == (time(7, 30), "Europe/Berlin", "weekdays", "transformers")
+    answer(bot, 'subscribe 7:30 CEST "transformers"')
+    assert stored(bot) == (time(7, 30), "Europe/Berlin", "weekdays", '"transformers"')
+
+
+@pytest.mark.parametrize("args", ["cat detection", "9am Wake word detection", "Christmas"])
+def test_a_zone_word_that_could_start_the_topic_changes_nothing(bot, args):
+    answer(bot, "subscribe 8am Europe/Berlin daily graphs")
+    asked = answer(bot, f"subscribe {args}")
+    assert "Did you mean the time zone `" in asked and "Nothing was changed." in asked
+    assert f"the topic \u201c{args.removeprefix('9am ')}\u201d (put it in quotes)" in asked
+    assert stored(bot) == (time(8, 0), "Europe/Berlin", "daily", "graphs")
 
 
 def test_a_new_weekly_digest_takes_the_channel_s_time_and_zone(bot):

@@ -12,6 +12,7 @@ from bot.render import blocks as bk
 from bot.render import digest as digest_render
 from bot.render import papers as render
 from bot.render.message import Message
+from bot.render.subscribe import Problem, SubscribeProblem
 from bot.search.results import SearchResult, TooManyConditions
 
 HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; 🚀 שלום " + "x" * 10_000
@@ -29,7 +30,7 @@ def _every_message() -> dict[str, Message]:
         ),
         "exhausted": render.results_message(SearchResult(HOSTILE, (), 12, 15, None, ())),
         "subscription error": digest_render.subscription_error_message(
-            f"`{HOSTILE[:60]}` is not a time."
+            SubscribeProblem(Problem.NOT_A_TIME, word=HOSTILE[:60])
         ),
         "no papers for topic": digest_render.no_papers_for_topic_message(HOSTILE),
         "subscribed": digest_render.subscribed_message(

@@ -15,6 +15,7 @@ from bot.digest.command import Part, parse_subscribe_args, resolve
 from bot.digest.subscriptions import Schedule, SubscriptionError
 from bot.digest.zones import zones_named
 from bot.render.papers import HELP_LINES
+from bot.render.subscribe import refusal_text
 from bot.search.lexicon import english_words
 
 YEAR = 2025
@@ -31,7 +32,7 @@ def fresh(args: str) -> tuple[Schedule, str | None, str]:
 def refusal(args: str) -> str:
     with pytest.raises(SubscriptionError) as raised:
         parse_subscribe_args(args, year=YEAR)
-    return raised.value.problem
+    return str(raised.value)
 
 
 @pytest.mark.parametrize(
@@ -63,15 +64,36 @@ def refusal(args: str) -> str:
         ("9am CEST daily", "09:00", "Europe/Berlin", "daily", None, "daily"),
         ("9am Berlin", "09:00", "Europe/Berlin", "weekdays", None, "daily"),
         ("9am BERLIN", "09:00", "Europe/Berlin", "weekdays", None, "daily"),
-        ("9am New York rlhf", "09:00", "America/New_York", "weekdays", "rlhf", "daily"),
+        ("9am New York daily rlhf", "09:00", "America/New_York", "daily", "rlhf", "daily"),
+        ("9am new york", "09:00", "America/New_York", "weekdays", None, "daily"),
+        ("new york", "09:00", "America/New_York", "weekdays", None, "daily"),
+        ("9am pst", "09:00", "America/Los_Angeles", "weekdays", None, "daily"),
+        ("9am cest", "09:00", "Europe/Berlin", "weekdays", None, "daily"),
+        ("9am MET", "09:00", "Europe/Berlin", "weekdays", None, "daily"),
+        ("9am UTC graphs", "09:00", "UTC", "weekdays", "graphs", "daily"),
+        ("Kolkata", "09:00", "Asia/Kolkata", "weekdays", None, "daily"),
+        ("9am EST daily graphs", "09:00", "America/New_York", "daily", "graphs", "daily"),
         ("9am new_york", "09:00", "America/New_York", "weekdays", None, "daily"),
         ("9am Ho Chi Minh", "09:00", "Asia/Ho_Chi_Minh", "weekdays", None, "daily"),
         ("9am kolkata", "09:00", "Asia/Kolkata", "weekdays", None, "daily"),
         ("9am JST", "09:00", "Asia/Tokyo", "weekdays", None, "daily"),
         ("9am AEST", "09:00", "Australia/Sydney", "weekdays", None, "daily"),
         ("9am BST", "09:00", "Europe/London", "weekdays", None, "daily"),
-        ("weekly fri 5pm Tokyo graphs", "17:00", "Asia/Tokyo", "friday", "graphs", "weekly"),
-        ("Berlin", "09:00", "Europe/Berlin", "weekdays", None, "daily"),
+        ("weekly fri 5pm Asia/Tokyo graphs", "17:00", "Asia/Tokyo", "friday", "graphs", "weekly"),
+        # topic words that are zone words once a zone is given, and slashed topic words
+        (
+            "9am Europe/Berlin cat detection",
+            "09:00",
+            "Europe/Berlin",
+            "weekdays",
+            "cat detection",
+            "daily",
+        ),
+        ("9am retrieval for Q/A", "09:00", "UTC", "weekdays", "retrieval for Q/A", "daily"),
+        ("daily RL/HF", "09:00", "UTC", "daily", "RL/HF", "daily"),
+        ("9am CPU/GPU scheduling", "09:00", "UTC", "weekdays", "CPU/GPU scheduling", "daily"),
+        ("Mars/Olympus", "09:00", "UTC", "weekdays", "Mars/Olympus", "daily"),
+        ('9am "cat detection"', "09:00", "UTC", "weekdays", '"cat detection"', "daily"),
         # topics that only look like schedule words, and quoted ones
         ("weakly supervised", "09:00", "UTC", "weekdays", "weakly supervised", "daily"),
         ("9am tail risk", "09:00", "UTC", "weekdays", "tail risk", "daily"),
@@ -111,7 +133,9 @@ def test_every_form_reads_as_documented(args, at, zone, cadence, topic, kind) ->
         ("9am Los_Angles", "did you mean `Los Angeles`?"),
         ("9am Europe/Berln", "did you mean `Europe/Berlin`?"),
         ("9am europe/berln graphs", "did you mean `Europe/Berlin`?"),
-        ("9am Mars/Olympus", "`Mars/Olympus` is not a time zone I know"),
+        ("9am Europe/Atlantis", "`Europe/Atlantis` is not a time zone I know"),
+        ("daily graphs Europe/Berln", "did you mean `Europe/Berlin`?"),
+        ("daily graphs europe/berlin", "`europe/berlin` is out of place"),
         ("friday 9am", "`/paper subscribe weekly friday …`"),
         ("Mondays", "`/paper subscribe weekly monday …`"),
         ("thurs 9am", "`/paper subscribe weekly thursday …`"),
@@ -137,7 +161,36 @@ def test_a_guess_is_refused_saying_what_was_probably_meant(args, problem) -> Non
 def test_a_refused_weekly_command_shows_the_weekly_usage() -> None:
     with pytest.raises(SubscriptionError) as raised:
         parse_subscribe_args("weekly fridy", year=YEAR)
-    assert "Usage: `/paper subscribe weekly DAY" in str(raised.value)
+    assert "Usage: `/paper subscribe weekly DAY" in refusal_text(raised.value.problem)
+
+
+@pytest.mark.parametrize(
+    ("args", "zone", "topic"),
+    [
+        ("cat detection", "Africa/Maputo", "cat detection"),
+        ("9am cat detection", "Africa/Maputo", "cat detection"),
+        ("9am cat", "Africa/Maputo", "cat"),
+        ("AST parsing", "America/Puerto_Rico", "AST parsing"),
+        ("9am AST parsing", "America/Puerto_Rico", "AST parsing"),
+        ("met learning", "Europe/Berlin", "met learning"),
+        ("west africa languages", "Europe/Lisbon", "west africa languages"),
+        ("Wake word detection", "Pacific/Wake", "Wake word detection"),
+        ("9am wake word detection", "Pacific/Wake", "wake word detection"),
+        ("Easter eggs", "Pacific/Easter", "Easter eggs"),
+        ("Troll detection", "Antarctica/Troll", "Troll detection"),
+        ("Christmas", "Indian/Christmas", "Christmas"),
+        ("Berlin", "Europe/Berlin", "Berlin"),
+        ("9am est", "America/New_York", "est"),
+        ("9am New York times corpus", "America/New_York", "New York times corpus"),
+        ("weekly fri 5pm Tokyo graphs", "Asia/Tokyo", "Tokyo graphs"),
+    ],
+)
+def test_a_zone_word_that_could_start_the_topic_is_asked_about(args, zone, topic) -> None:
+    """Never read silently as the zone: the reply names both readings and how to write
+    each, and nothing changes."""
+    asked = refusal(args)
+    assert f"the time zone `{zone}` (write that name instead)" in asked
+    assert f"the topic \u201c{topic}\u201d (put it in quotes)" in asked
 
 
 def _abbreviations() -> set[str]:
@@ -157,9 +210,14 @@ def test_every_abbreviation_of_the_database_names_zones_that_use_it(abbreviation
     for word in (abbreviation, abbreviation.lower()):
         zones = zones_named(word, YEAR)
         assert zones, word
+        users = {
+            tuple(instant.astimezone(ZoneInfo(user)).utcoffset() for instant in instants)
+            for user in available_timezones()
+            if abbreviation in {instant.astimezone(ZoneInfo(user)).tzname() for instant in instants}
+        }
         for key in zones:
-            names = {instant.astimezone(ZoneInfo(key)).tzname() for instant in instants}
-            assert abbreviation in names, (word, key)
+            offsets = tuple(instant.astimezone(ZoneInfo(key)).utcoffset() for instant in instants)
+            assert offsets in users, (word, key)
         if len(zones) > 1:
             assert abbreviation in refusal(f"9am {word}") or word in refusal(f"9am {word}")
 

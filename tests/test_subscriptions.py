@@ -14,6 +14,7 @@ from bot.digest.subscriptions import (
     local_instant,
     parse_time,
 )
+from bot.render.subscribe import refusal_text
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -47,7 +48,7 @@ def test_impossible_times_are_explained_with_an_example(text: str) -> None:
     with pytest.raises(SubscriptionError) as raised:
         parse_time(text)
     assert f"`{text}`" in str(raised.value)
-    assert "Example: `/paper subscribe" in str(raised.value)
+    assert "Example: `/paper subscribe" in refusal_text(raised.value.problem)
 
 
 def test_everything_is_optional_and_defaults_apply() -> None:
@@ -86,7 +87,7 @@ def test_a_spaced_meridiem_is_one_time() -> None:
     ("args", "names"),
     [
         ("25:00", "`25:00`"),
-        ("9:00 Mars/Olympus", "`Mars/Olympus`"),
+        ("9:00 Europe/Olympus", "`Europe/Olympus`"),
         ("Europe/Berlin 9am", "`9am`"),
         ("daily Europe/Berlin", "`Europe/Berlin`"),
     ],
@@ -94,8 +95,8 @@ def test_a_spaced_meridiem_is_one_time() -> None:
 def test_invalid_arguments_say_what_is_wrong(args: str, names: str) -> None:
     with pytest.raises(SubscriptionError) as raised:
         new_subscription(args, "UTC")
-    assert names in raised.value.problem
-    assert "Example:" in str(raised.value)
+    assert names in str(raised.value)
+    assert "Example:" in refusal_text(raised.value.problem)
 
 
 def test_next_run_in_several_zones() -> None:

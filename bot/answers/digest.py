@@ -9,7 +9,7 @@ from bot.answers.typed import WEEKLY_ARGUMENT, Intent, Request
 from bot.render.digest import mistyped_command_message, unsubscribe_usage_message
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
-from bot.search.query import edit_distance
+from bot.search.query import closest_words
 from bot.store import DAILY, WEEKLY
 
 
@@ -73,4 +73,4 @@ weekly digest: anything else stops nothing, as a guess could stop the wrong one.
 def _near_weekly(argument: str) -> bool:
     """``wekly``, ``weeklly``: the weekly digest was probably meant (it is still not
     stopped)."""
-    return edit_distance(argument.lower(), WEEKLY_ARGUMENT, 2) <= 2
+    return bool(closest_words(argument, (WEEKLY_ARGUMENT,)))

@@ -47,7 +47,7 @@ class Subscriptions:
         try:
             self._env_time = parse_time(settings.digest_time)
         except SubscriptionError as error:
-            raise ValueError(f"PAPERBOT_DIGEST_TIME: {error.problem}") from None
+            raise ValueError(f"PAPERBOT_DIGEST_TIME: {error}") from None
         self._listeners: list[Callable[[str], None]] = []
 
     def add_listener(self, listener: Callable[[str], None]) -> None:

@@ -8,11 +8,30 @@ kind, else 09:00 in the bot's zone, on weekdays, on all papers. ``all`` as the t
 to all papers.
 
 A command that changes a subscription never changes it on a guess. Before the topic, a word
-that is close to a day, ``weekdays``, ``daily``, ``weekly`` or a city (see ``near_words``), a
+that is close to a day, ``weekdays``, ``daily``, ``weekly`` or a city (see ``_misspelt``), a
 zone word out of its place, a zone word several zones share (``IST``), and ``weekly``
 followed by no day are refused, saying what was probably meant, and nothing changes. A
 topic that must start with such a word is quoted: ``/paper subscribe 9am "weekly reports"``
 (its quotes then make it a phrase, as in a search).
+
+Zone words are matched in any case, so a city or an abbreviation (not an IANA name, which is
+never a topic word) is read as the zone only where it cannot be the topic's start; otherwise
+the command asks which was meant (the zone, written by its IANA name, or the topic, in
+quotes) and changes nothing. It is asked about when
+
+- a topic follows it directly: ``cat detection`` (CAT), ``AST parsing``, ``Wake word
+  detection`` (Pacific/Wake), ``9am New York times corpus``; a cadence between them
+  (``9am EST daily graphs``) or a quoted topic (``9am EST "graphs"``) puts it in the
+  schedule;
+- no time comes before it and it is a word of the English lexicon (which holds place names
+  too): ``Christmas``, ``Berlin`` alone could each be a one-word topic; ``9am Berlin`` and
+  ``kolkata`` cannot;
+- it is an abbreviation that is also an English word, not written in capitals: ``met``,
+  ``west`` and ``est`` are words, ``MET`` and ``EST`` abbreviations.
+
+Inside the topic only an IANA name is out of place (``Q/A``, ``RL/HF`` are topic words), and
+one within two edits of a name is asked about (``Europe/Berln``); every refusal says how to
+quote a topic that needs the word.
 """
 
 from __future__ import annotations
@@ -28,7 +47,6 @@ from bot.digest.subscriptions import (
     DEFAULT_CADENCE,
     DEFAULT_TIME,
     MAX_TOPIC_CHARS,
-    ZONE_SHAPE,
     Schedule,
     SubscriptionError,
     format_time,
@@ -36,10 +54,19 @@ from bot.digest.subscriptions import (
     parse_time,
     parse_zone,
     time_shape,
+    zone_name,
 )
-from bot.digest.zones import MAX_CITY_WORDS, near_cities, near_zone_names, zones_named
+from bot.digest.zones import (
+    MAX_CITY_WORDS,
+    is_abbreviation,
+    names_an_area,
+    near_cities,
+    near_zone_names,
+    zones_named,
+)
+from bot.render.subscribe import Problem
 from bot.search.lexicon import english_words
-from bot.search.query import edit_distance
+from bot.search.query import closest_words
 from bot.store import DAILY, WEEKLY
 
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
@@ -47,8 +74,6 @@ QUOTES = "\"'\u201c\u201d\u2018\u2019"
 ALL_PAPERS = frozenset(("all", "all papers"))
 """The topic that means no topic: what ``/paper subscriptions`` calls "all papers"."""
 SCHEDULE_WORDS = (*DAYS_OF_WEEK, *CADENCES, WEEKLY)
-SHORTEST_TYPO = 4
-"""Shorter words are never read as a misspelling: ``sat`` or ``mon`` could be anything."""
 
 
 class Part(StrEnum):
@@ -108,7 +133,7 @@ def parse_subscribe_args(args: str, *, year: int) -> SubscribeRequest:
         day = _weekly_day(tokens[1] if len(tokens) > 1 else None)
         return _parts(tokens[2:], SubscribeRequest(WEEKLY, cadence=day), year)
     except SubscriptionError as error:
-        raise SubscriptionError(error.problem, weekly=weekly) from None
+        raise SubscriptionError(replace(error.problem, weekly=weekly)) from None
 
 
 def resolve(
@@ -152,20 +177,15 @@ def resolve(
 
 
 def _weekly_day(token: str | None) -> str:
-    days = _or(DAYS_OF_WEEK)
     if token is None:
-        raise SubscriptionError(
-            f"`weekly` takes a day of the week: {days} (or their first three letters)."
-        )
+        raise SubscriptionError(Problem.NO_DAY, candidates=DAYS_OF_WEEK)
     day = _day_of_week(token)
     if day is not None:
         return day
     near = _near(token, DAYS_OF_WEEK)
     if near:
-        raise SubscriptionError(f"`{token}` is not a day of the week; did you mean {_or(near)}?")
-    raise SubscriptionError(
-        f"`{token}` is not a day of the week: `weekly` takes {days} (or their first three letters)."
-    )
+        raise SubscriptionError(Problem.MISSPELT_DAY, word=token, candidates=near)
+    raise SubscriptionError(Problem.NOT_A_DAY, word=token, candidates=DAYS_OF_WEEK)
 
 
 def _parts(tokens: list[str], request: SubscribeRequest, year: int) -> SubscribeRequest:
@@ -179,83 +199,92 @@ def _parts(tokens: list[str], request: SubscribeRequest, year: int) -> Subscribe
     if not weekly and tokens and tokens[0].lower() in CADENCES:
         request = replace(request, cadence=tokens.pop(0).lower())
     if tokens and tokens[0][0] not in QUOTES:
-        _refuse_schedule_words(tokens, weekly, year)
+        _refuse_schedule_words(tokens, request, year)
     topic = " ".join(tokens) or None
     if topic is not None and topic.lower() in ALL_PAPERS:
         return replace(request, all_papers=True)
     if topic is not None and len(topic) > MAX_TOPIC_CHARS:
-        raise SubscriptionError(
-            f"The topic has {len(topic):,} characters; keep it to {MAX_TOPIC_CHARS}, "
-            "a few words that describe the papers you want."
-        )
+        raise SubscriptionError(Problem.TOPIC_TOO_LONG, topic=topic, limit=MAX_TOPIC_CHARS)
     return replace(request, topic=topic)
 
 
 def _zone(tokens: list[str], request: SubscribeRequest, year: int) -> SubscribeRequest:
     """The zone at the head of ``tokens`` (taken off them), as an IANA name, a city of up to
-    three words or an abbreviation; an abbreviation several zones share is refused."""
+    three words or an abbreviation; an abbreviation several zones share, and a word that
+    could start the topic as well (see the module's docstring), are refused."""
     if not tokens:
         return request
-    if ZONE_SHAPE.match(tokens[0]):
-        return replace(request, zone=parse_zone(tokens.pop(0)))
+    if "/" in tokens[0]:
+        return _slashed_zone(tokens, request)
     for length in range(min(MAX_CITY_WORDS, len(tokens)), 0, -1):
         words = " ".join(tokens[:length])
         zones = zones_named(words, year)
         if len(zones) > 1:
+            raise SubscriptionError(Problem.SEVERAL_ZONES, word=words, candidates=zones)
+        if not zones:
+            continue
+        iana = zone_name(words) is not None  # UTC: never a topic word
+        if not iana and _could_start_topic(words, tokens[length:], request, year):
             raise SubscriptionError(
-                f"`{words}` is the name of several time zones: {_or(zones)}. Write the one "
-                "you mean (its city works too)."
+                Problem.ZONE_OR_TOPIC, word=words, candidates=zones, topic=" ".join(tokens)
             )
-        if zones:
-            del tokens[:length]
-            typed = None if words.lower() == zones[0].lower() else words
-            return replace(request, zone=ZoneInfo(zones[0]), zone_word=typed)
+        del tokens[:length]
+        typed = None if words.lower() == zones[0].lower() else words
+        return replace(request, zone=ZoneInfo(zones[0]), zone_word=typed)
     return request
 
 
-def _refuse_schedule_words(tokens: list[str], weekly: bool, year: int) -> None:
-    """Refuse a topic whose first word looks like part of the schedule, and a time or zone
-    name anywhere in it."""
+def _slashed_zone(tokens: list[str], request: SubscribeRequest) -> SubscribeRequest:
+    """An IANA name, or one misspelt (``Europe/Berln``, ``Europe/Atlantis``); any other
+    slashed word (``Q/A``, ``CPU/GPU``) starts the topic."""
+    name = tokens[0]
+    if zone_name(name) is None and not near_zone_names(name) and not names_an_area(name):
+        return request
+    return replace(request, zone=parse_zone(tokens.pop(0)))
+
+
+def _could_start_topic(words: str, rest: list[str], request: SubscribeRequest, year: int) -> bool:
+    """Whether the city or abbreviation ``words``, followed by ``rest``, may be the topic's
+    first word rather than the zone (the rule is in the module's docstring)."""
+    schedule_next = request.kind != WEEKLY and bool(rest) and rest[0].lower() in CADENCES
+    topic_next = bool(rest) and rest[0][0] not in QUOTES  # a quoted topic is marked off
+    if topic_next and not schedule_next and " ".join(rest).lower() not in ALL_PAPERS:
+        return True
+    word = words.lower() in english_words()
+    if word and request.at is None:
+        return True
+    return word and not words.isupper() and is_abbreviation(words, year)
+
+
+def _refuse_schedule_words(tokens: list[str], request: SubscribeRequest, year: int) -> None:
+    """Refuse a topic whose first word looks like part of the schedule (a zone word only
+    when no zone was typed: then it is out of place), and a time or an IANA name anywhere
+    in it."""
     first = tokens[0]
-    quote = f'quote the topic: `/paper subscribe "{first} …"`'
+    weekly = request.kind == WEEKLY
     day = _day_of_week(first) if len(first) > 3 else None
     if day is not None and not weekly:
-        raise SubscriptionError(
-            f"`{first}` is a day of the week: a digest on {day.capitalize()}s is the weekly "
-            f"one, `/paper subscribe weekly {day} …`. For a topic that starts with it, {quote}."
-        )
-    if first.lower() in SCHEDULE_WORDS or day is not None or zones_named(first, year):
-        raise SubscriptionError(_out_of_place(first, weekly))
+        raise SubscriptionError(Problem.DAY_MEANS_WEEKLY, word=first, candidates=(day,))
+    zone_word = request.zone is None and bool(zones_named(first, year))
+    if first.lower() in SCHEDULE_WORDS or day is not None or zone_word:
+        raise SubscriptionError(Problem.OUT_OF_PLACE, word=first, weekly=weekly)
     near = _misspelt(first)
     if near:
-        raise SubscriptionError(
-            f"I don't know `{first}`; did you mean {_or(near)}? "
-            f"For a topic that starts with it, {quote}."
-        )
-    misplaced = next(
-        (token for token in tokens if looks_like_time(token) or ZONE_SHAPE.match(token)), None
-    )
-    if misplaced is not None:
-        raise SubscriptionError(_out_of_place(misplaced, weekly))
+        raise SubscriptionError(Problem.UNKNOWN_WORD, word=first, candidates=near)
+    for token in tokens:
+        if looks_like_time(token) or zone_name(token) is not None:
+            raise SubscriptionError(Problem.OUT_OF_PLACE, word=token, weekly=weekly)
+        if "/" in token and (near_names := near_zone_names(token)):
+            raise SubscriptionError(Problem.UNKNOWN_ZONE, word=token, candidates=near_names)
 
 
 def _misspelt(word: str) -> tuple[str, ...]:
-    """What ``word`` may be a misspelling of: a schedule word, a city or an IANA name. A word
-    of the English lexicon never is (``weakly``, ``family``, ``Pairs``, ``Hardware``)."""
-    if word.lower() in english_words():
+    """What ``word`` may be a misspelling of: a schedule word or a city (a slashed word is
+    compared with IANA names wherever it is in the topic). A word of the English lexicon
+    never is (``weakly``, ``family``, ``Pairs``, ``Hardware``)."""
+    if word.lower() in english_words() or "/" in word:
         return ()
-    if "/" in word:
-        return near_zone_names(word)
     return _near(word, SCHEDULE_WORDS) or near_cities(word)
-
-
-def _out_of_place(word: str, weekly: bool) -> str:
-    order = (
-        "the day, the time, then the time zone"
-        if weekly
-        else "the time, then the time zone, then `weekdays` or `daily`"
-    )
-    return f"`{word}` is out of place: give {order}, then the topic."
 
 
 def _day_of_week(token: str) -> str | None:
@@ -274,26 +303,9 @@ def _day_of_week(token: str) -> str | None:
 
 
 def _near(word: str, vocabulary: tuple[str, ...]) -> tuple[str, ...]:
-    """The words of ``vocabulary`` closest to ``word`` (days also as plurals), within one edit
-    for a word of up to five letters and two for a longer one; a word under four letters is
-    never compared. So ``fridy``, ``wekly``, ``daly`` and ``weekdys`` are caught, while
-    ``tail`` (two from ``daily``) and ``modal`` (two from ``monday``) are not."""
-    typed = word.lower()
-    if len(typed) < SHORTEST_TYPO:
-        return ()
-    limit = 1 if len(typed) <= 5 else 2
-    scored = sorted(
-        (min(edit_distance(typed, form, limit) for form in _forms(known)), known)
-        for known in vocabulary
-    )
-    best = scored[0][0]
-    return tuple(known for distance, known in scored if distance == best <= limit)
+    """The schedule words closest to ``word``, days also as plurals (``fridys``)."""
+    return closest_words(word, vocabulary, _forms)
 
 
 def _forms(word: str) -> tuple[str, ...]:
     return (word, word + "s") if word in DAYS_OF_WEEK else (word,)
-
-
-def _or(words: tuple[str, ...]) -> str:
-    quoted = [f"`{word}`" for word in words]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]

@@ -48,7 +48,7 @@ class DigestReplies:
         try:
             request = parse_subscribe_args(args, year=self._clock().year)
         except SubscriptionError as error:
-            return render.subscription_error_message(str(error))
+            return render.subscription_error_message(error.problem)
         kind = request.kind
         current = self._subscriptions.latest(channel_id, kind)
         other = self._subscriptions.of(channel_id, DAILY if kind == WEEKLY else WEEKLY)
@@ -71,7 +71,7 @@ class DigestReplies:
             [(change.part, change.before, change.after) for change in outcome.changed],
             [(change.part, change.before, change.after) for change in outcome.kept],
             inherited=outcome.inherited,
-            inherited_from="paper of the day" if kind == WEEKLY else "weekly digest",
+            inherited_from=DAILY if kind == WEEKLY else WEEKLY,
             zone_word=request.zone_word,
             zone=schedule.zone_name,
         )

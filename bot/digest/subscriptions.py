@@ -17,10 +17,11 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from bot.digest.zones import near_zone_names
+from bot.render.subscribe import Problem, SubscribeProblem, problem_text
 
 Cadence = Literal["weekdays", "daily"]
 CADENCES: tuple[Cadence, ...] = ("weekdays", "daily")
@@ -32,22 +33,20 @@ DEFAULT_CADENCE: Cadence = "weekdays"
 MAX_TOPIC_CHARS = 200
 """A topic is a few words; a pasted page would be quoted back in every daily post."""
 
-EXAMPLE = "/paper subscribe 9:30am Europe/Berlin weekdays graph neural networks"
-USAGE = "/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]"
-WEEKLY_EXAMPLE = "/paper subscribe weekly monday 9am Europe/Berlin"
-WEEKLY_USAGE = "/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]"
-
 _TIME_SHAPE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?$", re.IGNORECASE)
-ZONE_SHAPE = re.compile(r"^[A-Z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)+$")
 
 
 class SubscriptionError(ValueError):
-    """Input the user must fix; ``str()`` says what is wrong and shows a working example."""
+    """Input the user must fix: ``problem`` names what is wrong and its pieces, for render
+    to word (``str()`` is that sentence, for a log or the operator)."""
 
-    def __init__(self, problem: str, *, weekly: bool = False) -> None:
-        usage, example = (WEEKLY_USAGE, WEEKLY_EXAMPLE) if weekly else (USAGE, EXAMPLE)
-        super().__init__(f"{problem}\nUsage: `{usage}`\nExample: `{example}`")
-        self.problem = problem
+    def __init__(self, problem: Problem | SubscribeProblem, **pieces: Any) -> None:
+        self.problem = (
+            problem
+            if isinstance(problem, SubscribeProblem)
+            else SubscribeProblem(problem, **pieces)
+        )
+        super().__init__(problem_text(self.problem))
 
 
 @dataclass(frozen=True)
@@ -133,15 +132,15 @@ def parse_time(text: str) -> time:
     """``9:00``, ``09:00``, ``9am``, ``9:30pm``, ``21:30`` → a wall-clock time."""
     match = _TIME_SHAPE.match(text.strip())
     if match is None:
-        raise SubscriptionError(f"`{text}` is not a time; write it like `9:00`, `9am` or `21:30`.")
+        raise SubscriptionError(Problem.NOT_A_TIME, word=text)
     hour, minute = int(match.group(1)), int(match.group(2) or 0)
     meridiem = (match.group(3) or "").lower().replace(".", "")
     if meridiem:
         if not 1 <= hour <= 12:
-            raise SubscriptionError(f"`{text}` is not a time: with am/pm the hour is 1 to 12.")
+            raise SubscriptionError(Problem.HOUR_OUT_OF_MERIDIEM, word=text)
         hour = hour % 12 + (12 if meridiem == "pm" else 0)
     if hour > 23 or minute > 59:
-        raise SubscriptionError(f"`{text}` is not a time of day: use 00:00 to 23:59.")
+        raise SubscriptionError(Problem.NOT_A_TIME_OF_DAY, word=text)
     return time(hour, minute)
 
 
@@ -152,22 +151,18 @@ def format_time(at: time) -> str:
 def parse_zone(name: str) -> ZoneInfo:
     """``UTC`` or an IANA name with a slash (case-insensitive), e.g. ``Europe/Berlin``; a
     misspelt one is answered with the names it is closest to."""
-    canonical = _zone_names().get(name.lower())
+    canonical = zone_name(name)
     if canonical is None:
-        near = " or ".join(f"`{key}`" for key in near_zone_names(name))
-        raise SubscriptionError(
-            f"`{name}` is not a time zone I know; "
-            + (
-                f"did you mean {near}?"
-                if near
-                else "use `UTC`, an IANA name such as `Europe/Berlin` or `America/New_York`, "
-                "a city or an abbreviation such as `EST`."
-            )
-        )
+        raise SubscriptionError(Problem.UNKNOWN_ZONE, word=name, candidates=near_zone_names(name))
     try:
         return ZoneInfo(canonical)
     except ZoneInfoNotFoundError:
-        raise SubscriptionError(f"the time zone `{name}` has no data on this server.") from None
+        raise SubscriptionError(Problem.ZONE_WITHOUT_DATA, word=name) from None
+
+
+def zone_name(word: str) -> str | None:
+    """The IANA name ``word`` spells in any case (``europe/berlin``), or ``UTC``."""
+    return _zone_names().get(word.lower())
 
 
 @cache

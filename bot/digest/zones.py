@@ -144,6 +144,18 @@ def near_zone_names(name: str) -> tuple[str, ...]:
     return tuple(key for distance, key in scored if distance == best)
 
 
+def names_an_area(name: str) -> bool:
+    """Whether a slashed word starts with an area of the database (``Europe/Atlantis``): it
+    was meant as a zone, not as a topic word such as ``Q/A`` or ``CPU/GPU``."""
+    area = name.partition("/")[0].lower()
+    return any(key.partition("/")[0].lower() == area for key in _slashed())
+
+
+def is_abbreviation(word: str, year: int) -> bool:
+    """Whether ``word`` is, in any case, an abbreviation a zone uses in ``year``."""
+    return word.lower() in {name.lower() for name in _abbreviations(year)}
+
+
 def _normal(word: str) -> str:
     return " ".join(word.replace("_", " ").lower().split())
 
@@ -170,20 +182,26 @@ def _city_spellings() -> tuple[str, ...]:
 def _names(year: int) -> dict[str, tuple[str, ...]]:
     """Every zone word of ``year``, normalised, and the zones it can mean."""
     clock = _clocks(year)
+    runs: defaultdict[tuple, list[str]] = defaultdict(list)
+    for key in sorted(clock):
+        runs[clock[key]].append(key)
     names: dict[str, tuple[str, ...]] = {}
     cities: defaultdict[str, set[str]] = defaultdict(set)
     for key in _slashed():
         if city := _city(key):
             cities[_normal(city)].add(key)
     for word, keys in cities.items():
-        names[word] = _per_clock(keys, clock)
+        names[word] = tuple(_shown(group, runs[clock[group[0]]]) for group in _grouped(keys, clock))
     for word, keys in _abbreviations(year).items():
-        names[word.lower()] = _meant(keys, clock)
+        names[word.lower()] = tuple(
+            _shown(group, runs[clock[group[0]]]) for group in _meant(keys, clock)
+        )
     names.update({key.lower(): (key,) for key in _slashed()})
     names["utc"] = ("UTC",)
     return names
 
 
+@cache
 def _abbreviations(year: int) -> dict[str, set[str]]:
     instants = (datetime(year, 1, 15, 12, tzinfo=UTC), datetime(year, 7, 15, 12, tzinfo=UTC))
     found: defaultdict[str, set[str]] = defaultdict(set)
@@ -213,20 +231,22 @@ def _grouped(keys: Iterable[str], clock: dict[str, tuple]) -> list[list[str]]:
     return sorted(groups.values(), key=len, reverse=True)
 
 
-def _per_clock(keys: Iterable[str], clock: dict[str, tuple]) -> tuple[str, ...]:
-    return tuple(_shown(group) for group in _grouped(keys, clock))
-
-
-def _meant(keys: Iterable[str], clock: dict[str, tuple]) -> tuple[str, ...]:
+def _meant(keys: Iterable[str], clock: dict[str, tuple]) -> list[list[str]]:
     groups = _grouped(keys, clock)
     if len(groups) == 1 or len(groups[0]) >= DOMINANCE * len(groups[1]):
-        return (_shown(groups[0]),)
-    return tuple(_shown(group) for group in groups)
+        return groups[:1]
+    return groups
 
 
-def _shown(group: list[str]) -> str:
-    usual = [key for key in USUAL_ZONES if key in group]
-    if usual:
-        return usual[0]
-    placed = [key for key in group if key.partition("/")[0] in AREAS] or group
-    return min(placed, key=lambda key: (-key.count("/"), key))
+def _shown(group: list[str], same_clock: list[str]) -> str:
+    """The name a clock is shown by: from the zones that use the word (``group``), else from
+    every zone on its clock, so a legacy name without a place (``MET``) is shown by a city
+    that runs it, which a person can type back."""
+    for keys in (group, same_clock):
+        usual = [key for key in USUAL_ZONES if key in keys]
+        if usual:
+            return usual[0]
+        placed = [key for key in keys if key.partition("/")[0] in AREAS]
+        if placed:
+            return min(placed, key=lambda key: (-key.count("/"), key))
+    return min(group, key=lambda key: (-key.count("/"), key))

@@ -22,6 +22,7 @@ from bot.render.mrkdwn import (
     quoted,
 )
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
+from bot.render.subscribe import SubscribeProblem, refusal_text
 
 
 def long_date(day: date) -> str:
@@ -117,6 +118,7 @@ _VERBS = {
     UNCHANGED: "Nothing to change",
 }
 _PARTS = {"time": "time", "zone": "time zone", "days": "days", "topic": "topic"}
+_KINDS = {"daily": "paper of the day", "weekly": "weekly digest"}
 
 
 def subscribe_verb(status: str) -> str:
@@ -142,13 +144,14 @@ def change_notes(
     kept: Sequence[tuple[str, str | None, str | None]],
     *,
     inherited: Sequence[str] = (),
-    inherited_from: str = "",
+    inherited_from: str = "daily",
     zone_word: str | None = None,
     zone: str = "",
 ) -> list[str]:
     """The lines saying what a ``/paper subscribe`` changed and kept, each part as
     ``(part, before, after)`` (``time``, ``zone``, ``days``, ``topic``); ``inherited`` parts of
-    a new subscription came from the channel's ``inherited_from``; ``zone_word`` is the
+    a new subscription came from the channel's subscription of kind ``inherited_from``
+    (``daily`` or ``weekly``); ``zone_word`` is the
     city or abbreviation typed for ``zone``."""
     notes = []
     if zone_word:
@@ -170,7 +173,7 @@ def change_notes(
         notes.append("Kept: " + "; ".join(kept_words) + ".")
     if inherited:
         parts = " and ".join(_PARTS[part] for part in inherited)
-        notes.append(f"{parts.capitalize()} as this channel's {inherited_from}.")
+        notes.append(f"{parts.capitalize()} as this channel's {_KINDS[inherited_from]}.")
     return notes
 
 
@@ -220,11 +223,11 @@ def direct_message_subscription_message() -> Message:
     )
 
 
-def subscription_error_message(error: str) -> Message:
-    """``error`` is a ``SubscriptionError``'s text: templates around pieces of what the person
-    typed, so it is escaped as a whole (its backticks are not markup Slack reserves). A
-    refused command changes nothing, and says so."""
-    return notice_message(f":warning: {escape_mrkdwn(error)}\nNothing was changed.")
+def subscription_error_message(problem: SubscribeProblem) -> Message:
+    """Why a command was refused: its sentence holds pieces of what the person typed, so it
+    is escaped as a whole (its backticks are not markup Slack reserves). A refused command
+    changes nothing, and says so."""
+    return notice_message(f":warning: {escape_mrkdwn(refusal_text(problem))}\nNothing was changed.")
 
 
 def no_papers_for_topic_message(topic: str) -> Message:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -186,6 +186,32 @@ def edit_distance(a: str, b: str, limit: int) -> int:
             return limit + 1
         previous2, previous = previous, current
     return previous[-1]
+
+
+SHORTEST_TYPO = 4
+"""Shorter words are never read as a misspelling: ``sat`` or ``mon`` could be anything."""
+
+
+def closest_words(
+    word: str,
+    vocabulary: Iterable[str],
+    forms: Callable[[str], Iterable[str]] = lambda known: (known,),
+) -> tuple[str, ...]:
+    """The words of ``vocabulary`` closest to ``word`` (each also as its other ``forms``),
+    case aside: within one edit for a word of up to five letters and two for a longer one;
+    a word under four letters is never compared. So ``fridy``, ``wekly``, ``daly`` and
+    ``weekdys`` are caught, while ``tail`` (two from ``daily``) and ``modal`` (two from
+    ``monday``) are not."""
+    typed = word.lower()
+    if len(typed) < SHORTEST_TYPO:
+        return ()
+    limit = 1 if len(typed) <= 5 else 2
+    scored = sorted(
+        (min(edit_distance(typed, form, limit) for form in forms(known)), known)
+        for known in vocabulary
+    )
+    best = scored[0][0] if scored else limit + 1
+    return tuple(known for distance, known in scored if distance == best <= limit)
 
 
 def _deletions(word: str, depth: int) -> set[str]:
