@@ -275,21 +275,22 @@ def unfurl_links(
     logger: logging.Logger,
 ) -> None:
     """Preview the OpenReview links that name catalogue papers; say nothing about others.
-    A message posted in a channel shows its papers there, so its rotation passes over them.
+    A message posted in a channel shows its papers there, so its rotation passes over them:
+    recorded after the previews went out, so the database never delays one.
 
     Works wherever Slack sends the event, also in channels the bot is not in
     (``is_bot_user_member: false``): ``chat.unfurl`` needs no membership.
     """
     with logging_failures(logger):
-        posted = event.get("source") != COMPOSER and isinstance(event.get("channel"), str)
-        shown_in = (body.get("team_id"), event["channel"]) if posted else None
-        unfurls = answers.unfurls(_shared_urls(event), shown_in=shown_in)
+        links = _shared_urls(event)
+        unfurls = answers.unfurls(links)
         if not unfurls:
             return
         if event.get("source") == COMPOSER:
             client.chat_unfurl(unfurl_id=event["unfurl_id"], source=COMPOSER, unfurls=unfurls)
-        else:
-            client.chat_unfurl(channel=event["channel"], ts=event["message_ts"], unfurls=unfurls)
+            return
+        client.chat_unfurl(channel=event["channel"], ts=event["message_ts"], unfurls=unfurls)
+        answers.record_linked(body.get("team_id"), event["channel"], links)
 
 
 def _shared_urls(event: dict[str, Any]) -> list[str]:

@@ -605,6 +605,25 @@ def test_a_claim_of_a_dead_process_on_this_host_is_taken_over_at_once(
     assert paper_id in seen
 
 
+def test_a_post_found_without_its_place_is_shown_without_one(
+    make_bot, channel, recorder, traveller, index
+) -> None:
+    """A post a version before places made names its paper but not where it stood: found in
+    the channel after its claim was lost, ``/paper today`` shows that paper and no "Paper N
+    of M", rather than the place the rotation drew for another paper."""
+    bot = make_bot()
+    bot.service.subscribe(channel, "9:00 Europe/Berlin")
+    traveller.move_to(berlin(2025, 3, 28, 9, 0))
+    drawn = bot.service.pick(channel, None).paper
+    older = next(paper for paper in index.papers if paper.id != drawn.id)
+    sent = _post_in_channel(recorder, channel, date(2025, 3, 28), older.id)
+    outcome = bot.service.serve(channel)
+    assert (outcome.status, outcome.ts) == ("recovered", sent)
+    today = text_of(bot.service.today(channel))
+    assert "already posted" in today and older.title in today
+    assert "Paper 1 of" not in today and drawn.title not in today
+
+
 @pytest.mark.parametrize("where", ["this host, alive", "another host"])
 def test_a_claim_of_a_live_or_remote_owner_waits_for_the_lease(
     make_bot, channel, recorder, traveller, where

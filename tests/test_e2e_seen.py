@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from digest_probes import ProbedDigestService
 from slack_harness import BOT_TOKEN, LiveBot, find_button
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, select
 from test_e2e_weekly import MONDAY, at, paper_of, posted
 
 from bot.digest.rotation import Rotation
@@ -119,12 +119,72 @@ def test_a_link_still_being_written_shows_nothing_yet(bot: LiveBot, digest, trav
 def test_the_weekly_picks_pass_over_a_paper_linked_in_the_channel(bot: LiveBot) -> None:
     rotation = Rotation(bot.services.store, bot.services.index)
     channel, week = bot.workspace.channel_id, MONDAY.isoformat()
-    before, _ = rotation.picks(channel, TOPIC, week, 3, set())
+    assert bot.slash(f"subscribe weekly monday 9:30 Europe/Berlin {TOPIC}").status == 200
+    bot.drain()
+    before = rotation.picks(channel, TOPIC, week, 3, set()).papers
     event = payloads.link_shared(bot.workspace, [link_to(before[0])], "1745480000.000200")
     assert bot.event(event).status == 200
     bot.drain()
-    after, _ = rotation.picks(channel, TOPIC, week, 3, set())
+    after = rotation.picks(channel, TOPIC, week, 3, set()).papers
     assert before[0] not in after and after[:2] == before[1:]
+
+
+def test_a_weekly_digest_alone_walks_its_topic_and_starts_over_never_running_dry(
+    bot: LiveBot, digest, traveller
+) -> None:
+    """A channel with only a weekly digest on a small topic: its picks go down the topic's
+    list, each paper once, and in the week fewer than three are left the next round starts
+    with them, showing every paper once more; every week has its three picks."""
+    channel = bot.workspace.channel_id
+    assert bot.slash(f"subscribe weekly monday 9:30 Europe/Berlin {TOPIC}").status == 200
+    bot.drain()
+    pool = [paper.id for paper in bot.services.index.results(TOPIC)]
+    weeks = 2 * len(pool) // 3 + 1
+    for week in range(weeks):
+        traveller.move_to(at(MONDAY + timedelta(weeks=week), 9, 35))
+        assert digest.serve(channel, kind=WEEKLY).status == "posted"
+    picks = [
+        call.args["metadata"]["event_payload"]["papers"].split()
+        for call in posted(bot, channel, WEEKLY)
+    ]
+    assert [len(set(week)) for week in picks] == [3] * weeks
+    shown = [paper for week in picks for paper in week]
+    assert shown[: len(pool)] == pool, "down the topic's list, each paper once"
+    short = 3 * (len(pool) // 3)
+    assert sorted(shown[short : short + len(pool)]) == sorted(pool), "then each once more"
+
+
+def test_links_count_as_seen_only_in_a_channel_with_a_rotation(bot: LiveBot) -> None:
+    """Which papers people link in a direct message, a group DM or a channel with neither a
+    paper of the day nor a weekly digest is kept nowhere (their previews still go out); in a
+    channel with a weekly digest the linked paper is seen, under the workspace."""
+    linked = bot.services.index.results(TOPIC)[0]
+    channel = bot.workspace.channel_id
+    elsewhere = [bot.workspace.dm_channel_id, "G0GROUPDM", ELSEWHERE, channel]
+    for number, where in enumerate(elsewhere):
+        ts = f"1745480000.00040{number}"
+        event = payloads.link_shared(bot.workspace, [link_to(linked)], ts, channel_id=where)
+        assert bot.event(event).status == 200
+        bot.drain()
+    assert len(bot.recorder.calls_to("chat.unfurl")) == len(elsewhere)
+    assert seen_rows(bot) == []
+    assert bot.slash(f"subscribe weekly monday 9:30 Europe/Berlin {TOPIC}").status == 200
+    bot.drain()
+    event = payloads.link_shared(bot.workspace, [link_to(linked)], "1745480000.000500")
+    assert bot.event(event).status == 200
+    bot.drain()
+    assert seen_rows(bot) == [(channel, linked.id, bot.workspace.team_id)]
+
+
+def seen_rows(bot: LiveBot) -> list[tuple[str, str, str | None]]:
+    """Every paper recorded as seen, with its channel and workspace."""
+    engine = create_engine(bot.settings.database_url)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            select(digest_seen.c.channel, digest_seen.c.paper_id, digest_seen.c.team_id)
+        ).all()
+    engine.dispose()
+    return [tuple(row) for row in rows]
 
 
 def lose_the_digest_rows(bot: LiveBot) -> None:

@@ -142,8 +142,10 @@ def table_contents(database_url: str) -> dict[str, list[tuple[Any, ...]]]:
 
 def _unknown_rows(store: Store) -> None:
     """Rows that name no workspace, as a bot before schema 5 wrote them (and, before the bot
-    knew its workspace, the default channel's digest), and the caches that never name one."""
+    knew its workspace, the default channel's digest, a link whose event named none), and
+    the caches that never name one."""
     store.remember_thread_search("C0OLD", "1.1", "graphs", 5)
+    store.record_shown(None, "C0LINKED", ["paperC"])
     store.remember_query("graphs")
     store.cache_unfurl("https://openreview.net/forum?id=paperA", 1, "paperA", "{}")
     _post(store, "C0DEFAULT", "paperB", "3.3")
@@ -191,7 +193,8 @@ def test_rows_of_unknown_workspace_are_the_served_workspaces(
     assert set(served.forget_workspace(OTHER_TEAM).values()) == {0}
     assert table_contents(database_url) == before
     deleted = served.forget_workspace(TEAM)
-    assert deleted["digest_claims"] == deleted["digest_seen"] == deleted["thread_searches"] == 1
+    assert deleted["digest_claims"] == deleted["thread_searches"] == 1
+    assert deleted["digest_seen"] == 2, "the paper of the day and the linked paper"
     assert deleted["saved_queries"] == deleted["unfurls"] == 1
     assert served.digest_claim("C0DEFAULT", DAY) is None
     served.close()
@@ -219,7 +222,7 @@ def test_rows_of_unknown_workspace_stay_when_the_database_holds_another_workspac
 
 def test_new_rows_name_the_served_workspace(database_url: str, clock: ManualClock) -> None:
     """Rows written with no workspace of their own (the default channel's digest, a thread
-    search whose request did not say) name the one the process serves."""
+    search or a linked paper whose request did not say) name the one the process serves."""
     served = Store(database_url, clock, workspace=TEAM)
     _unknown_rows(served)
     served.save_subscription(SubscriptionRecord("C0DEFAULT", "09:00", "UTC", "daily", None, "env"))

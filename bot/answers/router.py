@@ -68,7 +68,7 @@ class Answers:
         self._related = RelatedToMessage(index, store, pages, self._threads)
         self._for_you = Suggestions(index, store, self.papers)
         self._home = AppHome(self._reading_list, self._for_you, self.papers, digest, clock)
-        self._previews = LinkPreviews(self.papers, store)
+        self._previews = LinkPreviews(self.papers, store, self._has_rotation)
         self.channel_activity = ChannelActivity(store)
         """Shares into channels and reactions on the bot's posts, as the listeners see them."""
 
@@ -205,10 +205,19 @@ class Answers:
 
     # link previews
 
-    def unfurls(
-        self, links: Sequence[str], *, shown_in: tuple[str | None, str] | None = None
-    ) -> dict[str, dict[str, Any]]:
-        return self._previews.unfurls(links, shown_in=shown_in)
+    def unfurls(self, links: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return self._previews.unfurls(links)
+
+    def record_linked(self, team_id: str | None, channel: str, links: Sequence[str]) -> None:
+        """The papers a message posted in ``channel`` links are seen there (where it has a
+        rotation)."""
+        self._previews.record_shown(team_id, channel, links)
+
+    def _has_rotation(self, channel: str) -> bool:
+        """Whether the channel gets a paper of the day or a weekly digest (paused ones not):
+        never a direct message, where ``/paper subscribe`` is refused."""
+        subscriptions = self._digest.active_subscriptions() if self._digest else ()
+        return any(sub.channel == channel for sub in subscriptions)
 
     # "Find related papers" on a message
 

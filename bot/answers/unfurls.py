@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -20,36 +20,47 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class LinkPreviews:
-    """Previews rendered once a day per link: the store keeps them for every process."""
+    """Previews rendered once a day per link: the store keeps them for every process.
+
+    ``has_rotation`` says whether a channel has a paper of the day or a weekly digest: only
+    there do linked papers count as seen (a direct message, a group DM, a channel with
+    neither keeps nothing)."""
 
     papers: PaperLookup
     store: Store
+    has_rotation: Callable[[str], bool]
 
-    def unfurls(
-        self, links: Sequence[str], *, shown_in: tuple[str | None, str] | None = None
-    ) -> dict[str, dict[str, Any]]:
+    def unfurls(self, links: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Previews for the pasted links that name catalogue papers, keyed by link as Slack
         sent it; other links are left out (Slack then shows nothing extra for them).
-        ``shown_in`` is the workspace and channel of a posted message: its papers count as
-        seen there (its paper of the day passes over them), as a Share does.
 
         A preview rendered in the last day by this version of the card is reused from the
         store.
         """
-        found: dict[str, dict[str, Any]] = {}
-        shown: list[str] = []
+        return {link: self._unfurl(link, paper) for link, paper in self._linked(links).items()}
+
+    def record_shown(self, team_id: str | None, channel: str, links: Sequence[str]) -> None:
+        """The catalogue papers a message posted in ``channel`` links count as seen there, so
+        its rotation passes over them, as after a Share; only in a channel with a rotation.
+        Called once the previews are out: a database that fails here is logged and costs
+        only the count."""
+        papers = {paper.id for paper in self._linked(links).values()}
+        if not papers:
+            return
+        try:
+            if self.has_rotation(channel):
+                self.store.record_shown(team_id, channel, papers)
+        except DatabaseUnavailable as error:
+            log.warning("papers linked in %s not counted as seen: %s", channel, error)
+
+    def _linked(self, links: Sequence[str]) -> dict[str, Paper]:
+        """The catalogue paper each link names, by link (once each, in order)."""
+        found = {}
         for link in dict.fromkeys(links):
             paper_id = openreview_link_id(link)
             paper = self.papers.get(paper_id) if paper_id else None
-            if paper is None:
-                continue
-            found[link] = self._unfurl(link, paper)
-            shown.append(paper.id)
-        if shown_in is not None and shown:
-            try:
-                self.store.record_shown(*shown_in, shown)
-            except DatabaseUnavailable as error:
-                log.warning("papers linked in %s not counted as seen: %s", shown_in[1], error)
+            if paper is not None:
+                found[link] = paper
         return found
 
     def _unfurl(self, link: str, paper: Paper) -> dict[str, Any]:

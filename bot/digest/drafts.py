@@ -17,8 +17,8 @@ from bot.store import WEEKLY, DigestClaim, Place, Shown
 @dataclass(frozen=True)
 class Draft:
     """A post's message, what it shows (which the channel will have seen once it is posted)
-    and the values its claim keeps (a weekly digest has no rotation: its paper is its first,
-    its round and counts 0)."""
+    and the values its claim keeps (a weekly digest's paper is its first, its round its
+    picks', its counts 0)."""
 
     message: Message
     shown: Shown
@@ -59,5 +59,5 @@ class Drafts:
 
     def weekly(self, sub: ChannelSubscription, day: date) -> Draft:
         """The weekly digest for the week of ``day``: always a message, even a quiet week's."""
-        message, papers = self._weekly.compose(sub, day)
-        return Draft(message, Shown(papers), topic=sub.topic)
+        message, papers, round_ = self._weekly.compose(sub, day)
+        return Draft(message, Shown(papers), round_, sub.topic)

@@ -2,8 +2,10 @@
 
 Each channel walks a shuffled order of every eligible paper, seeded by channel and round, so
 the order is random but reproducible and survives restarts; only the papers already posted
-are stored. When every paper has been posted, the next round starts with a new order. A
-topic subscription walks the papers about its topic instead, in ``/paper TOPIC``'s order.
+are stored. When every paper has been posted, the next round starts with a new order; a
+weekly digest's picks start it when fewer than they need are left (``Rotation._draw``), so a
+channel with only a weekly digest never runs out. A topic subscription walks the papers
+about its topic instead, in ``/paper TOPIC``'s order.
 
 What the channel engages with in public (``store.channel_interest``: shares and reactions
 there) moves papers like those forward within the round's unseen papers: each engaged paper
@@ -18,7 +20,8 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,6 +50,25 @@ class Pick:
     topic: str | None
 
 
+@dataclass(frozen=True)
+class Picks:
+    """A weekly digest's picks, the channel's round they were drawn from (the next one when
+    they start it, which their post records) and whether the channel's signals chose them."""
+
+    papers: list[Paper]
+    round: int
+    follow_channel: bool
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """Papers drawn for a channel, the round they belong to and what it had seen of it."""
+
+    papers: list[Paper]
+    round: int
+    seen: frozenset[str]
+
+
 class Rotation:
     def __init__(self, store: Store, index: SearchIndex) -> None:
         self._store = store
@@ -64,20 +86,42 @@ class Rotation:
         pool = self.pool(topic)
         if not pool:
             return None
-        round_, seen = self._store.rotation(channel)
-        if {paper.id for paper in pool} <= seen:
-            round_, seen = round_ + 1, frozenset()
-        ordered = pool if topic else _shuffled(pool, channel, round_)
-        remaining = self._by_interest(
-            [paper for paper in ordered if paper.id not in seen],
+        draw = self._draw(
+            channel,
+            lambda round_: pool if topic else _shuffled(pool, channel, round_),
+            1,
+            frozenset(),
             self._store.channel_interest(channel),
         )
-        position = len(pool) - len(remaining) + 1
-        return Pick(remaining[0], round_, position, len(pool), topic or None)
+        position = len({paper.id for paper in pool} & draw.seen) + 1
+        return Pick(draw.papers[0], draw.round, position, len(pool), topic or None)
+
+    def _draw(
+        self,
+        channel: str,
+        order: Callable[[int], list[Paper]],
+        count: int,
+        passed: AbstractSet[str],
+        interest: dict[str, float],
+    ) -> _Draw:
+        """Up to ``count`` papers of the round's ``order`` the channel has not seen in its
+        current round, none of ``passed``, like its engaged papers first. When fewer are
+        left, the rest come from the next round, which starts here (the only place one does):
+        every paper is seen once before any comes again, and the papers never run out."""
+        round_, seen = self._store.rotation(channel)
+        skipped = seen | passed
+        left = [paper for paper in order(round_) if paper.id not in skipped]
+        papers = self._by_interest(left, interest)[:count]
+        if len(papers) == count:
+            return _Draw(papers, round_, seen)
+        taken = passed | {paper.id for paper in papers}
+        fresh = [paper for paper in order(round_ + 1) if paper.id not in taken]
+        papers += self._by_interest(fresh, interest)[: count - len(papers)]
+        return _Draw(papers, round_ + 1, frozenset())
 
     def _by_interest(self, remaining: list[Paper], interest: dict[str, float]) -> list[Paper]:
         """``remaining`` with the papers like the channel's engaged ones first (stable)."""
-        if not interest:
+        if not interest or not remaining:
             return remaining
         scores: defaultdict[str, float] = defaultdict(float)
         strongest = sorted(interest.items(), key=lambda item: (-abs(item[1]), item[0]))
@@ -90,18 +134,20 @@ class Rotation:
 
     def picks(
         self, channel: str, topic: str | None, period: str, count: int, excluded: set[str]
-    ) -> tuple[list[Paper], bool]:
+    ) -> Picks:
         """A few papers for the channel's weekly digest, none of ``excluded``, of those it
         engaged with, nor of those it has seen this round (its papers of the day, shared or
-        linked there): like its engaged papers first, else its topic's best or a sample
-        seeded by ``period``; and whether the channel's signals chose them."""
+        linked there, earlier weeks' picks): like its engaged papers first, else its topic's
+        best or a sample seeded by ``period``. When the round has too few left, the next
+        round starts with them (``_draw``), so a channel with only a weekly digest gets its
+        picks every week."""
         interest = self._store.channel_interest(channel)
-        _round, seen = self._store.rotation(channel)
         pool = self.pool(topic)
         ordered = pool if topic else _shuffled(pool, channel, period)
-        passed = excluded | seen | interest.keys()
-        candidates = [paper for paper in ordered if paper.id not in passed]
-        return self._by_interest(candidates, interest)[:count], bool(interest)
+        draw = self._draw(
+            channel, lambda _round: ordered, count, excluded | interest.keys(), interest
+        )
+        return Picks(draw.papers, draw.round, bool(interest))
 
     def shaped_by(self, channel: str) -> int:
         """How many papers the channel engaged with in public: when any, they shape its

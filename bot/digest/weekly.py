@@ -28,9 +28,10 @@ class WeeklyDigest:
         self._index = index
         self._rotation = rotation
 
-    def compose(self, sub: ChannelSubscription, day: date) -> tuple[Message, tuple[str, ...]]:
-        """The digest for the week of ``day``, and every paper it shows, in order: the
-        workspace's papers of the week and the channel's picks (all shown in the channel).
+    def compose(self, sub: ChannelSubscription, day: date) -> tuple[Message, tuple[str, ...], int]:
+        """The digest for the week of ``day``, every paper it shows, in order (the
+        workspace's papers of the week and the channel's picks, all shown in the channel),
+        and the channel's round the picks were drawn from.
 
         The week is the seven days before the post's instant, so a late retry or a preview
         shows what the post would; the workspace is the one the subscription recorded."""
@@ -46,10 +47,15 @@ class WeeklyDigest:
             if len(engaged) == WEEK_PAPERS:
                 break
         week_of = day - timedelta(days=day.weekday())
-        picks, follow = self._rotation.picks(
+        picks = self._rotation.picks(
             sub.channel, sub.topic, week_of.isoformat(), PICKS, {e.paper.id for e in engaged}
         )
         message = render.weekly_post(
-            day, engaged, picks, since=day - WEEK, picks_follow_channel=follow
+            day,
+            engaged,
+            picks.papers,
+            since=day - WEEK,
+            picks_follow_channel=picks.follow_channel,
         )
-        return message, tuple(paper.id for paper in [entry.paper for entry in engaged] + picks)
+        shown = [entry.paper for entry in engaged] + picks.papers
+        return message, tuple(paper.id for paper in shown), picks.round

@@ -79,10 +79,13 @@ def progress_line(position: int, pool_size: int, topic: str | None) -> str:
 
 
 def _card(paper: Paper, day: date, position: int, pool_size: int, topic: str | None) -> list[dict]:
+    """The paper of the day's card; a place not known (``pool_size`` 0: a post an older
+    version made, found in the channel) is left unsaid rather than guessed."""
+    place = [bk.context(progress_line(position, pool_size, topic))] if pool_size else []
     return [
         bk.header(f"Paper of the day · {long_date(day)}"),
         *paper_blocks(paper, buttons=PUBLIC_BUTTONS),
-        bk.context(progress_line(position, pool_size, topic)),
+        *place,
     ]
 
 

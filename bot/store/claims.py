@@ -27,6 +27,7 @@ from bot.store.records import (
     DAILY,
     POSTED,
     POSTING,
+    UNKNOWN_PLACE,
     WEEKLY,
     ClaimAttempt,
     DigestClaim,
@@ -60,12 +61,7 @@ def mark_seen(
     """The channel has seen the paper in ``round_`` (None: its current round), so its
     rotation passes over it until a new round begins."""
     if round_ is None:
-        round_ = (
-            connection.execute(
-                select(func.max(digest_seen.c.round)).where(digest_seen.c.channel == channel)
-            ).scalar()
-            or 0
-        )
+        round_ = current_round(connection, channel) or 0
     connection.execute(
         database.insert(digest_seen)
         .values(
@@ -75,14 +71,20 @@ def mark_seen(
     )
 
 
+def current_round(connection: Connection, channel: str) -> int | None:
+    """The channel's latest round, the one its rotation draws from (None: it has seen
+    nothing yet)."""
+    return connection.execute(
+        select(func.max(digest_seen.c.round)).where(digest_seen.c.channel == channel)
+    ).scalar()
+
+
 class DigestClaims(Part):
     @bounded
     def rotation(self, channel: str) -> tuple[int, frozenset[str]]:
         """The channel's current round and the papers it has had in that round."""
         with self._database.connect() as connection:
-            current = connection.execute(
-                select(func.max(digest_seen.c.round)).where(digest_seen.c.channel == channel)
-            ).scalar()
+            current = current_round(connection, channel)
             if current is None:
                 return 0, frozenset()
             seen = connection.execute(
@@ -95,11 +97,13 @@ class DigestClaims(Part):
     @bounded
     def record_shown(self, team_id: str | None, channel: str, paper_ids: Iterable[str]) -> None:
         """Papers shown in the channel other than in a digest post (a link someone posted
-        there): its rotation counts them as seen this round."""
+        there): its rotation counts them as seen this round. Without ``team_id`` the row
+        names the served workspace, so an uninstall deletes it."""
         today = self._database.now().date()
+        workspace = self._workspace(team_id)
         with self._database.begin() as connection:
             for paper_id in dict.fromkeys(paper_ids):
-                mark_seen(self._database, connection, channel, paper_id, today, team_id)
+                mark_seen(self._database, connection, channel, paper_id, today, workspace)
 
     @bounded
     def digest_claim(
@@ -282,8 +286,10 @@ class DigestClaims(Part):
         values: dict[str, Any] = {"state": POSTED, "ts": ts, "posted_at": now, "updated_at": now}
         if shown is not None and shown.paper_ids:
             values["paper_id"] = shown.paper_ids[0]
-        if shown is not None and shown.place is not None:
-            place = shown.place
+        if shown is not None and kind == DAILY:
+            # A post from before places were written says none: no place is better than the
+            # new draw's next to the post's paper.
+            place = shown.place or UNKNOWN_PLACE
             values |= {"position": place.position, "pool_size": place.pool_size}
             values["topic"] = place.topic
         with self._database.begin() as connection:
@@ -303,8 +309,13 @@ class DigestClaims(Part):
                 papers = shown.paper_ids
             else:
                 papers = (row.paper_id,) if kind == DAILY else ()
-            # A weekly claim has no round of its own: its papers join the channel's current one.
-            round_ = row.round if kind == DAILY else None
+            # A weekly digest's papers join the channel's current round, or the next one when
+            # its picks started it (they ran short in the current one; older claims say 0).
+            round_ = (
+                row.round
+                if kind == DAILY
+                else max(row.round, current_round(connection, channel) or 0)
+            )
             for paper_id in dict.fromkeys(papers):
                 mark_seen(
                     self._database, connection, channel, paper_id, local_date, row.team_id, round_

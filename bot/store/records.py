@@ -79,6 +79,11 @@ class Place:
     topic: str | None
 
 
+UNKNOWN_PLACE = Place(0, 0, None)
+"""The place of a paper of the day posted by a version that did not write it in the post:
+0 of 0, which ``/paper today`` leaves unsaid rather than guess."""
+
+
 @dataclass(frozen=True)
 class Shown:
     """What a digest post showed in its channel, as its message says: every paper in it (a

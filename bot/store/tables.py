@@ -162,7 +162,9 @@ digest_claims = Table(
 """At most one post per (channel, kind, period): the primary key is the guarantee. The period
 is the local date for the paper of the day and the ISO week (``2025-W13``) for the weekly
 digest; ``local_date`` is the day the post is for either way. A weekly claim's paper is the
-digest's first, and its ``round``, ``position`` and ``pool_size`` are 0 (no rotation).
+digest's first, its ``round`` the channel's round its picks were drawn from (the next one
+when they started it) and its ``position`` and ``pool_size`` 0; a paper of the day found in
+the channel from a version that did not write its place has 0 for both too (not known).
 
 ``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
 the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
