@@ -114,7 +114,7 @@ def posted_at_nine(
 
 def test_invalid_subscriptions_are_explained_with_an_example(make_bot, channel) -> None:
     service = make_bot().service
-    for args, problem in (("25:00", "`25:00`"), ("9:00 Mars/Olympus", "`Mars/Olympus`")):
+    for args, problem in (("25:00", "`25:00`"), ("9:00 Europe/Olympus", "`Europe/Olympus`")):
         reply = text_of(service.subscribe(channel, args))
         assert problem in reply
         assert "Example: `/paper subscribe 9:30am Europe/Berlin" in reply
