@@ -128,7 +128,7 @@ def test_a_new_weekly_digest_takes_the_channel_s_time_and_zone(bot):
     text = answer(bot, "subscribe weekly friday")
     assert stored(bot, WEEKLY) == (time(8, 0), "Europe/Berlin", "friday", None)
     assert "at 08:00 Europe/Berlin, on Fridays" in text
-    assert "Time and time zone as this channel's paper of the day." in text
+    assert "Same time and time zone as this channel's paper of the day." in text
 
 
 def test_subscribing_after_unsubscribing_brings_the_same_subscription_back(bot):

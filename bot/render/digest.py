@@ -176,7 +176,7 @@ def change_notes(
         notes.append("Kept: " + "; ".join(kept_words) + ".")
     if inherited:
         parts = " and ".join(_PARTS[part] for part in inherited)
-        notes.append(f"{parts.capitalize()} as this channel's {_KINDS[inherited_from]}.")
+        notes.append(f"Same {parts} as this channel's {_KINDS[inherited_from]}.")
     return notes
 
 
