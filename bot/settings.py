@@ -86,14 +86,14 @@ def _api_url(value: str | None) -> str | None:
     return value
 
 
-def _drain_seconds(value: str) -> float:
+def _seconds(name: str, value: str, lowest: float, highest: float) -> float:
     try:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if not 0 <= seconds <= 3600:
+    if not lowest <= seconds <= highest:
         raise SettingsError(
-            f"PAPERBOT_DRAIN_SECONDS must be a number of seconds between 0 and 3600, not {value!r}"
+            f"{name} must be a number of seconds between {lowest:g} and {highest:g}, not {value!r}"
         )
     return seconds
 
@@ -129,6 +129,9 @@ class Settings:
     drain_seconds: float = 25.0
     """How long a stopping process (SIGTERM) may finish what Slack was already promised:
     under Heroku's 30 s between SIGTERM and SIGKILL, with time left to exit."""
+    watch_seconds: float = 30.0
+    """How often a scheduling process reads the subscriptions' watermark, so a change made
+    through another replica is scheduled here within this long: one indexed row a read."""
     log_level: str | None = None
     """``PAPERBOT_LOG_LEVEL``, or None when unset: then ``DEFAULT_LOG_LEVEL``, except that the
     local shell keeps the lines below WARNING off the terminal it converses in."""
@@ -176,7 +179,12 @@ class Settings:
             digest_time=_digest_time(get("PAPERBOT_DIGEST_TIME") or "09:00"),
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
             semantic=_flag("PAPERBOT_SEMANTIC", get("PAPERBOT_SEMANTIC") or "on"),
-            drain_seconds=_drain_seconds(get("PAPERBOT_DRAIN_SECONDS") or "25"),
+            drain_seconds=_seconds(
+                "PAPERBOT_DRAIN_SECONDS", get("PAPERBOT_DRAIN_SECONDS") or "25", 0, 3600
+            ),
+            watch_seconds=_seconds(
+                "PAPERBOT_WATCH_SECONDS", get("PAPERBOT_WATCH_SECONDS") or "30", 1, 3600
+            ),
             log_level=_log_level(get("PAPERBOT_LOG_LEVEL")),
         )
         if environ is os.environ:

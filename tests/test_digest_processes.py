@@ -29,7 +29,6 @@ from project import PROJECT_ROOT, free_port
 from test_drain import WAIT_SECONDS, BotProcess, SlackOverHttp, _over_http
 from test_store import throwaway_postgres_database
 
-from bot.digest.schedule import WATCH_INTERVAL
 from bot.digest.subscriptions import DAYS_OF_WEEK
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.store import DAILY, WEEKLY, Store, SubscriptionRecord
@@ -174,9 +173,12 @@ def test_a_subscription_made_through_the_serving_process_is_posted_by_the_schedu
     """The run-book's replica layout, served over HTTP: the process that answers
     ``/paper subscribe`` does not schedule, the one that schedules started with no
     subscription, and posts it, without a restart, at its next read of the watermark
-    (within ``WATCH_INTERVAL``, the one wait of this test). 00:00 UTC is due all day."""
+    (every ``PAPERBOT_WATCH_SECONDS``, set to one here). 00:00 UTC is due all day."""
     scheduling = BotProcess(
-        tmp_path, **_over_http(recorder, free_port()), PAPERBOT_DATABASE_URL=database_url
+        tmp_path,
+        **_over_http(recorder, free_port()),
+        PAPERBOT_DATABASE_URL=database_url,
+        PAPERBOT_WATCH_SECONDS="1",
     )
     port = free_port()
     serving = BotProcess(
@@ -195,7 +197,7 @@ def test_a_subscription_made_through_the_serving_process_is_posted_by_the_schedu
         assert "Next paper: today's is being posted now" in reply.args["text"]
         [post] = recorder.wait_for(
             "chat.postMessage",
-            timeout=WATCH_INTERVAL.total_seconds() + WAIT_SECONDS,
+            timeout=WAIT_SECONDS,
             where=lambda call: call.args["channel"] == channel,
         )
         assert post.response["ok"]

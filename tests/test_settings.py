@@ -13,6 +13,7 @@ def test_defaults_when_nothing_is_set():
     assert settings.digest_time == "09:00"
     assert settings.scheduler_enabled is True
     assert settings.drain_seconds == 25.0
+    assert settings.watch_seconds == 30.0
     assert settings.any_slack_variable is False
 
 
@@ -37,10 +38,12 @@ def test_reads_every_variable():
             "PAPERBOT_DIGEST_TIME": "9:30",
             "PAPERBOT_SCHEDULER": "off",
             "PAPERBOT_DRAIN_SECONDS": "8.5",
+            "PAPERBOT_WATCH_SECONDS": "5",
             "PAPERBOT_LOG_LEVEL": "debug",
         }
     )
     assert settings.drain_seconds == 8.5
+    assert settings.watch_seconds == 5.0
     assert settings.port == 8080
     assert settings.corpus_for(slack=True) == settings.corpus_for(slack=False) == "catalogue"
     assert settings.timezone == "Europe/Berlin"
@@ -60,6 +63,8 @@ def test_reads_every_variable():
         ("PAPERBOT_DRAIN_SECONDS", "soon"),
         ("PAPERBOT_DRAIN_SECONDS", "-1"),
         ("PAPERBOT_DRAIN_SECONDS", "nan"),
+        ("PAPERBOT_WATCH_SECONDS", "0"),
+        ("PAPERBOT_WATCH_SECONDS", "often"),
     ],
 )
 def test_bad_values_name_the_variable(name, value):

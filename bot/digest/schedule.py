@@ -9,10 +9,10 @@ at the post's minute (stopped, restarting, locked by another process) costs a re
 backoff, until the channel's local day ends, never the day: the next attempt goes through
 the same claim.
 
-Every scheduling process also reads the subscriptions' watermark every ``WATCH_INTERVAL``
-and, when another process moved it, re-reads them and adds, moves or drops its jobs
-(``reconcile``): a subscription made through another replica posts here at its minute
-without a restart.
+Every scheduling process also reads the subscriptions' watermark every ``watch_interval``
+(``WATCH_INTERVAL`` unless ``PAPERBOT_WATCH_SECONDS`` says otherwise) and, when another
+process moved it, re-reads them and adds, moves or drops its jobs (``reconcile``): a
+subscription made through another replica posts here at its minute without a restart.
 """
 
 from __future__ import annotations
@@ -137,11 +137,14 @@ class DigestScheduler:
         channels: Collection[str] | None = None,
         on_outcome: Callable[[DigestOutcome], None] | None = None,
         clock: Clock = system_clock,
+        watch_interval: timedelta = WATCH_INTERVAL,
     ) -> None:
         """``channels`` limits the jobs to those channels (the shell schedules only its own,
         never a real channel whose post it would claim and then lose); ``on_outcome`` hears
-        every attempt (the shell prints what was posted); ``clock`` dates the catch-up."""
+        every attempt (the shell prints what was posted); ``clock`` dates the catch-up;
+        ``watch_interval`` is how often the watermark is read."""
         self._service = service
+        self._watch_interval = watch_interval
         self._channels = None if channels is None else frozenset(channels)
         self._on_outcome = on_outcome
         self._clock = clock
@@ -183,7 +186,7 @@ class DigestScheduler:
         )
         self._scheduler.add_job(
             self._watch,
-            IntervalTrigger(seconds=WATCH_INTERVAL.total_seconds(), timezone=UTC),
+            IntervalTrigger(seconds=self._watch_interval.total_seconds(), timezone=UTC),
             id=WATCH_JOB,
             replace_existing=True,
         )

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from datetime import timedelta
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -168,7 +169,9 @@ def run(settings: Settings, mode: str) -> int:
             ).start()
             app = build_app(settings, services.answers, client, listener_executor=pool)
             if settings.scheduler_enabled:
-                scheduler = DigestScheduler(services.digest)
+                scheduler = DigestScheduler(
+                    services.digest, watch_interval=timedelta(seconds=settings.watch_seconds)
+                )
                 scheduler.start()
             drain = Drain(pool, settings.drain_seconds)
             stop_accepting = start_serving(app, settings, client, mode, drain, services.store)
