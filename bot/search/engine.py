@@ -119,11 +119,11 @@ class SearchIndex:
         lexicon, the author map and its names' corrector, and for a large corpus the pruned
         ranking's tables. At hundreds of thousands of papers each takes seconds, which a
         long-running bot had better spend while it is idle after start-up than in a
-        researcher's query. Given
-        ``quiet``, which says when nothing else needs the CPU, open the model's session on
-        which a lone query runs on both cores (``bot.search.query_vectors``): a served bot
-        passes its listener pool's, a process that asks one query at a time
-        ``always_quiet``; without it no session is opened that nothing would use. Then, with
+        researcher's query. Given ``quiet``, which says when nothing else needs the CPU, open
+        the model's session on which a lone query runs on both cores
+        (``bot.search.query_vectors``): a served bot passes its listener pool's, a process
+        that asks one query at a time ``always_quiet``; without it no session is opened that
+        nothing would use. Then, with
         ``embed``, embed the papers that have no stored vector (minutes, for a corpus nobody
         embedded): a bot does so in the background, a batch that waits for its answers not."""
         self._planner.speller  # noqa: B018 - reading a part built once builds it
