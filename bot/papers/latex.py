@@ -192,6 +192,19 @@ _LOPSIDED_OPERATOR = re.compile(
 )
 
 
+_TEX_DASH = re.compile(r"(?<![-<!])(?:---|(?<=\S)--(?=[^\s>-])|(?<=\s)--(?=\s))(?![->])")
+"""TeX's dashes in running text: ``---`` an em dash (``plans---pseudocode``), ``--`` an en
+dash between words or numbers (``Gauss--Newton``, ``2--10%``) or spaced (``TabM -- a``). A
+``--`` opening a word is an option (``--help``), and arrows (``-->``, ``<--``) stay."""
+
+
+def tex_dashes(text: str) -> str:
+    """``text`` with TeX's dashes written as the dashes they typeset (see ``_TEX_DASH``)."""
+    if "--" not in text:
+        return text
+    return _TEX_DASH.sub(lambda match: "\u2014" if len(match.group()) == 3 else "\u2013", text)
+
+
 def space_operators(math: str) -> str:
     """Space an operator evenly when the source spaced one side only (``8.67\\%\\sim 50.85``).
 

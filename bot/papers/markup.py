@@ -22,6 +22,7 @@ from bot.papers.latex import (
     latex_to_unicode,
     repair_double_backslashes,
     space_operators,
+    tex_dashes,
 )
 from bot.papers.urls import BARE_URL, TRAILING_URL_PUNCTUATION, URL_BODY, link_url
 
@@ -66,8 +67,8 @@ _TEXT_TOKEN = re.compile(
     r"\[(?P<label>[^\]\n]*)\]\((?P<target>" + URL_BODY + r")\)"
     r"|(?P<url>" + URL_BODY + r")"
     r"|``(?P<quoted>[^`]*?)''"
-    r"|\$\$(?P<display_math>[^$]+?)\$\$"
-    r"|\$(?P<math>[^$]+?)\$"
+    r"|\$\$(?P<display_math>(?:\\.|[^$\\])+?)\$\$"
+    r"|\$(?P<math>(?:\\.|[^$\\])+?)\$"
     r"|\*\*(?P<bold>[^*\s](?:[^*]*?[^*\s])?)\*\*"
     r"|(?<![\w_])__(?P<bold_underscored>[^_\s](?:[^_]*?[^_\s])?)__(?![\w_])"
     r"|(?<![*\w])\*(?P<italic>[^*\s](?:[^*]*?[^*\s])?)\*(?![*\w])"
@@ -76,6 +77,7 @@ _TEXT_TOKEN = re.compile(
     r"|`(?P<code>[^`\n]+)`"
     r"|(?P<brace>[{}])"
     r"|(?P<tie>~)(?=\\)"
+    r"|(?<=[^\W\d_][^\W\d_]|[^\W\d_]\.)(?P<word_tie>~)(?=[^\W_]|\()"
     r"|(?P<backslash>\\)"
     r"|(?P<stray>\*\*+|\$)",
     re.DOTALL,
@@ -200,7 +202,7 @@ def _parse(text: str, math: bool = False) -> list[Node]:
             search_from = start.start() + 1
             continue
         if match.start() > position:
-            nodes.append(Text(text[position : match.start()]))
+            nodes.append(Text(tex_dashes(text[position : match.start()])))
         position = match.end()
         kind = match.lastgroup
         if kind == "target":
@@ -238,14 +240,14 @@ def _parse(text: str, math: bool = False) -> list[Node]:
                     inner = [Text("{"), *inner, Text("}")]
                 nodes.extend(inner)
                 position = end + 1
-        elif kind == "tie":
+        elif kind in ("tie", "word_tie"):
             nodes.append(Text(" "))
         elif kind == "backslash":
             macro_nodes, position = _parse_macro(text, match.start(), math=False)
             nodes.extend(macro_nodes)
         search_from = position
     if position < len(text):
-        nodes.append(Text(text[position:]))
+        nodes.append(Text(tex_dashes(text[position:])))
     return nodes
 
 
@@ -269,9 +271,15 @@ def parse_markup(text: str) -> list[Node]:
 
 
 def may_hold_markup(text: str) -> bool:
-    """Whether ``TOKEN_START`` finds anything in ``text``, answered with substring scans.
+    """Whether ``TOKEN_START`` finds anything in ``text``, or a TeX dash (``--``) is there
+    to write as one, answered with substring scans.
 
     Most abstracts hold no markup, and a dozen ``in`` tests are several times faster than the
     alternation pattern scanning them.
     """
-    return any(char in text for char in TOKEN_CHARS) or "http://" in text or "https://" in text
+    return (
+        any(char in text for char in TOKEN_CHARS)
+        or "http://" in text
+        or "https://" in text
+        or "--" in text
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.papers.latex import script_text
+from bot.papers.latex import script_text, tex_dashes
 from bot.papers.markup import (
     TOKEN_CHARS,
     Link,
@@ -76,7 +76,8 @@ def clean_normalised_text(text: str) -> CleanText:
 
 
 def _clean_bare_urls(text: str) -> CleanText:
-    """``clean_text`` of normalised text whose only markup is bare ``http(s)://`` URLs.
+    """``clean_text`` of normalised text whose only markup is bare ``http(s)://`` URLs (and
+    TeX dashes).
 
     Many abstracts are like that (a code link at the end). Without any of ``TOKEN_CHARS``
     the parser would only ever make text and link nodes, so the plain text is written
@@ -91,7 +92,7 @@ def _clean_bare_urls(text: str) -> CleanText:
         pieces.append((text[position : match.start()], link_url(target) or ""))
         position = match.start() + len(target)
     pieces.append((text[position:], ""))
-    plain = tidy("".join(before + url for before, url in pieces))
+    plain = tidy("".join(tex_dashes(before) + url for before, url in pieces))
     links = tuple(dict.fromkeys(url for _, url in pieces if url))
     return CleanText(plain, links)
 
