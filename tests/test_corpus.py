@@ -233,7 +233,7 @@ def test_catalogue_corpus_is_every_accepted_paper_once(catalogue_corpus: LoadedC
     assert catalogue_corpus.problems == ()
     assert catalogue_corpus.description == (
         "3,706 accepted papers from the ICLR 2025 catalogue seeds/iclr2025.jsonl "
-        "(213 Oral, 380 Spotlight, 3,113 Poster; 2,634 with an abstract; 76 with seed abstracts)"
+        "(213 Oral, 380 Spotlight, 3,113 Poster; 3,087 with an abstract; 76 with seed abstracts)"
     )
 
 
