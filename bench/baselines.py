@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import Stemmer
 from rank_bm25 import BM25Okapi
@@ -14,7 +15,16 @@ from ranking_metrics import CUTOFF
 
 from bot.papers.paper import Paper
 
-Ranker = Callable[[str], list[Paper]]
+
+class Ranker(Protocol):
+    """A system over one corpus: the papers it answers ``query`` with, best first. A
+    ``thread`` query is a thread's first message the bot was mentioned under with no words of
+    its own (the engine reads it as a message, not a typed query; BM25 alone sees words
+    either way)."""
+
+    def __call__(self, query: str, thread: bool = False) -> list[Paper]: ...
+
+
 # Makes a system's ranker for the papers of one corpus (and its spec, for stored vectors).
 Builder = Callable[[Sequence[Paper], str], Ranker]
 
@@ -55,7 +65,7 @@ def bm25okapi_ranker(tokenize: Callable[[str], list[str]]) -> Builder:
         vocabularies = [set(tokens) for tokens in documents]
         bm25 = BM25Okapi(documents)
 
-        def rank(query: str) -> list[Paper]:
+        def rank(query: str, thread: bool = False) -> list[Paper]:
             tokens = tokenize(query)
             if not tokens:
                 return []

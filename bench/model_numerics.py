@@ -194,8 +194,9 @@ def measure(variant: str, rewrite: Path | None) -> dict[str, object]:
     wall, _ = timed(lambda query: index.search(query, limit=5), questions)
     figures["search_p50_ms"] = float(np.percentile(wall, 50))
 
-    def ranked(query: str) -> list[Paper]:
-        return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
+    def ranked(query: str, thread: bool = False) -> list[Paper]:
+        find = index.related if thread else index.search
+        return [hit.paper for hit in find(query, limit=CUTOFF).hits]
 
     pinned = [json.loads(line) for line in PINNED_RANKINGS.read_text("utf-8").splitlines()]
     moved = [

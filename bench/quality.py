@@ -12,12 +12,17 @@ Labelled query sets, each over its own corpus:
   never listed by ``--verbose``;
 - ``bench/queries_round4.jsonl``: issue 18's round (question, paraphrase, memory, title),
   written blind after its change was declared (``bench/round4.md``); judges, never listed;
+- ``bench/queries_round5.jsonl``: issue 34's round of thread posts, written blind after its
+  changes were declared (``bench/round5.md``); judges, never listed;
 - ``bench/queries.jsonl`` (regression): 88 queries over the 76 seed papers, written by the
   analyzer's first tuner, which the engine saturates;
 - ``bench/queries_topics.jsonl``: broad topic queries with no labelled answer, for the share
   of top-5 hits without an abstract (``topic_share``).
 
 A set whose file does not exist yet is skipped with a note.
+
+A *thread* query reaches the engine as a bare mention in a thread does, as the thread's
+first message (``SearchIndex.related``); every other kind as a typed ``/paper`` query.
 
 Every system answers every query in the same run: rank-bm25's BM25Okapi over plain
 whitespace tokens and over a stock stemming analyzer, the engine with the semantic part off
@@ -58,6 +63,7 @@ QUERY_FIELDS = {"query", "kind", "relevant", "note"}
 # MRR@10 overall, and is not below it on any kind.
 TARGET_GAIN = 0.08
 SEMANTIC_ON, SEMANTIC_OFF = "engine, semantic on", "engine, semantic off"
+THREAD = "thread"  # a kind the bot meets as a thread's first message (``Ranker``)
 
 
 @dataclass(frozen=True)
@@ -97,7 +103,10 @@ ROUND4_SET = QuerySet(
     "catalogue",
     ("question", "paraphrase", "memory", "title"),
 )
-QUERY_SETS = (CATALOGUE_SET, HOLDOUT_SET, ROUND4_SET, REGRESSION_SET)
+ROUND5_SET = QuerySet(
+    "round 5 (blind threads)", BENCH_DIR / "queries_round5.jsonl", "catalogue", (THREAD,)
+)
+QUERY_SETS = (CATALOGUE_SET, HOLDOUT_SET, ROUND4_SET, ROUND5_SET, REGRESSION_SET)
 TOPIC_SET = QuerySet(
     "topics (blind, round 4)", BENCH_DIR / "queries_topics.jsonl", "catalogue", (TOPIC,)
 )
@@ -187,8 +196,9 @@ def engine_ranker(
             papers, make_semantic, planner_options=planner, ranker_options=ranker
         )
 
-        def rank(query: str) -> list[Paper]:
-            return [hit.paper for hit in index.search(query, limit=CUTOFF).hits]
+        def rank(query: str, thread: bool = False) -> list[Paper]:
+            find = index.related if thread else index.search
+            return [hit.paper for hit in find(query, limit=CUTOFF).hits]
 
         return rank
 
@@ -208,7 +218,7 @@ def without_author_field(papers: Sequence[Paper], corpus: str) -> Ranker:
     by_id = {paper.id: paper for paper in papers}
     no_names = PlannerOptions(find_author_names=False)
     rank = engine_ranker(planner=no_names)(_authors_as_text(papers), corpus)
-    return lambda query: [by_id[paper.id] for paper in rank(query)]
+    return lambda query, thread=False: [by_id[paper.id] for paper in rank(query, thread)]
 
 
 def has_semantic_ranking() -> bool:
@@ -294,7 +304,7 @@ class QueryOutcome:
 def evaluate(ranker: Ranker, queries: Sequence[BenchQuery]) -> list[QueryOutcome]:
     outcomes = []
     for query in queries:
-        ranked = tuple(ranker(query.query))
+        ranked = tuple(ranker(query.query, thread=query.kind == THREAD))
         scores = query_scores([label_id(paper) for paper in ranked], query.relevant)
         outcomes.append(QueryOutcome(query, ranked, scores))
     return outcomes

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 CUTOFF = 10
 RECALL_CUTOFF = 5
-METRICS = ("MRR@10", "Recall@5", "nDCG@10")
+SUCCESS_CUTOFF = 3  # a reply in a thread shows three papers (``THREAD_PAGE_SIZE``)
+METRICS = ("MRR@10", "Success@3", "Recall@5", "nDCG@10")
 
 
 def reciprocal_rank(ranked: Sequence[str], relevant: frozenset[str]) -> float:
@@ -19,6 +20,11 @@ def reciprocal_rank(ranked: Sequence[str], relevant: frozenset[str]) -> float:
 
 def recall(ranked: Sequence[str], relevant: frozenset[str]) -> float:
     return len(relevant.intersection(ranked[:RECALL_CUTOFF])) / len(relevant)
+
+
+def success(ranked: Sequence[str], relevant: frozenset[str]) -> float:
+    """Whether any labelled paper is among the first three: in a thread, on the reply."""
+    return float(not relevant.isdisjoint(ranked[:SUCCESS_CUTOFF]))
 
 
 def ndcg(ranked: Sequence[str], relevant: frozenset[str]) -> float:
@@ -35,6 +41,7 @@ def ndcg(ranked: Sequence[str], relevant: frozenset[str]) -> float:
 def query_scores(ranked: Sequence[str], relevant: frozenset[str]) -> dict[str, float]:
     return {
         "MRR@10": reciprocal_rank(ranked, relevant),
+        "Success@3": success(ranked, relevant),
         "Recall@5": recall(ranked, relevant),
         "nDCG@10": ndcg(ranked, relevant),
     }

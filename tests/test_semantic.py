@@ -68,21 +68,20 @@ def two_papers(tmp_path: Path) -> Path:
 # --- the mix ---------------------------------------------------------------------------------
 
 
-def test_mix_standardises_bm25_and_adds_the_models_weighted_share_of_the_evidence() -> None:
+def test_mix_standardises_bm25_and_adds_the_rest_of_the_weight_to_the_evidence() -> None:
     bm25 = np.array([10.0, 6.0, 2.0])  # z-scores ±sqrt(3/2) and 0
     evidence = np.array([-1.0, 0.0, 2.0])
-    mixed = mix(bm25, evidence, ModelSay(share=0.5, beta=0.5))
+    mixed = mix(bm25, evidence, ModelSay(beta=0.25))
     z = np.sqrt(1.5)
-    np.testing.assert_allclose(mixed, [0.5 * z - 0.25, 0.0, -0.5 * z + 0.5])
-    assert np.argmax(mix(bm25, evidence, ModelSay(share=1.0, beta=1.0))) == 0  # BM25 alone
-    assert np.argmax(mix(bm25, evidence, ModelSay(share=0.0, beta=0.3))) == 0  # no share
-    assert np.argmax(mix(bm25, evidence, ModelSay(share=1.0, beta=0.0))) == 2  # model alone
+    np.testing.assert_allclose(mixed, [0.25 * z - 0.75, 0.0, -0.25 * z + 1.5])
+    assert np.argmax(mix(bm25, evidence, ModelSay(beta=1.0))) == 0  # BM25 alone
+    assert np.argmax(mix(bm25, evidence, ModelSay(beta=0.0))) == 2  # model alone
 
 
 def test_a_paper_without_a_vector_counts_the_mean_evidence_and_equal_bm25_does_not_divide() -> None:
     """Evidence is a z-score, so the candidates' mean is 0: a paper with no vector yet places
     by BM25 alone."""
-    say = ModelSay(share=1.0, beta=0.5)
+    say = ModelSay(beta=0.5)
     mixed = mix(np.array([3.0, 1.0, 2.0]), np.array([0.2, 0.6, np.nan]), say)
     np.testing.assert_allclose(mixed[2], 0.0)
     assert np.all(np.isfinite(mix(np.array([2.0, 2.0]), np.array([0.3, 0.1]), say)))

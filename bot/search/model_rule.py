@@ -15,11 +15,13 @@ model is not asked, and BM25's page is the answer, when the query
 - finds BM25 decisive: its second paper scores below ``DECISIVE_RATIO`` of its first. On
   every earlier blind round, BM25's first was then the paper meant in 95-100% of queries.
 
-Otherwise the model's share of the mix grows linearly from nothing at ``DECISIVE_RATIO`` to
-all of it at ``FLAT_RATIO``, and a query of keywords (no stopword) leans on BM25 where a
-sentence leans on the model: keywords say which words the paper has, a sentence what it
-means. Everything here is decided from BM25's scores and the query's words alone, so a query
-the model is not asked about never has its vector computed.
+Otherwise the model has its full say, and a query of keywords (no stopword) leans on BM25
+where a sentence leans on the model: keywords say which words the paper has, a sentence what
+it means. (Until issue 34 the model's share grew from nothing at ``DECISIVE_RATIO`` to all of
+it at a ratio of 0.95; that ramp cost long thread posts and questions most, and its removal
+was declared in ``bench/round5.md`` before the round that judged it was measured.)
+Everything here is decided from BM25's scores and the query's words alone, so a query the
+model is not asked about never has its vector computed.
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ from bot.search.analyzer import STOPWORDS
 SAME_SET_TOKENS = 2
 COVERED_TITLE_TOKENS = 4
 DECISIVE_RATIO = 0.7
-FLAT_RATIO = 0.95
 SENTENCE_BETA = 0.3  # BM25's weight in the mix for a query that reads as a sentence
 KEYWORDS_BETA = 0.7  # and for a query of keywords only
 
@@ -52,8 +53,7 @@ class ModelQuery:
 class ModelSay:
     """How the mix weighs the model for one query (``bot.search.semantic.mix``)."""
 
-    share: float  # of the model's evidence, 0 to 1
-    beta: float  # BM25's weight
+    beta: float  # BM25's weight; the model's evidence has the rest
 
 
 def model_say(
@@ -71,8 +71,7 @@ def model_say(
     ratio = second_score / first_score if first_score > 0 else 1.0
     if ratio < DECISIVE_RATIO:
         return None
-    share = min(1.0, (ratio - DECISIVE_RATIO) / (FLAT_RATIO - DECISIVE_RATIO))
-    return ModelSay(share, SENTENCE_BETA if reads_as_sentence(words) else KEYWORDS_BETA)
+    return ModelSay(SENTENCE_BETA if reads_as_sentence(words) else KEYWORDS_BETA)
 
 
 def copies_title(query_tokens: Collection[str], title_tokens: Collection[str]) -> bool:

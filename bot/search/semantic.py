@@ -82,10 +82,9 @@ def standardised(values: np.ndarray) -> np.ndarray:
 
 
 def mix(bm25: np.ndarray, evidence: np.ndarray, say: ModelSay) -> np.ndarray:
-    """``beta * z(bm25) + (1 - beta) * share * evidence``; a paper without evidence (no
-    vector yet) counts as the candidates' mean, so it places by its BM25 score alone."""
-    weight = (1 - say.beta) * say.share
-    return say.beta * standardised(bm25) + weight * np.nan_to_num(evidence, nan=0.0)
+    """``beta * z(bm25) + (1 - beta) * evidence``; a paper without evidence (no vector
+    yet) counts as the candidates' mean, so it places by its BM25 score alone."""
+    return say.beta * standardised(bm25) + (1 - say.beta) * np.nan_to_num(evidence, nan=0.0)
 
 
 @dataclass(frozen=True)
