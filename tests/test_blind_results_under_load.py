@@ -32,6 +32,7 @@ BLIND_SETS = (
     "queries_catalogue.jsonl",
     "queries_holdout.jsonl",
     "queries_round4.jsonl",
+    "queries_round5.jsonl",
     "queries_topics.jsonl",
 )
 
