@@ -90,9 +90,12 @@ def sqlite_store(tmp_path: Path) -> Iterator[tuple[Store, Path]]:
 
 @pytest.fixture
 def lock(sqlite_store: tuple[Store, Path], caplog: pytest.LogCaptureFixture) -> Iterator[WriteLock]:
-    """Another connection's write lock on the store's file, taken once a paper is saved."""
-    store, path = sqlite_store
-    store.save_paper(VIEWER.team_id, VIEWER.user_id, "a-saved-paper")
+    """Another connection's write lock on the store's file, taken once a paper is saved. The
+    paper is saved with the usual deadline: the setting up is not what is tested, and on a
+    busy machine it may take longer than the tests' short deadline."""
+    _, path = sqlite_store
+    with closing(Store(f"sqlite:///{path}", fixed_clock)) as setting_up:
+        setting_up.save_paper(VIEWER.team_id, VIEWER.user_id, "a-saved-paper")
     caplog.set_level(logging.INFO, logger="bot.store")
     held = WriteLock(path)
     yield held
