@@ -98,15 +98,19 @@ def test_each_channel_gets_its_paper_of_the_day_with_its_own_token_exactly_once(
         assert posts[0].token == distributed.recorder.token_of(team)
 
 
-def test_an_expiring_token_is_refreshed_before_a_scheduled_post(distributed):
+def test_an_expiring_token_is_refreshed_before_a_scheduled_post(distributed, caplog):
     distributed.recorder.expires_in = 600  # less than the two hours before expiry it refreshes
     distributed.install(ALPHA)
     channel = _subscribe(distributed, ALPHA)
     stale = distributed.recorder.token_of(ALPHA)
     distributed.recorder.expire(ALPHA)
     distributed.recorder.clear()
-    [outcome] = distributed.services.digest.serve_due()
+    with caplog.at_level("DEBUG"):
+        [outcome] = distributed.services.digest.serve_due()
     assert outcome.status == "posted"
+    assert "oauth.v2.access" in caplog.text  # slack_sdk logged the refresh at DEBUG
+    for secret in (stale, distributed.recorder.token_of(ALPHA), "xoxe-1-T0ALPHA", "s3cr3t"):
+        assert secret not in caplog.text
     refreshed = distributed.recorder.calls_to("oauth.v2.access")
     assert [call.args.get("grant_type") for call in refreshed] == ["refresh_token"]
     [post] = _posts(distributed, channel)

@@ -16,9 +16,10 @@ INSTALL_FAILED_REASONS = {
         "paperbot was not added: you chose not to allow it on Slack's page.",
     ),
     "invalid_browser": (
-        "This install link was opened in another browser",
-        "The install has to finish in the browser it started in, and this one did not start "
-        "it (or it blocks cookies for this site).",
+        "This install could not be verified",
+        "The page Slack sent you back to does not match the install this browser started: "
+        "its link was changed, the install began in another browser, or this browser "
+        "blocks cookies for this site.",
     ),
     "invalid_state": (
         "This install link has expired",
