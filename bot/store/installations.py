@@ -15,8 +15,12 @@ rows, its uninstall and its scheduled posts go together under the id that names 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Any
+
 from slack_sdk.oauth.installation_store import Bot
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.sqlalchemy_utils import normalize_datetime_for_db
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
 from sqlalchemy import ColumnElement, MetaData, Table, and_, desc, or_, select
 from sqlalchemy.engine import Connection
@@ -37,6 +41,19 @@ oauth_states = SQLAlchemyOAuthStateStore.build_oauth_states_table(
 )
 
 
+class ExpiringOAuthStates(SQLAlchemyOAuthStateStore):
+    """slack_sdk's one-time states, which it deletes only as they are used: each new state
+    also deletes the expired ones, so installs that were never finished leave no rows."""
+
+    def issue(self, *args: Any, **kwargs: Any) -> str:
+        now = normalize_datetime_for_db(datetime.now(UTC))
+        with self.engine.begin() as connection:
+            connection.execute(
+                self.oauth_states.delete().where(self.oauth_states.c.expire_at < now)
+            )
+        return super().issue(*args, **kwargs)
+
+
 class Installations(Part):
     def installation_store(self, client_id: str) -> SQLAlchemyInstallationStore:
         """slack_sdk's installation store for the app ``client_id``, on this database."""
@@ -44,7 +61,7 @@ class Installations(Part):
 
     def oauth_state_store(self, expiration_seconds: int) -> SQLAlchemyOAuthStateStore:
         """slack_sdk's one-time OAuth states, each valid ``expiration_seconds``."""
-        return SQLAlchemyOAuthStateStore(expiration_seconds, self._database.engine)
+        return ExpiringOAuthStates(expiration_seconds, self._database.engine)
 
     def workspace_bot(self, store: SQLAlchemyInstallationStore, workspace: str) -> Bot | None:
         """The newest bot installed where ``workspace`` (a team id, or an org-wide install's
