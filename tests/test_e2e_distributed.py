@@ -6,6 +6,7 @@ one workspace and leaves the other, and an Enterprise Grid org-wide install."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -13,8 +14,10 @@ from oauth_harness import ALPHA, BETA, GRID, GRID_WORKSPACE, DistributedBot
 from slack_harness import FIXED_NOW
 from sqlalchemy import create_engine, text
 
+from bot.digest import cli as digest_cli
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack import payloads
+from bot.wiring.root import distributed_clients
 
 
 class Clock:
@@ -171,3 +174,16 @@ def test_a_workspace_without_an_installation_is_not_answered_and_logged_once(dis
     notes = [r for r in caplog.records if "no installation" in r.getMessage()]
     assert len(notes) == 1
     assert "Although the app should be installed" not in caplog.text
+
+
+def test_paperbot_digest_posts_with_each_workspaces_token(distributed, capsys):
+    distributed.install(BETA)
+    channel = _subscribe(distributed, BETA)
+    distributed.recorder.clear()
+    settings = replace(distributed.settings, corpus="seeds")
+    assert (
+        digest_cli.main(["--channel", channel], settings, None, distributed_clients(settings)) == 0
+    )
+    [post] = _posts(distributed, channel)
+    assert post.token == distributed.recorder.token_of(BETA)
+    assert ": posted" in capsys.readouterr().out

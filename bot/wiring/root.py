@@ -126,6 +126,12 @@ def workspace_clients(settings: Settings, store: Store, distribution: Distributi
     )
 
 
+def distributed_clients(settings: Settings) -> Callable[[Store], ClientFor]:
+    """For ``paperbot digest`` in a distributed app: each workspace's client, from the
+    installations in the store it opens."""
+    return lambda store: workspace_clients(settings, store, distribution_for(settings, store))
+
+
 def build_app(
     settings: Settings,
     answers: Answers,
