@@ -56,8 +56,10 @@ def _dispatch(args: list[str], settings: Settings) -> int:
     if args and args[0] == "digest":
         from bot.digest.cli import main as digest_main
         from bot.slack.client import digest_client
+        from bot.wiring.root import distributed_clients
 
-        return digest_main(args[1:], settings, digest_client(settings))
+        clients = distributed_clients(settings) if settings.distributed else None
+        return digest_main(args[1:], settings, digest_client(settings), clients)
     if args and args[0] == "embed":
         from bot.search.embed_cli import main as embed_main
 

@@ -16,10 +16,37 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import load_dotenv
 
-SECRET_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
+SECRET_VARIABLES = (
+    "SLACK_BOT_TOKEN",
+    "SLACK_APP_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_CLIENT_SECRET",
+)
 """Taken out of the process environment once read: no library then reads a token behind the
 settings' back (Bolt would pick ``SLACK_BOT_TOKEN`` up again and warn that the client's token
 wins), and no child process inherits one."""
+BOLT_OAUTH_VARIABLES = ("SLACK_CLIENT_ID", "SLACK_SCOPES", "SLACK_REDIRECT_URI")
+"""Also taken out: with ``SLACK_CLIENT_ID`` and the secret in the environment Bolt would turn
+OAuth on by itself, whatever mode the settings chose."""
+DEFAULT_SCOPES = (
+    "app_mentions:read",
+    "channels:history",
+    "channels:read",
+    "chat:write",
+    "commands",
+    "files:write",
+    "groups:history",
+    "groups:read",
+    "im:history",
+    "im:write",
+    "links:read",
+    "links:write",
+    "mpim:history",
+    "reactions:read",
+    "users:read",
+)
+"""The bot scopes an install asks for: the manifests' (``tests/test_settings.py`` keeps them
+the same)."""
 
 
 class StartupError(Exception):
@@ -77,13 +104,31 @@ def _log_level(value: str | None) -> str | None:
     return level
 
 
-def _api_url(value: str | None) -> str | None:
+def _url(name: str, value: str | None, example: str) -> str | None:
     if value is not None and not value.startswith(("http://", "https://")):
         raise SettingsError(
-            f"SLACK_API_URL must be an http:// or https:// URL such as "
-            f"https://slack.com/api/, not {value!r}"
+            f"{name} must be an http:// or https:// URL such as {example}, not {value!r}"
         )
     return value
+
+
+def _scopes(value: str | None) -> tuple[str, ...]:
+    if value is None:
+        return DEFAULT_SCOPES
+    scopes = tuple(scope.strip() for scope in value.split(",") if scope.strip())
+    if not scopes or any(" " in scope for scope in scopes):
+        raise SettingsError(
+            f"SLACK_SCOPES must be bot scopes separated by commas, such as "
+            f"chat:write,commands, not {value!r}"
+        )
+    return scopes
+
+
+def _client(client_id: str | None, client_secret: str | None) -> tuple[str | None, str | None]:
+    if bool(client_id) != bool(client_secret):
+        missing = "SLACK_CLIENT_SECRET" if client_id else "SLACK_CLIENT_ID"
+        raise SettingsError(f"{missing} is not set: an install needs both client credentials")
+    return client_id, client_secret
 
 
 def _seconds(name: str, value: str, lowest: float, highest: float) -> float:
@@ -116,6 +161,17 @@ class Settings:
     slack_app_token: str | None = None
     slack_signing_secret: str | None = None
     slack_api_url: str | None = None
+    slack_client_id: str | None = None
+    slack_client_secret: str | None = None
+    """With the client id, the app is distributed: HTTP mode installs it in any workspace
+    (``distributed``) and answers each with its own token."""
+    slack_scopes: tuple[str, ...] = DEFAULT_SCOPES
+    slack_redirect_uri: str | None = None
+    """Where Slack sends the installer back (``https://HOST/slack/oauth_redirect``); unset,
+    Slack uses the app's one redirect URL."""
+    slack_authorize_url: str | None = None
+    """Slack's authorize page (``https://slack.com/oauth/v2/authorize``); the tests point it
+    at a loopback fake."""
     port: int = 3000
     corpus: str | None = None
     """``PAPERBOT_CORPUS``, or None when unset: then each kind of process has its default
@@ -143,6 +199,12 @@ class Settings:
         return self.corpus or (SLACK_CORPUS if slack else TERMINAL_CORPUS)
 
     @property
+    def distributed(self) -> bool:
+        """Whether the app is installed through OAuth into any number of workspaces, each
+        answered with its own token, rather than served with one ``SLACK_BOT_TOKEN``."""
+        return bool(self.slack_client_id and self.slack_client_secret)
+
+    @property
     def any_slack_variable(self) -> bool:
         """Whether the operator configured Slack at all (else the shell is the default mode)."""
         return any(
@@ -151,6 +213,8 @@ class Settings:
                 self.slack_app_token,
                 self.slack_signing_secret,
                 self.slack_api_url,
+                self.slack_client_id,
+                self.slack_client_secret,
             )
         )
 
@@ -166,11 +230,25 @@ class Settings:
             value = environ.get(name, "").strip()
             return value or None
 
+        client_id, client_secret = _client(get("SLACK_CLIENT_ID"), get("SLACK_CLIENT_SECRET"))
         settings = cls(
             slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"),
             slack_signing_secret=get("SLACK_SIGNING_SECRET"),
-            slack_api_url=_api_url(get("SLACK_API_URL")),
+            slack_api_url=_url("SLACK_API_URL", get("SLACK_API_URL"), "https://slack.com/api/"),
+            slack_client_id=client_id,
+            slack_client_secret=client_secret,
+            slack_scopes=_scopes(get("SLACK_SCOPES")),
+            slack_redirect_uri=_url(
+                "SLACK_REDIRECT_URI",
+                get("SLACK_REDIRECT_URI"),
+                "https://paperbot.example.org/slack/oauth_redirect",
+            ),
+            slack_authorize_url=_url(
+                "SLACK_AUTHORIZE_URL",
+                get("SLACK_AUTHORIZE_URL"),
+                "https://slack.com/oauth/v2/authorize",
+            ),
             port=_port(get("PORT") or "3000"),
             corpus=get("PAPERBOT_CORPUS"),
             database_url=get("PAPERBOT_DATABASE_URL") or "sqlite:///paperbot.db",
@@ -188,6 +266,6 @@ class Settings:
             log_level=_log_level(get("PAPERBOT_LOG_LEVEL")),
         )
         if environ is os.environ:
-            for name in SECRET_VARIABLES:
+            for name in (*SECRET_VARIABLES, *BOLT_OAUTH_VARIABLES):
                 os.environ.pop(name, None)
         return settings

@@ -31,7 +31,7 @@ from bot.slack.work import IGNORED, Admit
 from bot.store import DatabaseUnavailable
 from handlers.errors import answering_failures, logging_failures
 from handlers.overload import HOME, MENTION, PREVIEW, REACTION, acknowledge_quietly
-from handlers.viewer import viewer_of
+from handlers.viewer import viewer_of, workspace_of
 
 log = logging.getLogger(__name__)
 
@@ -89,11 +89,11 @@ def _reply(
         if request.intent is Intent.THREAD and in_thread:
             replies = client.conversations_replies(channel=channel, ts=reply_ts, limit=1)
             first = message_text(replies["messages"][0])
-            tell(answers.thread_related(first, channel, thread_key, body.get("team_id")))
+            tell(answers.thread_related(first, channel, thread_key, workspace_of(body)))
         else:
             tell(
                 answers.mention(
-                    request, channel, thread_key, in_thread=in_thread, team_id=body.get("team_id")
+                    request, channel, thread_key, in_thread=in_thread, team_id=workspace_of(body)
                 )
             )
 
@@ -154,7 +154,7 @@ def acknowledge_uninstall(ack: Ack) -> None:
 
 def uninstalled(answers: Answers, body: dict[str, Any], logger: logging.Logger) -> None:
     """The app was removed from the workspace: delete every row of it."""
-    _forget_workspace(answers, body.get("team_id"), logger)
+    _forget_workspace(answers, workspace_of(body), logger)
 
 
 def tokens_revoked(
@@ -169,9 +169,9 @@ def tokens_revoked(
     revoked_bots = (event.get("tokens") or {}).get("bot") or ()
     this_bot = _this_bot(context, body)
     if not revoked_bots or (this_bot is not None and this_bot not in revoked_bots):
-        logger.info("tokens revoked in %s, not this bot's: nothing deleted", body.get("team_id"))
+        logger.info("tokens revoked in %s, not this bot's: nothing deleted", workspace_of(body))
         return
-    _forget_workspace(answers, body.get("team_id"), logger)
+    _forget_workspace(answers, workspace_of(body), logger)
 
 
 def _this_bot(context: BoltContext, body: dict[str, Any]) -> str | None:
@@ -290,7 +290,7 @@ def unfurl_links(
             client.chat_unfurl(unfurl_id=event["unfurl_id"], source=COMPOSER, unfurls=unfurls)
             return
         client.chat_unfurl(channel=event["channel"], ts=event["message_ts"], unfurls=unfurls)
-        answers.record_linked(body.get("team_id"), event["channel"], links)
+        answers.record_linked(workspace_of(body), event["channel"], links)
 
 
 def _shared_urls(event: dict[str, Any]) -> list[str]:
@@ -351,7 +351,7 @@ def _reacted(
     added: bool,
 ) -> None:
     item = event.get("item") or {}
-    team_id, user_id = body.get("team_id"), event.get("user")
+    team_id, user_id = workspace_of(body), event.get("user")
     if item.get("type") != "message" or not (team_id and user_id and item.get("ts")):
         return
     with logging_failures(logger):

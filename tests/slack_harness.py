@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from faulty_slack import FaultySlackRecorder
+from slack_sdk import WebClient
 from waitress import wasyncore
 
 from bot.papers.corpus import LoadedCorpus
@@ -105,20 +107,33 @@ class LiveBot:
             scheduler_enabled=False,
             digest_channel=digest_channel,
         )
-        client = make_web_client(BOT_TOKEN, self.recorder.base_url)
-        self.services: Services = build_services(
-            self.settings,
-            client,
-            clock=fixed_clock,
-            corpus=corpus,
-            workspace=self.recorder.team_id,
-        )
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="listener")
+        self._serve(
+            corpus,
+            make_web_client(BOT_TOKEN, self.recorder.base_url),
+            workspace=self.recorder.team_id,
+            listener_executor=listener_executor or (None if app_listener_pool else self._executor),
+        )
+
+    def _serve(
+        self,
+        corpus: LoadedCorpus,
+        client: WebClient,
+        *,
+        workspace: str | None,
+        listener_executor: Executor | None,
+        clock: Callable[[], datetime] = fixed_clock,
+    ) -> None:
+        """Build the bot for ``self.settings`` and serve it on a loopback port."""
+        self.services: Services = build_services(
+            self.settings, client, clock=clock, corpus=corpus, workspace=workspace
+        )
         self.app = build_app(
             self.settings,
             self.services.answers,
             client,
-            listener_executor=listener_executor or (None if app_listener_pool else self._executor),
+            listener_executor=listener_executor,
+            distribution=self.services.distribution,
         )
         self._server = create_http_server(
             self.app, host="127.0.0.1", port=0, database=self.services.store

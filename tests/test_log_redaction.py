@@ -52,3 +52,36 @@ def test_secret_urls_are_redacted_and_api_urls_kept(message, kept):
 def test_every_url_the_webhook_client_names_is_a_response_url():
     message = "Sending a request - url: http://127.0.0.1:9/response/4, body: {}"
     assert redacted(message, from_webhook=True) == "Sending a request - url: (redacted), body: {}"
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("token xoxb-17-T0ALPHA-abc rejected", "token (redacted) rejected"),
+        ("rotating xoxe.xoxb-1-MS0xLTE and xoxp-2-a-b", "rotating (redacted) and (redacted)"),
+        ("refresh with xoxe-1-My0xLTI2", "refresh with (redacted)"),
+        (
+            "body: {'ok': True, 'access_token': 'abc', 'refresh_token': 'def', 'expires_in': 1}",
+            "body: {'ok': True, 'access_token': '(redacted)', 'refresh_token': '(redacted)', "
+            "'expires_in': 1}",
+        ),
+        (
+            "Failed to fetch oauth.v2.access result with code: 123.456.abc - error: x",
+            "Failed to fetch oauth.v2.access result with code: (redacted) - error: x",
+        ),
+        (
+            "code=123.456&state=s&client_secret=abc",
+            "code=(redacted)&state=s&client_secret=(redacted)",
+        ),
+        ("status_code=200 for chat.postMessage", "status_code=200 for chat.postMessage"),
+    ],
+)
+def test_tokens_codes_and_client_secrets_are_redacted(message, kept):
+    assert redacted(message) == kept
+
+
+def test_the_client_secret_is_redacted_wherever_it_appears():
+    from bot.slack.redaction import install
+
+    install("0f1e2d3c4b5a69788796a5b4c3d2e1f0")
+    assert redacted("secret 0f1e2d3c4b5a69788796a5b4c3d2e1f0 sent") == "secret (redacted) sent"

@@ -35,6 +35,8 @@ class ChannelSubscription:
     source: str
     paused_reason: str | None = None
     kind: str = DAILY
+    team_id: str | None = None
+    """The workspace the channel belongs to (whose token posts there), when known."""
 
 
 class Subscriptions:
@@ -69,7 +71,12 @@ class Subscriptions:
                 return None
             default = self.env_default(record.channel)
             return ChannelSubscription(
-                record.channel, default.schedule, None, "env", record.paused_reason
+                record.channel,
+                default.schedule,
+                None,
+                "env",
+                record.paused_reason,
+                team_id=record.team_id,
             )
         schedule = Schedule(parse_time(record.post_time), ZoneInfo(record.zone), record.cadence)
         return ChannelSubscription(
@@ -79,6 +86,7 @@ class Subscriptions:
             record.source,
             record.paused_reason,
             record.kind,
+            record.team_id,
         )
 
     def of(self, channel: str, kind: str = DAILY) -> ChannelSubscription | None:

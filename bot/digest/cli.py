@@ -8,14 +8,14 @@ reported and the command still succeeds.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.arguments import ArgumentParser, program
 from bot.digest.posting import DigestOutcome
-from bot.digest.service import DigestService
+from bot.digest.service import ClientFor, DigestService
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
 from bot.search.engine import SearchIndex
@@ -72,11 +72,22 @@ def _workspace(client: WebClient | None) -> str | None:
         return None
 
 
-def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> int:
-    """Run the command; ``client`` posts (the entry point makes it when a token is set)."""
+def main(
+    argv: Sequence[str],
+    settings: Settings,
+    client: WebClient | None,
+    clients: Callable[[Store], ClientFor] | None = None,
+) -> int:
+    """Run the command; ``client`` posts (the entry point makes it when a token is set), or,
+    for a distributed app, ``clients`` gives each workspace's from the store's
+    installations."""
     args = _parser().parse_args(list(argv))
-    if not args.dry_run and client is None:
-        print("paperbot digest: SLACK_BOT_TOKEN is not set (or use --dry-run)", file=sys.stderr)
+    if not args.dry_run and client is None and clients is None:
+        print(
+            "paperbot digest: SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET) is "
+            "not set (or use --dry-run)",
+            file=sys.stderr,
+        )
         return 2
     try:
         corpus = load_corpus(settings.corpus_for(slack=True))
@@ -85,7 +96,13 @@ def main(argv: Sequence[str], settings: Settings, client: WebClient | None) -> i
         return 2
     store = Store(settings.database_url, workspace=None if args.dry_run else _workspace(client))
     try:
-        service = DigestService(store, SearchIndex.build(corpus.papers), client, settings)
+        service = DigestService(
+            store,
+            SearchIndex.build(corpus.papers),
+            client,
+            settings,
+            clients=clients(store) if clients is not None else None,
+        )
         if args.channel:
             outcomes = [service.serve(args.channel, force=True, dry_run=args.dry_run)]
         elif args.dry_run:

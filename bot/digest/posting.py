@@ -153,20 +153,21 @@ class Poster:
     def __init__(
         self,
         store: Store,
-        client: WebClient | None,
         *,
         clock: Clock,
         sleep: Callable[[float], None],
         owner: str,
     ) -> None:
         self._store = store
-        self._client = client
         self._clock = clock
         self._sleep = sleep
         self.owner = owner
 
-    def settle_earlier_days(self, channel: str, today: date, kind: str = DAILY) -> None:
-        """Settle the posts of earlier periods that a dead process left ``posting``.
+    def settle_earlier_days(
+        self, client: WebClient, channel: str, today: date, kind: str = DAILY
+    ) -> None:
+        """Settle the posts of earlier periods that a dead process left ``posting``, looking
+        through ``client`` (the channel's workspace's).
 
         The channel's history says whether each was sent: if so what it showed counts as
         seen (else the rotation would offer it again today); if not, the day is marked
@@ -175,7 +176,11 @@ class Poster:
         for claim in self._store.unsettled_claims(channel, today, LEASE, kind=kind):
             try:
                 found = self._post_in_history(
-                    channel, kind, claim.local_date, since=claim.claimed_at - HISTORY_MARGIN
+                    client,
+                    channel,
+                    kind,
+                    claim.local_date,
+                    since=claim.claimed_at - HISTORY_MARGIN,
                 )
             except Unreadable as error:
                 log.warning(
@@ -196,9 +201,15 @@ class Poster:
             )
 
     def post(
-        self, claim: DigestClaim, message: Message, shown: Shown, pause: Callable[[str], None]
+        self,
+        client: WebClient,
+        claim: DigestClaim,
+        message: Message,
+        shown: Shown,
+        pause: Callable[[str], None],
     ) -> DigestOutcome:
-        """Post a claimed day's message, which shows ``shown``, retrying what Slack may not
+        """Post a claimed day's message, which shows ``shown``, through ``client`` (the
+        channel's workspace's), retrying what Slack may not
         have done and looking for the post first, and again whenever it may have been made
         since (a post found there is recorded as it says, or else as ``shown``); ``pause`` is
         told the error when Slack will not let the bot post in the channel at all."""
@@ -207,7 +218,11 @@ class Poster:
         for attempt in itertools.count():
             if attempt == 0 or maybe_sent:
                 found = self._find_post(
-                    channel, kind, day, pages=HISTORY_PAGES if maybe_sent else FIRST_LOOK_PAGES
+                    client,
+                    channel,
+                    kind,
+                    day,
+                    pages=HISTORY_PAGES if maybe_sent else FIRST_LOOK_PAGES,
                 )
                 if found is not None:
                     ts, posted = found
@@ -219,7 +234,7 @@ class Poster:
             if not self._store.mark_posting(channel, day, self.owner, kind=kind):
                 return self._lost(channel, day)
             try:
-                ts = self._send(claim, message, shown)
+                ts = self._send(client, claim, message, shown)
             except (SlackApiError, OSError) as error:
                 failure = error_failure(error)
                 if failure is None:
@@ -259,8 +274,8 @@ class Poster:
         log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
         return DigestOutcome(channel, day, "paused", paused_detail(error))
 
-    def _send(self, claim: DigestClaim, message: Message, shown: Shown) -> str:
-        response = self._require_client().chat_postMessage(
+    def _send(self, client: WebClient, claim: DigestClaim, message: Message, shown: Shown) -> str:
+        response = client.chat_postMessage(
             channel=claim.channel,
             **message.as_kwargs(),
             metadata=PostTag(claim.local_date, claim.kind, shown).metadata(),
@@ -268,7 +283,7 @@ class Poster:
         return str(response["ts"])
 
     def _find_post(
-        self, channel: str, kind: str, day: date, *, pages: int
+        self, client: WebClient, channel: str, kind: str, day: date, *, pages: int
     ) -> tuple[str, Shown | None] | None:
         """This period's post if it is already in the channel (metadata match): its ``ts``
         and what its metadata says it showed.
@@ -277,13 +292,14 @@ class Poster:
         when its owner died; earlier in the period, when its claim was lost).
         """
         try:
-            return self._post_in_history(channel, kind, day, pages=pages)
+            return self._post_in_history(client, channel, kind, day, pages=pages)
         except Unreadable as error:
             log.warning("could not read %s's history to find its post: %s", channel, error)
             return None
 
     def _post_in_history(
         self,
+        client: WebClient,
         channel: str,
         kind: str,
         day: date,
@@ -294,7 +310,7 @@ class Poster:
         """Like ``_find_post``; with ``since``, every message after it is read, and if there
         are too many to read, ``Unreadable`` says so rather than "not posted"."""
         found = find_post(
-            self._require_client(),
+            client,
             channel,
             lambda message: _is_digest_post(PostTag.read(message), kind, day),
             oldest=f"{since.timestamp():.6f}" if since is not None else None,
@@ -305,11 +321,6 @@ class Poster:
             return None
         tag = PostTag.read(found)
         return str(found["ts"]), tag.shown if tag is not None else None
-
-    def _require_client(self) -> WebClient:
-        if self._client is None:
-            raise RuntimeError("this DigestService was built without a Slack client")
-        return self._client
 
 
 def post_name(kind: str) -> str:

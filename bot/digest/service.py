@@ -36,11 +36,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+ClientFor = Callable[[str | None], WebClient | None]
+"""The client that posts in a workspace's channels, by the workspace the channel's rows
+carry; None where the app is not installed (nothing is then posted there)."""
+
 
 class DigestService:
     """Subscriptions, the choice of paper, and the claim-guarded post, for one process.
 
-    ``client`` may be ``None`` only for a process that never posts (``--dry-run``).
+    ``client`` may be ``None`` only for a process that never posts (``--dry-run``), or one
+    that posts with each workspace's own token (``clients``, for a distributed app).
     Listeners added with ``add_listener`` hear each channel whose subscription changed
     (the scheduler moves that channel's job).
     """
@@ -55,15 +60,16 @@ class DigestService:
         clock: Clock = system_clock,
         sleep: Callable[[float], None] = time_module.sleep,
         owner: str | None = None,
+        clients: ClientFor | None = None,
     ) -> None:
         self._store = store
+        self._client_for: ClientFor = clients or (lambda _workspace: client)
         self._clock = clock
         self._subscriptions = Subscriptions(store, settings)
         self._rotation = Rotation(store, index)
         self._drafts = Drafts(self._rotation, WeeklyDigest(store, index, self._rotation))
         self._poster = Poster(
             store,
-            client,
             clock=clock,
             sleep=sleep,
             owner=owner or new_owner(),
@@ -184,8 +190,13 @@ class DigestService:
             return DigestOutcome(channel, day, "paused", paused_detail(sub.paused_reason))
         if not force and not self.is_due(sub):
             return DigestOutcome(channel, day, "not_due", "not due yet today")
-        if not dry_run:
-            self._poster.settle_earlier_days(channel, day, kind)
+        client = None if dry_run else self._client_for(sub.team_id)
+        if client is not None:
+            self._poster.settle_earlier_days(client, channel, day, kind)
+        elif not dry_run:
+            return DigestOutcome(
+                channel, day, "not_installed", "not posted: the app is not installed there"
+            )
         claim = self._store.digest_claim(channel, day, kind=kind)
         if claim is not None and claim.state == POSTED:
             return DigestOutcome(channel, day, "already_posted", "already posted", claim.ts)
@@ -223,6 +234,7 @@ class DigestService:
         if claim.paper_id != draft.paper_id:
             draft = self._drafts.draft(sub, day, claim) or draft
         return self._poster.post(
+            client,
             claim,
             draft.message,
             draft.shown,

@@ -22,9 +22,10 @@ from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 
 from bot.settings import Settings
-from bot.slack import gate, health, own_app, redaction, respond
+from bot.slack import gate, health, own_app, redaction, respond, workspaces
 from bot.slack.drain import Drain
 from bot.slack.modes import SOCKET
+from bot.slack.oauth import TOKEN_ROTATION_MINUTES, Distribution, oauth_flow
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +33,16 @@ EVENTS_PATH = "/slack/events"
 HTTP_THREADS = 8
 
 
-def bolt_app(settings: Settings, client: WebClient, listener_executor: Executor) -> App:
-    """The Bolt app, before any listener is registered; ``client`` carries the bot token.
+def bolt_app(
+    settings: Settings,
+    client: WebClient,
+    listener_executor: Executor,
+    distribution: Distribution | None = None,
+) -> App:
+    """The Bolt app, before any listener is registered; ``client`` carries the bot token,
+    or, with ``distribution`` (a distributed app, ``Settings.distributed``), none: then the
+    app serves the install pages and answers each workspace with its installation's token
+    (``bot.slack.oauth``, ``bot.slack.workspaces``).
 
     The app processes before responding, so each listener's ack runs on the request's own
     thread (waitress's, or the Socket Mode client's) and the response leaves as soon as it
@@ -43,7 +52,7 @@ def bolt_app(settings: Settings, client: WebClient, listener_executor: Executor)
     or an upload URL (``bot.slack.redaction``).
     """
     secret = settings.slack_signing_secret
-    redaction.install()
+    redaction.install(settings.slack_client_secret)
     app = App(
         client=client,
         logger=gate.bolt_logger(),
@@ -51,10 +60,33 @@ def bolt_app(settings: Settings, client: WebClient, listener_executor: Executor)
         process_before_response=True,
         request_verification_enabled=bool(secret),
         listener_executor=listener_executor,
+        **(_distributed(settings, client, distribution) if distribution else {}),
     )
+    if distribution is not None:
+        app.use(workspaces.not_installed)
     respond.install(app)
     own_app.install(app, client)
     return app
+
+
+def _distributed(
+    settings: Settings, client: WebClient, distribution: Distribution
+) -> dict[str, Any]:
+    """The App's options for a distributed app: the OAuth flow, and Bolt's authorization
+    from the installation store, given to the App so that it refreshes rotating tokens."""
+    return {
+        "oauth_flow": oauth_flow(settings, client, distribution),
+        "installation_store": distribution.installation_store,
+        "authorize": workspaces.InstalledWorkspaces(
+            logger=log,
+            installation_store=distribution.installation_store,
+            client_id=settings.slack_client_id,
+            client_secret=settings.slack_client_secret,
+            token_rotation_expiration_minutes=TOKEN_ROTATION_MINUTES,
+            bot_only=True,
+            client=client,
+        ),
+    }
 
 
 def wsgi_app(
@@ -146,6 +178,8 @@ def start_serving(
     server = create_http_server(app, port=settings.port, drain=drain, database=database)
     threading.Thread(target=server.run, name="http", daemon=True).start()
     print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
+    if app.oauth_flow is not None:
+        print(f"paperbot: the install page is at {app.oauth_flow.install_path}", flush=True)
     return _keep_serving
 
 

@@ -47,8 +47,10 @@ def choose_mode(settings: Settings, forced: str | None) -> str:
     if mode is None:
         if settings.slack_bot_token and settings.slack_app_token:
             mode = SOCKET
-        elif settings.slack_bot_token and settings.slack_signing_secret:
+        elif settings.slack_signing_secret and (settings.slack_bot_token or settings.distributed):
             mode = HTTP
+        elif settings.distributed:
+            raise ModeError("SLACK_SIGNING_SECRET is not set (an app installed through OAuth)")
         elif not settings.any_slack_variable:
             mode = SHELL
         elif not settings.slack_bot_token:
@@ -59,6 +61,13 @@ def choose_mode(settings: Settings, forced: str | None) -> str:
             )
     if mode == SOCKET:
         _require(settings, ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"))
+    elif mode == HTTP and settings.distributed:
+        _require(settings, ("SLACK_SIGNING_SECRET",))
+        if settings.slack_bot_token:
+            raise ModeError(
+                "SLACK_BOT_TOKEN and SLACK_CLIENT_ID are both set: an app installed through "
+                "OAuth answers each workspace with its own token, so leave SLACK_BOT_TOKEN unset"
+            )
     elif mode == HTTP:
         _require(settings, ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"))
     elif mode != SHELL:
@@ -88,8 +97,12 @@ def check_slack(settings: Settings, mode: str) -> str | None:
     ``team_id``), which the store gives the rows that name none.
 
     One attempt, through a client that logs nothing: its retries and error logs would put a
-    dozen lines in front of the one that says what to fix.
+    dozen lines in front of the one that says what to fix. A distributed app has no token
+    of its own to check (each workspace's is checked as it is used) and serves no one
+    workspace.
     """
+    if mode == HTTP and settings.distributed:
+        return None
     client = WebClient(
         token=settings.slack_bot_token,
         base_url=settings.slack_api_url or WebClient.BASE_URL,

@@ -54,8 +54,11 @@ class OwnApp:
         *,
         clock: Callable[[], float] = time.monotonic,
         background: Background = _on_its_own_thread,
+        borrows_token: bool = False,
     ):
+        """``borrows_token``: ``client`` has no token, and asks with the request's."""
         self._client = client
+        self._borrows_token = borrows_token
         self._clock = clock
         self._background = background
         self._lock = threading.Lock()
@@ -63,9 +66,11 @@ class OwnApp:
         self._asking = False
         self._next_attempt = float("-inf")
 
-    def app_id(self, bot_id: str | None) -> str | None:
+    def app_id(self, bot_id: str | None, token: str | None = None) -> str | None:
         """The app id, or None while it is not known (a lookup then starts in the background
-        when none is running and one is due); ``bot_id`` is from ``auth.test``."""
+        when none is running and one is due); ``bot_id`` is from ``auth.test``, and
+        ``token`` the request's, for a client without one of its own (a distributed app:
+        its id is the same in every workspace)."""
         with self._lock:
             due = (
                 self._app_id is None
@@ -75,25 +80,26 @@ class OwnApp:
             )
             self._asking = self._asking or due
         if due and bot_id:
-            self._background(partial(self._learn, bot_id))
+            self._background(partial(self._learn, bot_id, token))
         with self._lock:
             return self._app_id
 
-    def _learn(self, bot_id: str) -> None:
+    def _learn(self, bot_id: str, token: str | None) -> None:
         app_id: str | None = None
         retry_after = RETRY_SECONDS
         try:
-            app_id, retry_after = self._ask(bot_id)
+            app_id, retry_after = self._ask(bot_id, token)
         finally:
             with self._lock:
                 self._app_id = app_id
                 self._next_attempt = self._clock() + retry_after
                 self._asking = False
 
-    def _ask(self, bot_id: str) -> tuple[str | None, float]:
+    def _ask(self, bot_id: str, token: str | None) -> tuple[str | None, float]:
         """The app id, or None and how long before asking again."""
+        mine = {"token": token} if self._borrows_token and token else {}
         try:
-            bot = self._client.bots_info(bot=bot_id).get("bot")
+            bot = self._client.bots_info(bot=bot_id, **mine).get("bot")
         except (SlackApiError, SlackClientError, OSError) as error:
             permanent = (
                 isinstance(error, SlackApiError) and error.response.get("error") in _NEVER_GIVEN
@@ -121,13 +127,13 @@ def install(app: App, client: WebClient) -> None:
         timeout=LOOKUP_TIMEOUT_SECONDS,
         retry_handlers=[],
     )
-    own = OwnApp(lookup)
+    own = OwnApp(lookup, borrows_token=client.token is None)
 
     def ignoring_other_apps(
         body: dict[str, Any], context: BoltContext, next: Callable[[], BoltResponse]
     ) -> BoltResponse | None:
         if body.get("type") == _EVENT_CALLBACK:
-            app_id = own.app_id(context.bot_id)
+            app_id = own.app_id(context.bot_id, context.bot_token)
             other = app_id and other_apps(body, app_id)
             if other:
                 log.info(

@@ -131,6 +131,12 @@ class Database:
     def dialect(self) -> str:
         return self._engine.dialect.name
 
+    @property
+    def engine(self) -> Engine:
+        """The engine itself, for slack_sdk's installation and OAuth state stores
+        (``installations``), which open their own connections."""
+        return self._engine
+
     def now(self) -> datetime:
         return self._clock().astimezone(UTC)
 

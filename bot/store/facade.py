@@ -13,6 +13,7 @@ from bot.store.claims import DigestClaims
 from bot.store.database import DEADLINE_S, DIGEST_DEADLINE_S, Database, unusable_database_refused
 from bot.store.events import SlackEvents
 from bot.store.expiry import Expiry
+from bot.store.installations import Installations
 from bot.store.migrations import migrate
 from bot.store.people import People
 from bot.store.reading_lists import ReadingLists
@@ -33,6 +34,7 @@ class Store(
     DigestClaims,
     Workspaces,
     ChannelSignals,
+    Installations,
 ):
     """Durable state for one bot process; safe to share a database with other processes."""
 

@@ -12,6 +12,7 @@ from sqlalchemy import table as sql_table
 from sqlalchemy.engine import Connection
 
 from bot.store.database import Database, StoreError, log
+from bot.store.installations import INSTALLATION_TABLES
 from bot.store.records import DAILY, RELATED
 from bot.store.tables import (
     digest_claims,
@@ -24,7 +25,7 @@ from bot.store.tables import (
     thread_searches,
 )
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -132,7 +133,8 @@ _MIGRATIONS: dict[int, Callable[[Connection, datetime], None]] = {
 that changes existing tables: each alters them and converts their rows. A version that only
 adds tables has no entry: ``create_all`` creates every missing table before the steps run
 (version 2 added ``saved_papers`` and ``unfurls``; version 5 also ``dismissals`` and
-``forgotten_people``; version 7 ``revisions``, the subscriptions' watermark)."""
+``forgotten_people``; version 7 ``revisions``, the subscriptions' watermark; version 9
+slack_sdk's ``slack_installations``, ``slack_bots`` and ``slack_oauth_states``)."""
 
 
 def migrate(database: Database) -> None:
@@ -142,6 +144,7 @@ def migrate(database: Database) -> None:
             # Serialise concurrent start-ups: CREATE TABLE races otherwise.
             connection.execute(text(f"SELECT pg_advisory_xact_lock({_CREATE_SCHEMA_LOCK})"))
         metadata.create_all(connection)
+        INSTALLATION_TABLES.create_all(connection)
         current = connection.execute(select(func.max(schema_version.c.version))).scalar()
         if current is None:
             connection.execute(

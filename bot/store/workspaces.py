@@ -24,6 +24,7 @@ from sqlalchemy import Table, exists, select
 from sqlalchemy.engine import Connection
 
 from bot.store.database import log
+from bot.store.installations import forget_installations
 from bot.store.part import Part, bounded
 from bot.store.revisions import SUBSCRIPTIONS, advance
 from bot.store.tables import (
@@ -86,7 +87,8 @@ class Workspaces(Part):
 
     @bounded
     def forget_workspace(self, team_id: str) -> dict[str, int]:
-        """Delete every row of the workspace in one transaction; rows deleted, by table.
+        """Delete every row of the workspace in one transaction, its installation (tokens)
+        included; rows deleted, by table.
 
         Only rows naming ``team_id`` go, and, when it is the workspace this process serves,
         its rows of unknown workspace and the caches (adopted first, on the condition of
@@ -103,6 +105,7 @@ class Workspaces(Part):
                 deleted[table.name] = connection.execute(theirs).rowcount
             for table in UNKEYED_TABLES:
                 deleted[table.name] = connection.execute(table.delete()).rowcount if alone else 0
+            deleted.update(forget_installations(connection, team_id))
             if deleted[subscriptions.name]:
                 advance(self._database, connection, SUBSCRIPTIONS)
         return deleted

@@ -20,11 +20,12 @@ from datetime import timedelta
 
 from slack_bolt import App
 from slack_sdk import WebClient
+from slack_sdk.oauth.token_rotation import TokenRotator
 
 from bot.answers import Answers
 from bot.clock import Clock, system_clock
 from bot.digest.schedule import DigestScheduler
-from bot.digest.service import DigestService
+from bot.digest.service import ClientFor, DigestService
 from bot.papers.corpus import (
     CATALOGUE_ACCEPTED_PAPERS,
     SEED_SPECS,
@@ -40,7 +41,9 @@ from bot.slack.app import bolt_app, start_serving
 from bot.slack.client import digest_client, make_web_client
 from bot.slack.drain import Drain, ignore_stop_signals, stop_on_sigterm, wait_for_stop
 from bot.slack.modes import MODE_NAMES, check_slack
+from bot.slack.oauth import STATE_SECONDS, TOKEN_ROTATION_MINUTES, Distribution
 from bot.slack.work import admission_for, listener_pool
+from bot.slack.workspaces import WorkspaceClients
 from bot.store import Store
 from handlers import register_all
 
@@ -56,6 +59,8 @@ class Services:
     store: Store
     digest: DigestService
     answers: Answers
+    distribution: Distribution | None = None
+    """Where installations are kept, for a distributed app (``Settings.distributed``)."""
 
     def close(self) -> None:
         self.store.close()
@@ -76,12 +81,16 @@ def build_services(
 
     ``client`` is what the daily paper is posted with (``slack.client.digest_client``);
     ``workspace`` is the one the bot token serves, as ``auth.test`` said (``check_slack``).
+    A distributed app (``Settings.distributed``) posts with each workspace's own token
+    instead, from the installations in the store.
     """
     spec = settings.corpus_for(slack=slack)
     corpus = corpus or load_corpus(spec)
     index = SearchIndex.build(corpus.papers, ranker_for(spec) if settings.semantic else None)
     store = Store(settings.database_url, clock, workspace=workspace)
-    digest = DigestService(store, index, client, settings, clock=clock)
+    distribution = distribution_for(settings, store) if settings.distributed else None
+    clients = workspace_clients(settings, store, distribution) if distribution else None
+    digest = DigestService(store, index, client, settings, clock=clock, clients=clients)
     wider = None
     if spec.strip() in SEED_SPECS:
         wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
@@ -89,7 +98,38 @@ def build_services(
     # (with its paths) is for the operator's log.
     searched = f"Searching {corpus.label}."
     answers = Answers(index, store, digest, description=searched, wider_corpus=wider, clock=clock)
-    return Services(corpus, index, store, digest, answers)
+    return Services(corpus, index, store, digest, answers, distribution)
+
+
+def distribution_for(settings: Settings, store: Store) -> Distribution:
+    """The installations and OAuth states of a distributed app, in its database."""
+    return Distribution(
+        store.installation_store(str(settings.slack_client_id)),
+        store.oauth_state_store(STATE_SECONDS),
+    )
+
+
+def workspace_clients(settings: Settings, store: Store, distribution: Distribution) -> ClientFor:
+    """Each workspace's client for the digest, its token refreshed before it expires."""
+    installations = distribution.installation_store
+    refresher = make_web_client(None, settings.slack_api_url)
+    return WorkspaceClients(
+        lambda workspace: store.workspace_bot(installations, workspace),
+        installations,
+        TokenRotator(
+            client_id=str(settings.slack_client_id),
+            client_secret=str(settings.slack_client_secret),
+            client=refresher,
+        ),
+        settings.slack_api_url,
+        rotation_minutes=TOKEN_ROTATION_MINUTES,
+    )
+
+
+def distributed_clients(settings: Settings) -> Callable[[Store], ClientFor]:
+    """For ``paperbot digest`` in a distributed app: each workspace's client, from the
+    installations in the store it opens."""
+    return lambda store: workspace_clients(settings, store, distribution_for(settings, store))
 
 
 def build_app(
@@ -98,14 +138,16 @@ def build_app(
     client: WebClient,
     *,
     listener_executor: Executor | None = None,
+    distribution: Distribution | None = None,
 ) -> App:
-    """The Bolt app with every listener registered; ``client`` carries the bot token.
+    """The Bolt app with every listener registered; ``client`` carries the bot token (none
+    for a distributed app, whose installations ``distribution`` keeps).
 
     Listener work runs on ``listener_executor``, the served modes' pool by default, which
     turns a request away in its ack when its answer could not come in time.
     """
     executor = listener_executor or listener_pool()
-    app = bolt_app(settings, client, executor)
+    app = bolt_app(settings, client, executor, distribution)
     register_all(app, answers, admission_for(executor))
     return app
 
@@ -167,7 +209,13 @@ def run(settings: Settings, mode: str) -> int:
                 name="prepare",
                 daemon=True,
             ).start()
-            app = build_app(settings, services.answers, client, listener_executor=pool)
+            app = build_app(
+                settings,
+                services.answers,
+                client,
+                listener_executor=pool,
+                distribution=services.distribution,
+            )
             if settings.scheduler_enabled:
                 scheduler = DigestScheduler(
                     services.digest, watch_interval=timedelta(seconds=settings.watch_seconds)
