@@ -13,6 +13,7 @@ from bot.search.analyzer import (
     analyze,
     analyze_phrase,
     find_acronyms,
+    fold,
     marked_words,
     mine_acronyms,
     words,
@@ -25,6 +26,22 @@ def shares_a_token(query: str, text: str) -> bool:
 
 def test_nfkc_lets_plain_digits_find_superscripts() -> None:
     assert analyze("HGM3") == analyze("HGM³") == ["hgm3"]
+
+
+def test_accents_are_folded_in_tokens_and_kept_in_the_text() -> None:
+    assert analyze("Schrödinger bridges") == analyze("Schrodinger bridge") == ["schroding", "bridg"]
+    assert analyze("Schro\u0308dinger") == analyze("Schrodinger")  # a combining mark
+    assert analyze("naïve café") == analyze("naive cafe")
+    assert [word.surface for word in words("Schrödinger bridges")] == ["Schrödinger", "bridges"]
+    flagged = marked_words("Feedback Schrödinger Bridge", analyze("schrodinger"))
+    assert [piece for piece, bold in flagged if bold] == ["Schrödinger"]
+
+
+def test_letters_nfkd_cannot_decompose_are_spelt_as_typed_without_them() -> None:
+    assert (
+        fold("Søren Łukasz Straße Cæsar Œuvre Ðorđe") == "soren lukasz strasse caesar oeuvre dorde"
+    )
+    assert analyze("Łukasz") == analyze("Lukasz")
 
 
 def test_case_and_inflection_do_not_matter() -> None:

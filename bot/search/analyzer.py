@@ -8,8 +8,10 @@ meets the same word written another way. The steps, and why:
 - A *word* is a run of letters/digits joined by hyphens, apostrophes or digit dots
   (``Mixture-of-Graphs``, ``Llama3.1``, ``1024x1024``). Emoji, punctuation and control
   characters never form words.
-- Words are case-folded, English stopwords dropped, and Snowball-stemmed (PyStemmer); words
-  with a digit are kept whole because ``GSM8K`` has no stem.
+- Words are case-folded, their accents dropped (``fold``: ``Schrödinger`` is searched as
+  ``Schrodinger`` is typed), English stopwords dropped, and Snowball-stemmed (PyStemmer);
+  words with a digit are kept whole because ``GSM8K`` has no stem. Only tokens are folded:
+  the text a reader is shown keeps its accents.
 - Acronym plurals are folded before stemming (``MLLMs`` → ``mllm``), which Snowball cannot do
   for vowel-less or upper-case acronyms (it keeps ``llms`` and ``sdes``).
 - ``-ification`` becomes ``-ify`` first, so ``sparsifying`` meets ``sparsification``, and
@@ -101,11 +103,31 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", _plain(text))
 
 
+_UNDECOMPOSED = str.maketrans(
+    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "\u0131": "i", "æ": "ae", "œ": "oe", "þ": "th"}
+)
+"""Letters that carry their mark in the letter itself, which NFKD leaves alone (Søren,
+Łukasz, Cæsar); ``ß`` needs no entry, as case-folding makes it ``ss``."""
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded and without accents: decomposed (NFKD), its combining marks
+    dropped, and the letters NFKD cannot decompose spelt as an English keyboard types them,
+    so a word typed without its accents (``Schrodinger``, ``Sebastien``, ``Lukasz``) is the
+    word written with them."""
+    folded = text.casefold()
+    if folded.isascii():
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return bare.translate(_UNDECOMPOSED)
+
+
 def _term(piece: str) -> str | None:
     """One hyphen-free piece → its index token, or None for stopwords and stray letters."""
     if piece.replace("\u2019", "'").casefold() in STOPWORDS:
         return None
-    folded = fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")).casefold()
+    folded = fold(fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")))
     if not folded or folded in STOPWORDS:
         return None
     if _DIGIT.search(folded):
