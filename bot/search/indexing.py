@@ -5,13 +5,13 @@ paper."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import filterfalse
 
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CorpusAnalyzer
+from bot.search.analyzer import CorpusAnalyzer, chunk_edges
 from bot.search.bm25 import BM25Builder
 from bot.search.fielded import FieldedBM25
 
@@ -94,9 +94,17 @@ class ChunkIndexer:
         numbers: dict[str, int] = {}  # every token of any field, numbered as first analysed
         chunk_starts = array("q", [0])
         chunk_terms = array("i")
-        for chunk in chunks:
+        edges = _Edges(analyzer.openings, len(chunks))
+        for number, chunk in enumerate(chunks):
             tokens = analyzer.index_chunk(chunk)
             chunk_terms.fromlist([numbers.setdefault(t, len(numbers)) for t in tokens])
+            chunk_starts.append(len(chunk_terms))
+            edges.add(number, chunk)
+        # A compound written apart ends in its last chunk followed by its joined token: a
+        # chunk of its own, numbered after the text's chunks (see ``_join_compounds``).
+        for last, joined in _join_compounds(self._fields, chunks, analyzer, edges):
+            tokens = (*chunk_terms[chunk_starts[last] : chunk_starts[last + 1]],)
+            chunk_terms.fromlist([*tokens, numbers.setdefault(joined, len(numbers))])
             chunk_starts.append(len(chunk_terms))
         del chunks
         starts = np.array(chunk_starts, dtype=np.int64)
@@ -141,6 +149,77 @@ class ChunkIndexer:
         return builder
 
 
+class _Edges:
+    """Each chunk's part in a compound written apart, as numbers numpy can compare: its
+    last word as a compound's first (``opening``) and its first word as a compound's second
+    (``following``), -1 for none (see ``CorpusAnalyzer.compound_at``)."""
+
+    def __init__(self, openings: Iterable[tuple[str, str]], chunks: int) -> None:
+        pairs = list(openings)
+        self._firsts = {first: n for n, first in enumerate(dict.fromkeys(f for f, _ in pairs))}
+        self._seconds = {key: n for n, key in enumerate(dict.fromkeys(k for _, k in pairs))}
+        width = max(len(self._seconds), 1)
+        self.codes = np.array(
+            sorted(self._firsts[f] * width + self._seconds[k] for f, k in pairs), dtype=np.int64
+        )
+        self.opening = np.full(chunks if pairs else 0, -1, dtype=np.int64)
+        self.following = np.full(chunks if pairs else 0, -1, dtype=np.int64)
+        self._width = width
+
+    def add(self, number: int, chunk: str) -> None:
+        if len(self.codes):
+            first, second = chunk_edges(chunk)
+            self.opening[number] = self._firsts.get(first, -1)
+            self.following[number] = self._seconds.get(second, -1)
+
+    def starts(self, run: np.ndarray, papers: np.ndarray) -> np.ndarray:
+        """Where in ``run`` (the chunk numbers of papers whose runs start at ``papers``) a
+        compound written apart may begin: its first two words begin one, in one paper."""
+        if len(run) < 2 or not len(self.codes):
+            return np.zeros(0, dtype=np.int64)
+        first, second = self.opening[run[:-1]], self.following[run[1:]]
+        codes = first * self._width + second
+        found = (first >= 0) & (second >= 0) & np.isin(codes, self.codes)
+        found[papers[(papers > 0) & (papers < len(run))] - 1] = False
+        return np.flatnonzero(found)
+
+
+def _join_compounds(
+    fields: Sequence[_Runs], chunks: list[str], analyzer: CorpusAnalyzer, edges: _Edges
+) -> list[tuple[int, str]]:
+    """Give every compound written apart in the runs its joined token, as
+    ``CorpusAnalyzer.tokens`` does: its last chunk is replaced by a new chunk, that chunk and
+    the joined token. Returns the new chunks, numbered from ``len(chunks)`` on, as (the
+    chunk each extends, the joined token). Only the few places whose first two words begin
+    a compound are read in Python."""
+    added: dict[tuple[int, str], int] = {}
+    read: dict[tuple[int, ...], tuple[int, str] | None] = {}  # windows repeat: read once
+    longest = max(analyzer.openings.values(), default=0)
+    for runs in fields:
+        for occurrences, starts in runs.blocks():
+            run = np.frombuffer(occurrences, dtype=np.intc)
+            papers = np.frombuffer(starts, dtype=np.int64)
+            ends = np.append(papers[1:], len(run))
+            places = edges.starts(run, papers)
+            paper_ends = ends[np.searchsorted(papers, places, side="right") - 1]
+            window_ends = np.minimum(paper_ends, places + longest)
+            free = 0  # the first place no compound found has taken
+            for at, end in zip(places.tolist(), window_ends.tolist(), strict=True):
+                if at < free:
+                    continue
+                window = tuple(run[at:end].tolist())
+                if window not in read:
+                    read[window] = analyzer.compound_at([chunks[c] for c in window], 0)
+                found = read[window]
+                if found is None:
+                    continue
+                last = at + found[0] - 1
+                key = (int(run[last]), found[1])
+                occurrences[last] = added.setdefault(key, len(chunks) + len(added))
+                free = last + 1
+    return list(added)
+
+
 class _Runs:
     """Chunk numbers of the ranked text of every paper, one run per paper, stored in blocks of
     ``_RUN_BLOCK`` papers so each block can be dropped once it is counted: the whole corpus
@@ -158,6 +237,10 @@ class _Runs:
         occurrences, starts = self._blocks[-1]  # type: ignore[misc]
         starts.append(len(occurrences))
         return occurrences
+
+    def blocks(self) -> Iterator[tuple[array, array]]:
+        """Each block's chunk numbers and where each of its papers' runs starts."""
+        yield from filter(None, self._blocks)
 
     def first_seen(self, chunks: int) -> np.ndarray:
         """The chunk numbers (below ``chunks``) the runs hold, in order of first occurrence."""
