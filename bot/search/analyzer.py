@@ -21,7 +21,8 @@ meets the same word written another way. The steps, and why:
 - One rule for compounds (``CorpusAnalyzer``): a compound is a hyphenated word that some paper
   of the corpus writes (the hyphen is the evidence that its parts make one word), and every
   spelling of it, hyphenated, solid or spaced (``mixture-of-experts``, ``mixtureofexperts``,
-  ``mixture of experts``), yields its parts and its joined form, in papers and queries alike;
+  ``mixture of experts``, where the corpus writes it as one word often enough), yields its
+  parts and its joined form, in papers and queries alike;
   a query scores a compound it types as one word once (its joined form), and one it types as
   separate words by those words, which every spelling holds too.
 
@@ -374,6 +375,11 @@ class CorpusAnalyzer:
         self.openings = dict(openings or {})
         """How a compound written apart begins: (its first word folded, its second word's
         ``edge_key``) → the most words a compound beginning so has (see ``compound_at``)."""
+        self.apart: frozenset[str] | None = None
+        """The compounds (joined tokens) whose words written apart count as the compound:
+        those the corpus writes as one word often enough (``indexing.ONE_WORD_SHARE``), set
+        by the indexer (None: all). ``large language model`` is hyphenated only as a modifier
+        (``large-language-model-based``) and written apart 900 times: a phrase, not a word."""
         self._words: dict[str, WordTokens] = {}
         self._chunks: dict[str, tuple[str, ...]] = {}
         self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
@@ -419,7 +425,7 @@ class CorpusAnalyzer:
             if closing is None or not closing.group().isalnum():
                 continue
             joined = _joined_term("".join([*words[: size - 1], closing.group()]))
-            if joined in self.splits:
+            if joined in self.splits and (self.apart is None or joined in self.apart):
                 return size, joined
         return None
 
