@@ -6,6 +6,7 @@ import gc
 import random
 import string
 import sys
+from dataclasses import replace
 
 from bot.papers.corpus import LoadedCorpus
 from bot.search.analyzer import (
@@ -13,10 +14,13 @@ from bot.search.analyzer import (
     analyze,
     analyze_phrase,
     find_acronyms,
+    fold,
     marked_words,
     mine_acronyms,
     words,
 )
+from bot.search.engine import SearchIndex
+from bot.search.indexing import field_tokens
 
 
 def shares_a_token(query: str, text: str) -> bool:
@@ -25,6 +29,22 @@ def shares_a_token(query: str, text: str) -> bool:
 
 def test_nfkc_lets_plain_digits_find_superscripts() -> None:
     assert analyze("HGM3") == analyze("HGM³") == ["hgm3"]
+
+
+def test_accents_are_folded_in_tokens_and_kept_in_the_text() -> None:
+    assert analyze("Schrödinger bridges") == analyze("Schrodinger bridge") == ["schroding", "bridg"]
+    assert analyze("Schro\u0308dinger") == analyze("Schrodinger")  # a combining mark
+    assert analyze("naïve café") == analyze("naive cafe")
+    assert [word.surface for word in words("Schrödinger bridges")] == ["Schrödinger", "bridges"]
+    flagged = marked_words("Feedback Schrödinger Bridge", analyze("schrodinger"))
+    assert [piece for piece, bold in flagged if bold] == ["Schrödinger"]
+
+
+def test_letters_nfkd_cannot_decompose_are_spelt_as_typed_without_them() -> None:
+    assert (
+        fold("Søren Łukasz Straße Cæsar Œuvre Ðorđe") == "soren lukasz strasse caesar oeuvre dorde"
+    )
+    assert analyze("Łukasz") == analyze("Lukasz")
 
 
 def test_case_and_inflection_do_not_matter() -> None:
@@ -122,6 +142,51 @@ def test_a_compound_hyphenated_anywhere_is_split_in_every_spelling() -> None:
     assert sorted(hyphenated) == sorted(joined) == ["auto", "autoregress", "regress"]
     assert analyzer.query_word("auto-regressive").tokens == ("autoregress",)
     assert analyzer.query_word("autoregressive").tokens == ("autoregress",)
+
+
+def test_a_compound_hyphenated_anywhere_is_joined_where_it_is_written_apart_too() -> None:
+    analyzer = CorpusAnalyzer.for_chunks(["Mixture-of-Experts", "self-supervised", "pre-training"])
+    compound = ["mixtur", "expert", "mixtureofexpert"]
+    for spelling in ("mixture-of-experts", "mixtureofexperts", "mixture of experts"):
+        assert sorted(analyzer.tokens(spelling)) == sorted(compound)
+    assert analyzer.tokens("sparse (Mixture of Experts), routed") == ["spars", *compound, "rout"]
+    assert "mixtureofexpert" in analyzer.tokens("a mixture of expert models")
+    for spelling in ("self-supervised", "self supervised", "selfsupervised"):
+        assert "selfsupervis" in analyzer.tokens(spelling)
+    for spelling in ("pre-training", "pre training", "pretraining", "pre-trained"):
+        assert "pretrain" in analyzer.tokens(spelling)
+    # Apart means next to each other, with nothing but spaces between.
+    assert "mixtureofexpert" not in analyzer.tokens("a mixture. Of experts")
+    assert "mixtureofexpert" not in analyzer.tokens("mixture and experts")
+    assert "selfsupervis" not in analyzer.tokens("self-attention, supervised")
+
+
+def test_spaced_compounds_index_as_analysed_and_find_each_other_in_phrases(
+    seed_corpus: LoadedCorpus,
+) -> None:
+    base = seed_corpus.papers[0]
+    written = {
+        "a": ("Sparse Mixture-of-Experts", "Routing tokens."),
+        "b": ("Training sparse mixture of experts", "Upcycling (mixture of experts)."),
+        "c": ("Mixtureofexperts at scale", "No routing here."),
+        "d": ("A mixture of many experts", "Not the compound."),
+    }
+    papers = [
+        replace(base, id=key, title=title, abstract=abstract, plain_abstract=abstract)
+        for key, (title, abstract) in written.items()
+    ]
+    index = SearchIndex.build(papers)
+    assert field_tokens(index._analyzer, papers[1]) == (
+        ["train", "spars", "mixtur", "expert", "mixtureofexpert"],
+        ["upcycl", "mixtur", "expert", "mixtureofexpert"],
+    )
+    for query in ("mixture-of-experts", "mixtureofexperts", '"mixture of experts"'):
+        assert {hit.paper.id for hit in index.search(query).hits} == {"a", "b", "c"}, query
+    assert {hit.paper.id for hit in index.search('"mixture-of-experts"').hits} == {"a", "b", "c"}
+    spaced = index.search("mixture of experts")
+    assert {"a", "b", "c"} <= {hit.paper.id for hit in spaced.hits}
+    shown = index.search("mixture-of-experts").hits
+    assert {"mixture", "experts"} <= set(next(h for h in shown if h.paper.id == "b").matched_terms)
 
 
 def test_mining_stops_reading_an_acronym_once_it_is_settled() -> None:

@@ -488,3 +488,24 @@ def test_a_quoted_full_name_filters_by_that_author(index: SearchIndex) -> None:
     quoted = index.search('"Tianlong Chen"', limit=10)
     assert ids(quoted) == ids(index.search('author:"Tianlong Chen"', limit=10))
     assert index.search('"Tianlong Zzyzx"').total == 0  # no such author: a phrase, found nowhere
+
+
+def test_a_word_typed_without_its_accents_finds_it_written_with_them(
+    catalogue_index: SearchIndex,
+) -> None:
+    """Before, ``Schrodinger bridge`` said no paper mentions “Schrodinger” and ranked bridges."""
+    typed = catalogue_index.search("Schrodinger bridge", limit=10)
+    assert typed.reasons == ()
+    assert all("Schrödinger" in hit.paper.title for hit in typed.hits[:3])
+    assert "Schrödinger" in typed.hits[0].matched_terms  # shown as written
+    assert ids(typed) == ids(catalogue_index.search("Schrödinger bridge", limit=10))
+    phrase = catalogue_index.search('"Schrodinger bridge"')
+    assert phrase.total == catalogue_index.search('"Schrödinger bridge"').total > 0
+
+
+def test_an_author_typed_without_accents_is_found(catalogue_index: SearchIndex) -> None:
+    by_name = catalogue_index.search("author:Sebastien")
+    assert by_name.total > 0
+    written = {a for hit in by_name.hits for a in hit.paper.authors if "bastien" in a}
+    assert any("Sébastien" in author for author in written)
+    assert ids(by_name) == ids(catalogue_index.search("author:Sébastien"))

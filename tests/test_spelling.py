@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.search.engine import SearchIndex
-from bot.search.lexicon import english_words
+from bot.search.lexicon import english_words, is_english
 
 # Each was "corrected" into a corpus word before the English lexicon was consulted
 # (``lawyers`` → ``layers``, ``write`` → ``white``, ``older`` → ``order``, ...), and the rest
@@ -88,6 +88,40 @@ def test_an_english_word_is_never_corrected(index: SearchIndex, word: str) -> No
 
 def test_the_issue_s_example_is_left_as_typed(index: SearchIndex) -> None:
     assert index.search("unreliable wrong labels").corrected_query is None
+
+
+# Words of the lexicon behind a prefix, which it does not list. Each but ``selfattention``
+# (which a seed paper writes) was "corrected" into the word without its prefix, or its opposite.
+PREFIXED = ["unlabeled", "nonconvex", "semisupervised", "pretrained", "reweighting"]
+
+
+@pytest.mark.parametrize("word", [*PREFIXED, "selfattention"])
+def test_a_prefixed_english_word_is_never_corrected(index: SearchIndex, word: str) -> None:
+    assert index.search(word).corrected_query is None
+    assert index.search(f"{word} data").corrected_query is None
+
+
+def test_prefixed_words_count_as_english_only_before_an_english_word() -> None:
+    assert all(map(is_english, [*PREFIXED, "selfattention", "Unlabeled"]))
+    assert not any(map(is_english, ["unet", "reinforcment", "prenueral", "nonconvx"]))
+
+
+def test_a_typo_its_stem_hides_is_corrected_to_the_word_papers_write(
+    index: SearchIndex,
+) -> None:
+    """``reinforcment`` stems as ``reinforcement`` does, so it always found the papers, but
+    the reader was never told how the word is spelt."""
+    result = index.search("reinforcment learning")
+    assert result.corrected_query == "reinforcement learning"
+    assert [hit.paper.id for hit in result.hits] == [
+        hit.paper.id for hit in index.search("reinforcement learning").hits
+    ]
+    assert index.search("Reinforcment").corrected_query == "Reinforcement"
+
+
+def test_an_inflection_papers_do_not_write_is_not_corrected(index: SearchIndex) -> None:
+    """Known by its stem, in no paper as typed, and no misspelling of an English word."""
+    assert index.search("sparsifying graphs").corrected_query is None
 
 
 @pytest.mark.parametrize(("typed", "meant"), TYPOS.items())

@@ -8,14 +8,23 @@ meets the same word written another way. The steps, and why:
 - A *word* is a run of letters/digits joined by hyphens, apostrophes or digit dots
   (``Mixture-of-Graphs``, ``Llama3.1``, ``1024x1024``). Emoji, punctuation and control
   characters never form words.
-- Words are case-folded, English stopwords dropped, and Snowball-stemmed (PyStemmer); words
-  with a digit are kept whole because ``GSM8K`` has no stem.
+- Words are case-folded, their accents dropped (``fold``: ``Schrödinger`` is searched as
+  ``Schrodinger`` is typed), English stopwords dropped, and Snowball-stemmed (PyStemmer);
+  words with a digit are kept whole because ``GSM8K`` has no stem. Only tokens are folded:
+  the text a reader is shown keeps its accents.
 - Acronym plurals are folded before stemming (``MLLMs`` → ``mllm``), which Snowball cannot do
   for vowel-less or upper-case acronyms (it keeps ``llms`` and ``sdes``).
 - ``-ification`` becomes ``-ify`` first, so ``sparsifying`` meets ``sparsification``, and
   ``generalization`` keeps its own stem instead of Snowball's ``general``.
 - A hyphenated word yields its parts *and* the parts joined, so ``auto-regressive`` and
   ``autoregressive`` find each other in both directions.
+- One rule for compounds (``CorpusAnalyzer``): a compound is a hyphenated word that some paper
+  of the corpus writes (the hyphen is the evidence that its parts make one word), and every
+  spelling of it, hyphenated, solid or spaced (``mixture-of-experts``, ``mixtureofexperts``,
+  ``mixture of experts``, where the corpus writes it as one word often enough), yields its
+  parts and its joined form, in papers and queries alike;
+  a query scores a compound it types as one word once (its joined form), and one it types as
+  separate words by those words, which every spelling holds too.
 
 Acronyms that abstracts define (``Out-of-distribution (OOD)``) are mined here too, because
 the long form must be analyzed by the same rules to be matched in queries.
@@ -26,7 +35,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Container, Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, compress, filterfalse
@@ -101,11 +110,64 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", _plain(text))
 
 
+_UNDECOMPOSED = str.maketrans(
+    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "\u0131": "i", "æ": "ae", "œ": "oe", "þ": "th"}
+)
+"""Letters that carry their mark in the letter itself, which NFKD leaves alone (Søren,
+Łukasz, Cæsar); ``ß`` needs no entry, as case-folding makes it ``ss``."""
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded and without accents: decomposed (NFKD), its combining marks
+    dropped, and the letters NFKD cannot decompose spelt as an English keyboard types them,
+    so a word typed without its accents (``Schrodinger``, ``Sebastien``, ``Lukasz``) is the
+    word written with them."""
+    folded = text.casefold()
+    if folded.isascii():
+        return folded
+    decomposed = unicodedata.normalize("NFKD", folded)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return bare.translate(_UNDECOMPOSED)
+
+
+def _nfkc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _joined_term(letters: str) -> str | None:
+    """The joined token of a compound's words run together (``_term`` of them: cached, as
+    a corpus writes the same compounds apart over and over)."""
+    return _term(letters)
+
+
+def edge_key(word: str) -> str:
+    """A whole word as a compound's second word is matched: its token, or folded when it
+    has none (``of`` in ``mixture of experts``)."""
+    parts = word_tokens(word).parts
+    return parts[0] if len(parts) == 1 else fold(word)
+
+
+@lru_cache(maxsize=1 << 14)
+def chunk_edges(chunk: str) -> tuple[str | None, str | None]:
+    """How a whitespace-delimited chunk can take part in a compound written apart: its
+    last word folded, if the chunk ends with a whole word (one a compound may begin with),
+    and its first word's ``edge_key``, if it begins with one (a compound's second word)."""
+    text = _nfkc(chunk)
+    found = WORD_PATTERN.findall(text)
+    if not found:
+        return None, None
+    last, first = found[-1], found[0]
+    opening = fold(last) if last.isalnum() and text.endswith(last) else None
+    following = edge_key(first) if first.isalnum() and text.startswith(first) else None
+    return opening, following
+
+
 def _term(piece: str) -> str | None:
     """One hyphen-free piece → its index token, or None for stopwords and stray letters."""
     if piece.replace("\u2019", "'").casefold() in STOPWORDS:
         return None
-    folded = fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")).casefold()
+    folded = fold(fold_acronym_plural(piece.replace("'", "").replace("\u2019", "")))
     if not folded or folded in STOPWORDS:
         return None
     if _DIGIT.search(folded):
@@ -304,8 +366,20 @@ class CorpusAnalyzer:
     cost the cleaner's time again and could change what it left (a literal ``$``).
     """
 
-    def __init__(self, splits: Mapping[str, tuple[str, ...]]) -> None:
+    def __init__(
+        self,
+        splits: Mapping[str, tuple[str, ...]],
+        openings: Mapping[tuple[str, str], int] | None = None,
+    ) -> None:
         self.splits = dict(splits)
+        self.openings = dict(openings or {})
+        """How a compound written apart begins: (its first word folded, its second word's
+        ``edge_key``) → the most words a compound beginning so has (see ``compound_at``)."""
+        self.apart: frozenset[str] | None = None
+        """The compounds (joined tokens) whose words written apart count as the compound:
+        those the corpus writes as one word often enough (``indexing.ONE_WORD_SHARE``), set
+        by the indexer (None: all). ``large language model`` is hyphenated only as a modifier
+        (``large-language-model-based``) and written apart 900 times: a phrase, not a word."""
         self._words: dict[str, WordTokens] = {}
         self._chunks: dict[str, tuple[str, ...]] = {}
         self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
@@ -316,12 +390,58 @@ class CorpusAnalyzer:
         chunks (an indexer that has already split every text need not split them again)."""
         hyphenated = [c for c in chunks if "-" in c or "\u2010" in c or "\u2011" in c]
         splits: dict[str, tuple[str, ...]] = {}
+        openings: dict[tuple[str, str], int] = {}
         for chunk in sorted(hyphenated):
             for word in WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk)):
                 tokens = word_tokens(word)
                 if tokens.joined and len(tokens.parts) > 1:
                     splits.setdefault(tokens.joined, tokens.parts)
-        return cls(splits)
+                    pieces = [piece for piece in _HYPHENS.split(word) if piece]
+                    if all(map(str.isalnum, pieces)):
+                        opening = (fold(pieces[0]), edge_key(pieces[1]))
+                        openings[opening] = max(openings.get(opening, 0), len(pieces))
+        return cls(splits, openings)
+
+    def compound_at(self, chunks: Sequence[str], at: int) -> tuple[int, str] | None:
+        """A compound written apart from ``chunks[at]`` on (``mixture of experts``, where
+        some paper writes ``mixture-of-experts``): how many chunks it spans and its joined
+        token, or None. The words must be whole and separated by spaces alone: the last
+        word of ``chunks[at]`` (``(mixture``), whole chunks within, and the first word of
+        its last chunk (``experts,``); the longest compound wins. The test that ends most
+        calls, the first two words' ``openings``, is the one the indexer vectorises."""
+        if at + 1 >= len(chunks):
+            return None
+        first, _ = chunk_edges(chunks[at])
+        _, second = chunk_edges(chunks[at + 1])
+        longest = self.openings.get((first or "", second or ""))
+        if longest is None:
+            return None
+        words = [_nfkc(chunk) for chunk in chunks[at : at + longest]]
+        words[0] = WORD_PATTERN.findall(words[0])[-1]
+        for size in range(len(words), 1, -1):
+            if not all(map(str.isalnum, words[1 : size - 1])):
+                continue
+            closing = WORD_PATTERN.match(words[size - 1])
+            if closing is None or not closing.group().isalnum():
+                continue
+            joined = _joined_term("".join([*words[: size - 1], closing.group()]))
+            if joined in self.splits and (self.apart is None or joined in self.apart):
+                return size, joined
+        return None
+
+    def compound_ends(self, chunks: Sequence[str]) -> dict[int, str]:
+        """Where compounds written apart end in a text's chunks, and their joined tokens:
+        read left to right, a compound's words starting no other."""
+        ends: dict[int, str] = {}
+        at = 0
+        while at < len(chunks) - 1:
+            found = self.compound_at(chunks, at) if self.openings else None
+            if found is None:
+                at += 1
+            else:
+                ends[at + found[0] - 1] = found[1]
+                at += found[0]
+        return ends
 
     def word(self, word: str) -> WordTokens:
         """Tokens of one written word (as found by ``written_words``)."""
@@ -374,6 +494,8 @@ class CorpusAnalyzer:
             for chunk in filterfalse(self._chunks.__contains__, chunks):  # checked lazily
                 self._chunks[chunk] = self._analyze_chunk(chunk)
             analysed = list(map(self._chunks.__getitem__, chunks))
+        for end, joined in self.compound_ends(chunks).items():
+            analysed[end] = (*analysed[end], joined)
         return list(chain.from_iterable(analysed))
 
     def forget_chunks(self) -> None:
@@ -382,9 +504,21 @@ class CorpusAnalyzer:
         self._chunks = {}
         self._words = _RecentWords(QUERY_WORDS)
 
+    def shown(self, tokens: Iterable[str]) -> frozenset[str]:
+        """The tokens whose words a reader is shown as matched: ``tokens`` and the parts of
+        each compound among them, as a text writing it apart holds only its parts."""
+        tokens = set(tokens)
+        parts = (self.splits.get(token, ()) for token in tokens)
+        return frozenset(tokens.union(*parts))
+
+    def marker(self, wanted: Iterable[str]) -> WordMarker:
+        """``WordMarker`` for a search of ``wanted`` tokens (see ``shown``)."""
+        return WordMarker(self.shown(wanted))
+
     def highlighter(self, wanted: Iterable[str]) -> Highlighter:
-        """Finds, in analysed texts, the words written with any of the ``wanted`` tokens."""
-        wanted = set(wanted)
+        """Finds, in analysed texts, the words written with any of the ``wanted`` tokens
+        (see ``shown``)."""
+        wanted = set(self.shown(wanted))
         chunks: set[str] = set()
         for token in wanted:
             chunks.update(self._chunks_by_token.get(token, ()))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache, reduce
@@ -18,7 +17,7 @@ from functools import lru_cache, reduce
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import written_words
+from bot.search.analyzer import fold, written_words
 from bot.search.bm25 import K1
 from bot.search.built_once import built_once
 from bot.search.query import SpellCorrector
@@ -26,10 +25,6 @@ from bot.search.query import SpellCorrector
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 _LEAST_NAME_IDF = 0.1
 _NO_PAPERS = np.zeros(0, dtype=np.int64)
-_UNDECOMPOSED = str.maketrans(
-    {"ø": "o", "ł": "l", "đ": "d", "ð": "d", "\u0131": "i", "æ": "ae", "œ": "oe"}
-)
-"""Letters that carry their mark in the letter itself, which NFKD leaves alone (Søren, Łukasz)."""
 _SPELLINGS = (("ks", "x"), ("ph", "f"), ("kh", "h"), ("y", "i"), ("w", "v"))
 """How one name is written in several Latin transliterations (Aleksandr and Alexander, Sergey
 and Sergei, Yuri and Iurii): each pair is made one before names are compared."""
@@ -41,9 +36,7 @@ NEAR_NAMES = 3
 @lru_cache(maxsize=1 << 16)  # a corpus names the same authors over and over
 def name_tokens(name: str) -> tuple[str, ...]:
     """Author-name words without accents or case."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return tuple(_NAME_TOKEN.findall(bare.casefold().translate(_UNDECOMPOSED)))
+    return tuple(_NAME_TOKEN.findall(fold(name)))
 
 
 def _spelling_key(token: str) -> str:

@@ -5,13 +5,14 @@ paper."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import filterfalse
 
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CorpusAnalyzer
+from bot.search.analyzer import CorpusAnalyzer, chunk_edges
 from bot.search.bm25 import BM25Builder
 from bot.search.fielded import FieldedBM25
 
@@ -39,6 +40,12 @@ they remember, and the re-ranking by meaning, on by default, is what answers que
 FIELD_K1 = (1.5, 0.3)
 """Each field's BM25Okapi k1 (b 0.75 and epsilon 0.25 in both, rank-bm25's defaults): a
 title holds a word once, an abstract's repetitions saturate early (see ``FIELD_WEIGHTS``)."""
+ONE_WORD_SHARE = 4
+"""A compound's words written apart count as the compound where the corpus writes it as one
+word (hyphenated or solid) at least once for every ``ONE_WORD_SHARE`` times apart: on the
+catalogue, ``mixture of experts`` (29 as one word, 26 apart), ``time series`` (37, 140),
+``long context`` (114, 43) do, and phrases hyphenated only as modifiers do not: ``large
+language model`` (1, 908), ``neural network`` (1, 610), ``diffusion model`` (2, 589)."""
 _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while indexing
 # Papers whose chunk numbers are stored together while indexing: big enough (~60 MB) for the
 # allocator to hand the memory back to the system when a block is dropped.
@@ -94,9 +101,28 @@ class ChunkIndexer:
         numbers: dict[str, int] = {}  # every token of any field, numbered as first analysed
         chunk_starts = array("q", [0])
         chunk_terms = array("i")
-        for chunk in chunks:
+        edges = _Edges(analyzer.openings, len(chunks))
+        for number, chunk in enumerate(chunks):
             tokens = analyzer.index_chunk(chunk)
             chunk_terms.fromlist([numbers.setdefault(t, len(numbers)) for t in tokens])
+            chunk_starts.append(len(chunk_terms))
+            edges.add(number, chunk)
+        # A compound written apart ends in its last chunk followed by its joined token: a
+        # chunk of its own, numbered after the text's chunks (see ``_join_compounds``), for
+        # the compounds the corpus writes as one word in at least one use of five.
+        apart = Counter(
+            joined
+            for _, joined in _join_compounds(self._fields, chunks, analyzer, edges, rewrite=False)
+        )
+        together = self._token_counts(chunk_starts, chunk_terms, len(chunks))
+        analyzer.apart = frozenset(
+            joined
+            for joined, times in apart.items()
+            if together[numbers[joined]] * ONE_WORD_SHARE >= times
+        )
+        for last, joined in dict.fromkeys(_join_compounds(self._fields, chunks, analyzer, edges)):
+            tokens = (*chunk_terms[chunk_starts[last] : chunk_starts[last + 1]],)
+            chunk_terms.fromlist([*tokens, numbers.setdefault(joined, len(numbers))])
             chunk_starts.append(len(chunk_terms))
         del chunks
         starts = np.array(chunk_starts, dtype=np.int64)
@@ -111,6 +137,18 @@ class ChunkIndexer:
         del starts, terms, tokens
         fields = [b.build(k1=k1) for b, k1 in zip(builders, FIELD_K1, strict=True)]
         return analyzer, FieldedBM25(fields, FIELD_WEIGHTS)
+
+    def _token_counts(self, chunk_starts: array, chunk_terms: array, chunks: int) -> np.ndarray:
+        """How often the texts hold each token (numbered as in ``chunk_terms``)."""
+        times = np.zeros(chunks, dtype=np.int64)
+        for runs in self._fields:
+            for occurrences, _ in runs.blocks():
+                run = np.frombuffer(occurrences, dtype=np.intc)
+                times += np.bincount(run, minlength=chunks)[:chunks]
+        starts = np.frombuffer(chunk_starts, dtype=np.int64)
+        terms = np.frombuffer(chunk_terms, dtype=np.intc)
+        held = np.repeat(times, np.diff(starts[: chunks + 1]))
+        return np.bincount(terms[: len(held)], weights=held, minlength=1)
 
     @staticmethod
     def _counted(
@@ -141,6 +179,87 @@ class ChunkIndexer:
         return builder
 
 
+class _Edges:
+    """Each chunk's part in a compound written apart, as numbers numpy can compare: its
+    last word as a compound's first (``opening``) and its first word as a compound's second
+    (``following``), -1 for none (see ``CorpusAnalyzer.compound_at``)."""
+
+    def __init__(self, openings: Iterable[tuple[str, str]], chunks: int) -> None:
+        pairs = list(openings)
+        self._firsts = {first: n for n, first in enumerate(dict.fromkeys(f for f, _ in pairs))}
+        self._seconds = {key: n for n, key in enumerate(dict.fromkeys(k for _, k in pairs))}
+        width = max(len(self._seconds), 1)
+        self.codes = np.array(
+            sorted(self._firsts[f] * width + self._seconds[k] for f, k in pairs), dtype=np.int64
+        )
+        self.opening = np.full(chunks if pairs else 0, -1, dtype=np.int64)
+        self.following = np.full(chunks if pairs else 0, -1, dtype=np.int64)
+        self._width = width
+
+    def add(self, number: int, chunk: str) -> None:
+        if len(self.codes):
+            first, second = chunk_edges(chunk)
+            self.opening[number] = self._firsts.get(first, -1)
+            self.following[number] = self._seconds.get(second, -1)
+
+    def starts(self, run: np.ndarray, papers: np.ndarray) -> np.ndarray:
+        """Where in ``run`` (the chunk numbers of papers whose runs start at ``papers``) a
+        compound written apart may begin: its first two words begin one, in one paper."""
+        if len(run) < 2 or not len(self.codes):
+            return np.zeros(0, dtype=np.int64)
+        first, second = self.opening[run[:-1]], self.following[run[1:]]
+        codes = first * self._width + second
+        found = (first >= 0) & (second >= 0) & np.isin(codes, self.codes)
+        found[papers[(papers > 0) & (papers < len(run))] - 1] = False
+        return np.flatnonzero(found)
+
+
+def _join_compounds(
+    fields: Sequence[_Runs],
+    chunks: list[str],
+    analyzer: CorpusAnalyzer,
+    edges: _Edges,
+    *,
+    rewrite: bool = True,
+) -> list[tuple[int, str]]:
+    """Give every compound written apart in the runs its joined token, as
+    ``CorpusAnalyzer.tokens`` does: its last chunk is replaced by a new chunk, that chunk and
+    the joined token. Returns the new chunks, numbered from ``len(chunks)`` on, as (the
+    chunk each extends, the joined token). Only the few places whose first two words begin
+    a compound are read in Python. Without ``rewrite``, the runs are left as they are and
+    every compound found is listed, to count them."""
+    added: dict[tuple[int, str], int] = {}
+    found_all: list[tuple[int, str]] = []
+    read: dict[tuple[int, ...], tuple[int, str] | None] = {}  # windows repeat: read once
+    longest = max(analyzer.openings.values(), default=0)
+    for runs in fields:
+        for occurrences, starts in runs.blocks():
+            run = np.frombuffer(occurrences, dtype=np.intc)
+            papers = np.frombuffer(starts, dtype=np.int64)
+            ends = np.append(papers[1:], len(run))
+            places = edges.starts(run, papers)
+            paper_ends = ends[np.searchsorted(papers, places, side="right") - 1]
+            window_ends = np.minimum(paper_ends, places + longest)
+            free = 0  # the first place no compound found has taken
+            for at, end in zip(places.tolist(), window_ends.tolist(), strict=True):
+                if at < free:
+                    continue
+                window = tuple(run[at:end].tolist())
+                if window not in read:
+                    read[window] = analyzer.compound_at([chunks[c] for c in window], 0)
+                found = read[window]
+                if found is None:
+                    continue
+                last = at + found[0] - 1
+                key = (int(run[last]), found[1])
+                if rewrite:
+                    occurrences[last] = added.setdefault(key, len(chunks) + len(added))
+                else:
+                    found_all.append(key)
+                free = last + 1
+    return list(added) if rewrite else found_all
+
+
 class _Runs:
     """Chunk numbers of the ranked text of every paper, one run per paper, stored in blocks of
     ``_RUN_BLOCK`` papers so each block can be dropped once it is counted: the whole corpus
@@ -158,6 +277,10 @@ class _Runs:
         occurrences, starts = self._blocks[-1]  # type: ignore[misc]
         starts.append(len(occurrences))
         return occurrences
+
+    def blocks(self) -> Iterator[tuple[array, array]]:
+        """Each block's chunk numbers and where each of its papers' runs starts."""
+        yield from filter(None, self._blocks)
 
     def first_seen(self, chunks: int) -> np.ndarray:
         """The chunk numbers (below ``chunks``) the runs hold, in order of first occurrence."""

@@ -29,7 +29,7 @@ from bot.search.authors import AuthorIndex, name_tokens
 from bot.search.built_once import built_once
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import field_tokens
-from bot.search.lexicon import english_words
+from bot.search.lexicon import english_words, is_english
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
 
@@ -258,9 +258,7 @@ class QueryPlanner:
                 if unit.casefold() in _WHAT_IS_SEARCHED:
                     continue
                 known = self.is_known(unit)
-                if known and not self.is_cited_name(unit):
-                    typed.append(_Typed(unit, unit))
-                elif known or self._is_author_word(unit, initial):
+                if self.is_cited_name(unit) if known else self._is_author_word(unit, initial):
                     typed.append(_Typed(unit, unit, author_only=True))
                 else:
                     fixes = self._corrections(unit)
@@ -283,11 +281,15 @@ class QueryPlanner:
         return typed
 
     def _corrections(self, word: str) -> list[tuple[int, int, str]]:
-        """Typo corrections inside a word the corpus does not know, as (start, end,
-        replacement) within it: the word itself if it is all letters, or each unknown part
-        of a hyphenated word (``text-to-moton``). Nothing is corrected that the corpus, the
-        English lexicon or an author's name vouches for, nor a word typed with two or more
-        capitals (an acronym or a name the corpus lacks, not a slip)."""
+        """Typo corrections inside a word, as (start, end, replacement) within it: the word
+        itself if it is all letters, or each misspelt part of a hyphenated word
+        (``text-to-moton``). Nothing is corrected that the English lexicon (prefixed words
+        included, ``bot.search.lexicon.is_english``) or an author's name vouches for, nor a
+        word typed with two or more capitals (an acronym or a name the corpus lacks, not a
+        slip). A word the corpus does not know becomes its nearest corpus word; one it
+        knows only by its stem (``reinforcment`` stems as ``reinforcement`` does) only
+        becomes a word of that stem which papers write and English knows, so the fix
+        changes what the reader is shown, never what is searched."""
         if not self._options.correct_typos or sum(c.isupper() for c in word) >= 2:
             return []
         if word.isalpha():
@@ -296,22 +298,33 @@ class QueryPlanner:
             pieces = [(m.group(), m.start(), m.end()) for m in _LETTERS.finditer(word)]
         else:
             return []
-        english = english_words()
         fixes = []
         for piece, start, end in pieces:
-            if (
-                not word_tokens(piece).tokens
-                or piece.casefold() in english
-                or self.is_known(piece)
-                or self._authors.is_name(piece)
-            ):
+            tokens = word_tokens(piece).tokens
+            if not tokens or is_english(piece) or self._authors.is_name(piece):
                 continue
-            fix = self.speller.correct(piece)
+            if not self.is_known(piece):
+                fix = self.speller.correct(piece)
+            elif piece.casefold() in self._analyzer.spelling_words(tokens):
+                continue  # as papers write it
+            else:
+                fix = self._spelling_of(piece)
             if fix is not None:
                 # "Showing results for" echoes the fix: ``Bengoi`` reads ``Bengio``.
                 shown = fix[:1].upper() + fix[1:] if piece[:1].isupper() else fix
                 fixes.append((start, end, shown))
         return fixes
+
+    def _spelling_of(self, word: str) -> str | None:
+        """The English word of the same tokens nearest ``word`` among those papers write."""
+        tokens = word_tokens(word).tokens
+        near = {
+            candidate: distance
+            for candidate, distance in self.speller.near(word).items()
+            if is_english(candidate) and word_tokens(candidate).tokens == tokens
+        }
+        frequency = self.speller.frequencies.__getitem__
+        return min(near, key=lambda c: (near[c], -frequency(c), c), default=None)
 
     def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
         """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""

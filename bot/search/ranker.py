@@ -16,7 +16,7 @@ from functools import reduce
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CorpusAnalyzer, WordMarker
+from bot.search.analyzer import CorpusAnalyzer
 from bot.search.authors import AuthorIndex
 from bot.search.bm25 import top_k
 from bot.search.built_once import built_once
@@ -117,7 +117,7 @@ class Ranker:
         first ``RANKED_HEAD`` (``ordered``)."""
         page, page_scores, bm25_scores, cosines, total = self.ordered(plan, offset + limit, meaning)
         highlighter = self._analyzer.highlighter(plan.tokens)
-        marker = WordMarker(frozenset(plan.tokens))
+        marker = self._analyzer.marker(plan.tokens)
         hits = tuple(
             Hit(
                 self._papers[doc],
