@@ -9,7 +9,7 @@ from rank_bm25 import BM25Okapi
 
 from bot.papers.paper import Paper
 from bot.search import indexing
-from bot.search.bm25 import K1
+from bot.search.bm25 import K1, B
 from bot.search.engine import SearchIndex
 
 
@@ -28,16 +28,17 @@ class FieldedBM25Okapi:
         fields: list[list[list[str]]],
         weights: tuple[float, ...],
         k1: tuple[float, ...] | None = None,
+        b: float = B,
     ) -> None:
         k1 = k1 or (K1,) * len(fields)
-        self.fields = [BM25Okapi(docs, k1=k) for docs, k in zip(fields, k1, strict=True)]
+        self.fields = [BM25Okapi(docs, k1=k, b=b) for docs, k in zip(fields, k1, strict=True)]
         self.weights = weights
 
     @classmethod
     def of(cls, index: SearchIndex, papers: Sequence[Paper]) -> FieldedBM25Okapi:
         documents = [document_tokens(index, paper) for paper in papers]
         fields = [[fields[number] for fields in documents] for number in range(2)]
-        return cls(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1)
+        return cls(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, indexing.FIELD_B)
 
     def get_scores(self, query: list[str]) -> np.ndarray:
         total = self.fields[0].get_scores(query) * self.weights[0]

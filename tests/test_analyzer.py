@@ -176,9 +176,10 @@ def test_spaced_compounds_index_as_analysed_and_find_each_other_in_phrases(
         for key, (title, abstract) in written.items()
     ]
     index = SearchIndex.build(papers)
+    title = ["train", "spars", "mixtur", "expert", "mixtureofexpert"]
     assert field_tokens(index._analyzer, papers[1]) == (
-        ["train", "spars", "mixtur", "expert", "mixtureofexpert"],
-        ["upcycl", "mixtur", "expert", "mixtureofexpert"],
+        title,
+        [*title, "upcycl", "mixtur", "expert", "mixtureofexpert"],
     )
     for query in ("mixture-of-experts", "mixtureofexperts", '"mixture of experts"'):
         assert {hit.paper.id for hit in index.search(query).hits} == {"a", "b", "c"}, query

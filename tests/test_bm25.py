@@ -16,7 +16,7 @@ from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
 from bot.search import indexing, ranker
 from bot.search import pruned as pruning
-from bot.search.bm25 import K1, BM25Index, _BlockDocs, _PairCodes, top_k
+from bot.search.bm25 import K1, B, BM25Index, _BlockDocs, _PairCodes, top_k
 from bot.search.engine import SearchIndex
 from bot.search.fielded import FieldedBM25
 from bot.search.pruned import PrunedRanking
@@ -31,8 +31,10 @@ def ranked(index: BM25Index | FieldedBM25, query: list[str], k: int) -> list[tup
     return [(int(doc), float(scores[doc])) for doc in docs]
 
 
-def fielded(fields: Fields, weights: tuple[float, ...], k1: tuple[float, ...]) -> FieldedBM25:
-    indexes = [BM25Index(documents, k1=k) for documents, k in zip(fields, k1, strict=True)]
+def fielded(
+    fields: Fields, weights: tuple[float, ...], k1: tuple[float, ...], b: float = B
+) -> FieldedBM25:
+    indexes = [BM25Index(documents, k1=k, b=b) for documents, k in zip(fields, k1, strict=True)]
     return FieldedBM25(indexes, weights)
 
 
@@ -42,13 +44,17 @@ def assert_same_as_rank_bm25(documents: list[list[str]], queries: list[list[str]
 
 
 def assert_fields_same_as_rank_bm25(
-    fields: Fields, weights: tuple[float, ...], k1: tuple[float, ...], queries: list[list[str]]
+    fields: Fields,
+    weights: tuple[float, ...],
+    k1: tuple[float, ...],
+    queries: list[list[str]],
+    b: float = B,
 ) -> None:
     """Every field's scores are BM25Okapi's over that field's documents, bit for bit; a
     paper's score is theirs weighted and added in field order, and the full and the pruned
     rankings both list the documents holding a query token in some field by it."""
-    reference = FieldedBM25Okapi(fields, weights, k1)
-    index = fielded(fields, weights, k1)
+    reference = FieldedBM25Okapi(fields, weights, k1, b)
+    index = fielded(fields, weights, k1, b)
     pruned = PrunedRanking(index)
     size = len(fields[0])
     for query in queries:
@@ -283,7 +289,9 @@ def test_seed_corpus_scores_identically(seed_corpus: LoadedCorpus) -> None:
     index = SearchIndex.build(seed_corpus.papers)
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
     fields = indexed_fields(index, seed_corpus.papers)
-    assert_fields_same_as_rank_bm25(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, queries)
+    assert_fields_same_as_rank_bm25(
+        fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, queries, indexing.FIELD_B
+    )
 
 
 @pytest.mark.parametrize(("counted", "stored"), [(7, 20), (4096, 1 << 16)])
@@ -296,7 +304,9 @@ def test_the_search_index_built_in_blocks_scores_identically(
     monkeypatch.setattr(indexing, "_RUN_BLOCK", stored)
     index = SearchIndex.build(seed_corpus.papers)
     fields = indexed_fields(index, seed_corpus.papers)
-    reference = FieldedBM25Okapi(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1)
+    reference = FieldedBM25Okapi(
+        fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, indexing.FIELD_B
+    )
     queries = [*real_queries(seed_corpus, index, 40), ["graph", "sparsifi"], ["model"] * 3]
     for query in queries:
         expected = reference.get_scores(query).tobytes()
@@ -307,7 +317,9 @@ def test_catalogue_scores_identically(catalogue: LoadedCorpus) -> None:
     index = SearchIndex.build(catalogue.papers)
     fields = indexed_fields(index, catalogue.papers)
     queries = real_queries(catalogue, index, 25)
-    assert_fields_same_as_rank_bm25(fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, queries)
+    assert_fields_same_as_rank_bm25(
+        fields, indexing.FIELD_WEIGHTS, indexing.FIELD_K1, queries, indexing.FIELD_B
+    )
 
 
 def test_search_pages_are_the_same_whether_pruned_or_fully_scored(

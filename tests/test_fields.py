@@ -122,11 +122,13 @@ def test_known_item_searches_for_papers_that_kept_their_abstract_do_not_drop(
 ) -> None:
     """A paper's title, or its three most distinctive words, finds it as high when 40% of
     the other papers have no abstract: no paper that lost its abstract gets ahead of it, and
-    the mean reciprocal rank does not fall by more than one query's move from first to
-    second (the other papers' idfs change, which may swap two papers that kept theirs)."""
+    the sum of reciprocal ranks over the 160 queries does not fall by more than two queries'
+    moves from first to second (the other papers' idfs change, which may swap two papers
+    that kept theirs; with the text field holding titles too, blanking moves the idfs of
+    title words as well)."""
     overtaken, before_rr, after_rr = known_items_moved(index, index, *blanked, papers)
     assert not overtaken
-    assert after_rr >= before_rr - 0.5
+    assert after_rr >= before_rr - 1.0
 
 
 def known_items_moved(

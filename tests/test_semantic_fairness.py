@@ -22,6 +22,7 @@ from test_fields import (
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
+from bot.search.model_rule import SENTENCE_BETA, ModelSay
 from bot.search.semantic import SemanticRanker, ranker_for, shared_embedder
 
 # --- like with like --------------------------------------------------------------------------
@@ -35,9 +36,10 @@ TITLE_LIFT = 0.3
 
 
 def _like_with_like(tmp_path: Path, bare_title_cosine: float) -> list[tuple[str, float | None]]:
-    """The top two (id, cosine) for "sparse graphs" among papers whose titles BM25 scores
-    alike (no abstract says the query's words): FULL, whose text is the nearest of the texts
-    (0.5), and BARE, a title alone at ``bare_title_cosine``."""
+    """The top two (id, cosine) for "sparse graphs" when BM25 scores every paper alike,
+    re-ranked by the mix: FULL, whose text is the nearest of the texts (0.5), and BARE, a
+    title alone at ``bare_title_cosine``. BM25 is held equal here (its text field makes a
+    bare title the shorter text) so that only the model's evidence decides."""
     query = shared_embedder().embed("sparse graphs").astype(np.float64)
     papers: dict[str, tuple[str, str, np.ndarray]] = {}
     titles: dict[str, np.ndarray] = {}
@@ -56,7 +58,18 @@ def _like_with_like(tmp_path: Path, bare_title_cosine: float) -> list[tuple[str,
     papers["BARE"] = ("Sparse graphs astronomy 8", "", at_cosine(query, bare_title_cosine, 107))
     papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", axis(200)) for n in range(30)}
     index = index_with_vectors(tmp_path, papers, titles=titles)
-    return [(hit.paper.id, hit.semantic_score) for hit in index.search("sparse graphs").hits[:2]]
+    semantic = index._semantic
+    assert semantic is not None
+    docs = np.array([doc for doc, paper in enumerate(index.papers) if "OTHER" not in paper.id])
+    alike = np.ones(len(docs))
+    cosines = semantic.cosines(query.astype(np.float32), docs)
+    reranked = semantic.rerank(
+        docs, alike, cosines, ModelSay(SENTENCE_BETA), np.arange(len(index.papers))
+    )
+    return [
+        (index.papers[doc].id, cosine)
+        for doc, cosine in zip(reranked.docs[:2], reranked.cosine[:2], strict=True)
+    ]
 
 
 def test_a_bare_title_near_a_short_query_does_not_beat_an_abstract_as_near_among_abstracts(

@@ -269,10 +269,10 @@ class SearchIndex:
 
     def related(self, text: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         """Papers related to a free text (a Slack message), which is not read as a query
-        (see ``QueryPlanner.for_text``). With the semantic part, BM25 takes all of the text's
-        words and the text's vector re-ranks."""
+        (see ``QueryPlanner.for_text``). BM25 takes all of the text's words and, with the
+        semantic part, the text's vector re-ranks."""
         limit, offset = max(limit, 0), max(offset, 0)
-        plan = self._planner.for_text(text, every_word=self._semantic is not None)
+        plan = self._planner.for_text(text)
         if not plan.tokens:
             return _nothing(text, offset, [NoSharedWords(Source.TEXT)])
         return self._ranked(text, plan, None, limit, offset, [], meaning=self._text_meaning(text))

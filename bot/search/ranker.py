@@ -21,7 +21,7 @@ from bot.search.authors import AuthorIndex
 from bot.search.bm25 import top_k
 from bot.search.built_once import built_once
 from bot.search.fielded import FieldedBM25
-from bot.search.indexing import field_texts
+from bot.search.indexing import written_texts
 from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
@@ -123,7 +123,7 @@ class Ranker:
                 self._papers[doc],
                 score,
                 # Words of the paper, as written, whose tokens the query asked for (bolded).
-                highlighter.words(field_texts(self._papers[doc])),
+                highlighter.words(written_texts(self._papers[doc])),
                 bm25,
                 None if np.isnan(cosine) else cosine,
                 self._authors.named_authors(plan.authors, plan.author_runs, doc),
@@ -248,7 +248,7 @@ class Ranker:
             wanted = " " + " ".join(variant) + " "
             for doc in candidates.tolist():
                 if not mask[doc] and any(
-                    wanted in reader.tokens(text) for text in field_texts(self._papers[doc])
+                    wanted in reader.tokens(text) for text in written_texts(self._papers[doc])
                 ):
                     mask[doc] = True
         return mask
