@@ -33,6 +33,7 @@ BLIND_SETS = (
     "queries_holdout.jsonl",
     "queries_round4.jsonl",
     "queries_round5.jsonl",
+    "queries_like.jsonl",
     "queries_topics.jsonl",
 )
 

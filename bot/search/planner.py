@@ -34,6 +34,9 @@ from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
+LIKE_REPEATS = 3
+"""At most how many times a term of a "more like this" query counts: as often as the paper's
+text uses it, so the words a paper is about outweigh the rare ones it mentions once."""
 MAX_PHRASE_VARIANTS = 16
 _LETTERS = re.compile(r"[^\W\d_]+")
 _SENTENCE_ENDS = (".", "?", "!", ":", ";")
@@ -411,9 +414,19 @@ class QueryPlanner:
         return ranked[:LIKE_TERMS]
 
     def paper_terms(self, paper: Paper) -> list[str]:
-        """A paper's most distinctive title and abstract terms, each weighed by what it adds
-        to the paper's own score: its "more like this" query."""
-        return self._distinctive_terms(field_tokens(self._analyzer, paper))
+        """A paper's "more like this" query: its most distinctive terms, chosen by what each
+        adds to the paper's own score, each repeated as often as its text uses it (up to
+        ``LIKE_REPEATS``; BM25 adds a query term's score once per repeat). Counted once each,
+        a term the paper names in passing (``KV cache`` in a paper on attention sinks)
+        weighed as much as what it is about; on 41 papers judged blind, one at a time, the
+        repeats put more related papers in the first five (``bench/results/like.md``)."""
+        fields = field_tokens(self._analyzer, paper)
+        uses = Counter(fields[-1])
+        return [
+            term
+            for term in self._distinctive_terms(fields)
+            for _ in range(max(1, min(uses[term], LIKE_REPEATS)))
+        ]
 
     def for_text(self, text: str) -> Plan:
         """The plan of a free text (a Slack message), not read as a query: quotes, hyphens
