@@ -307,14 +307,14 @@ def one_blas_thread() -> None:
 
 
 def load_ranker(
-    papers: Sequence[Paper], path: Path, embedder: Callable[[], Embedder] = shared_embedder
+    papers: Sequence[Paper], path: Path, embedder: Callable[[], Embedder] | None = None
 ) -> SemanticRanker | None:
     """The ranker over ``papers`` with the vectors stored at ``path`` for the model
-    ``embedder`` makes (the bot's own; ``bench/models.py`` measures candidates in its place);
-    None, said in one log line, when the model cannot run (the bot then ranks by BM25
-    alone)."""
+    ``embedder`` makes (None: the bot's own, ``shared_embedder``; ``bench/models.py``
+    measures candidate models in its place); None, said in one log line, when the model
+    cannot run (the bot then ranks by BM25 alone)."""
     try:
-        model = embedder()
+        model = (embedder or shared_embedder)()
     except ModelError as error:
         logger.warning("semantic: off, ranking by BM25 alone: %s", error)
         return None
