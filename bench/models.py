@@ -387,6 +387,14 @@ def cost_misses(times: dict[str, list[float]], start: dict[str, float], name: st
     return misses
 
 
+def table_head(labels: Sequence[str], systems: Sequence[str]) -> list[str]:
+    """A Markdown table's head: its label columns, then a figure column for each system."""
+    return [
+        "| " + " | ".join([*labels, *systems]) + " |",
+        "|" + "---|" * len(labels) + "---:|" * len(systems),
+    ]
+
+
 def report(
     rows: Sequence[Row],
     systems: Sequence[str],
@@ -413,8 +421,7 @@ def report(
         "",
         "## Quality, MRR@10 per kind (success@3 for thread posts)",
         "",
-        "| set | kind (n) | " + " | ".join(systems) + " |",
-        "|---|---|" + "---:|" * len(systems),
+        *table_head(["set", "kind (n)"], systems),
     ]
     for row in rows:
         cells = []
@@ -428,8 +435,7 @@ def report(
         "",
         "Every blind set pooled, MRR@10:",
         "",
-        "| kind | " + " | ".join(systems) + " |",
-        "|---|" + "---:|" * len(systems),
+        *table_head(["kind"], systems),
     ]
     for kind in GAIN_KINDS:
         cells = [f"{pooled(rows, kind, name):.3f}" for name in systems]

@@ -4,27 +4,15 @@ query's worth."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
 import pytest
-from project import PROJECT_ROOT
-
-MODELS_SCRIPT = PROJECT_ROOT / "bench" / "models.py"
+from project import bench_script
 
 
 @pytest.fixture(scope="module")
 def models() -> ModuleType:
-    """The benchmark script, loaded from its path because ``bench/`` is not a package."""
-    if str(MODELS_SCRIPT.parent) not in sys.path:
-        sys.path.insert(0, str(MODELS_SCRIPT.parent))  # for the bench modules it imports
-    spec = importlib.util.spec_from_file_location("bench_models", MODELS_SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve string annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("models")
 
 
 def _rows(models: ModuleType, title_loss: float) -> list:
