@@ -7,17 +7,15 @@ benchmark look fine), so the labels are checked against the real corpora.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from project import PROJECT_ROOT
+from project import PROJECT_ROOT, bench_script
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 
@@ -26,15 +24,7 @@ QUALITY_SCRIPT = PROJECT_ROOT / "bench" / "quality.py"
 
 @pytest.fixture(scope="module")
 def quality() -> ModuleType:
-    """The benchmark script, loaded from its path because ``bench/`` is not a package."""
-    if str(QUALITY_SCRIPT.parent) not in sys.path:
-        sys.path.insert(0, str(QUALITY_SCRIPT.parent))  # for the bench modules it imports
-    spec = importlib.util.spec_from_file_location("bench_quality", QUALITY_SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve string annotations through it
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("quality")
 
 
 def test_there_are_at_least_60_queries_and_8_of_every_kind(quality: ModuleType) -> None:

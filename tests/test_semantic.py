@@ -444,6 +444,25 @@ class _NoSecondSession(_Sessions):
         raise ModelError("onnxruntime cannot open a second session (out of memory)")
 
 
+def test_a_model_given_to_load_ranker_reads_its_own_vectors_and_embeds_the_queries(
+    tmp_path: Path, two_papers: Path
+) -> None:
+    """The seam ``bench/models.py`` puts a candidate model through: its vectors, found by its
+    fingerprint, and its query vectors, in place of the bot's model."""
+    papers = load_corpus(str(two_papers)).papers
+    path = tmp_path / "candidate.vectors.npz"
+    model = _Sessions()
+    texts = {text_key(text): text for paper in papers for text in vector_texts(paper)}
+    stored = empty_vectors(model.fingerprint, DIMENSIONS)
+    write_vectors(path, stored.merged(texts, np.stack([model.embed(t) for t in texts.values()])))
+    ranker = load_ranker(papers, path, lambda: model)  # type: ignore[arg-type,return-value]
+    assert ranker is not None and ranker.missing == 0
+    assert ranker.embed("which papers handle noisy labels?")[len(model.texts)] == 1.0
+    assert model.texts[-1] == "which papers handle noisy labels?"
+    own = load_ranker(papers, path)  # the bot's model ignores another model's vectors
+    assert own is not None and own.missing == 2
+
+
 def test_a_query_runs_alone_only_while_quiet_and_no_papers_are_being_embedded(
     tmp_path: Path, two_papers: Path
 ) -> None:

@@ -305,19 +305,21 @@ def one_blas_thread() -> None:
     threadpoolctl.threadpool_limits(limits=1, user_api="blas")
 
 
-def load_ranker(papers: Sequence[Paper], path: Path) -> SemanticRanker | None:
-    """The ranker over ``papers`` with the vectors stored at ``path``; None, said in one log
-    line, when the model cannot run (the bot then ranks by BM25 alone)."""
+def load_ranker(
+    papers: Sequence[Paper], path: Path, embedder: Callable[[], Embedder] | None = None
+) -> SemanticRanker | None:
+    """The ranker over ``papers`` with the vectors stored at ``path`` for the model
+    ``embedder`` makes (None: the bot's own, ``shared_embedder``; ``bench/models.py``
+    measures candidate models in its place); None, said in one log line, when the model
+    cannot run (the bot then ranks by BM25 alone)."""
     try:
-        embedder = shared_embedder()
+        model = (embedder or shared_embedder)()
     except ModelError as error:
         logger.warning("semantic: off, ranking by BM25 alone: %s", error)
         return None
     one_blas_thread()
-    stored = read_vectors(path, embedder.fingerprint) or empty_vectors(
-        embedder.fingerprint, DIMENSIONS
-    )
-    ranker = SemanticRanker(embedder, papers, stored, path)
+    stored = read_vectors(path, model.fingerprint) or empty_vectors(model.fingerprint, DIMENSIONS)
+    ranker = SemanticRanker(model, papers, stored, path)
     if ranker.missing:
         logger.info(
             "semantic: %d of %d papers have no stored vector in %s; they rank by BM25 alone "
