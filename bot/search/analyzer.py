@@ -230,31 +230,55 @@ def find_acronyms(text: str, settled: Container[str] = ()) -> Iterator[Acronym]:
 
 
 def mine_acronyms(texts: Iterable[str], enough: int = 50) -> dict[str, Acronym]:
-    """Each acronym's most common long form across the corpus (ties: the first one seen).
+    """Each acronym's most common long form across the corpus (ties: the first one seen)."""
+    miner = AcronymMiner(enough)
+    miner.read(texts)
+    return miner.best()
+
+
+class AcronymMiner:
+    """Counts the acronyms texts define, text after text, so that a corpus that grows is
+    mined from where it stopped (``copy``, then ``read`` the new texts) with the very result
+    of mining all of it at once.
 
     After ``enough`` definitions of an acronym its winner is clear, and later definitions are
     skipped unread, so a huge corpus that repeats its acronyms costs little more to mine."""
-    counts: Counter[tuple[str, tuple[str, ...]]] = Counter()
-    first: dict[tuple[str, tuple[str, ...]], Acronym] = {}
-    definitions: Counter[str] = Counter()
-    settled: set[str] = set()
-    for text in texts:
-        if "(" not in text:
-            continue
-        for acronym in find_acronyms(text, settled):
-            key = (acronym.token, acronym.long_phrase)
-            counts[key] += 1
-            first.setdefault(key, acronym)
-            definitions[acronym.written] += 1
-            if definitions[acronym.written] >= enough:
-                settled.add(acronym.written)
-    best: dict[str, Acronym] = {}
-    best_count: dict[str, int] = {}
-    for key, times in counts.items():
-        if times > best_count.get(key[0], 0):
-            best[key[0]] = first[key]
-            best_count[key[0]] = times
-    return best
+
+    def __init__(self, enough: int = 50) -> None:
+        self._enough = enough
+        self._counts: Counter[tuple[str, tuple[str, ...]]] = Counter()
+        self._first: dict[tuple[str, tuple[str, ...]], Acronym] = {}
+        self._definitions: Counter[str] = Counter()
+        self._settled: set[str] = set()
+
+    def copy(self) -> AcronymMiner:
+        miner = AcronymMiner(self._enough)
+        miner._counts = self._counts.copy()
+        miner._first = dict(self._first)
+        miner._definitions = self._definitions.copy()
+        miner._settled = set(self._settled)
+        return miner
+
+    def read(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            if "(" not in text:
+                continue
+            for acronym in find_acronyms(text, self._settled):
+                key = (acronym.token, acronym.long_phrase)
+                self._counts[key] += 1
+                self._first.setdefault(key, acronym)
+                self._definitions[acronym.written] += 1
+                if self._definitions[acronym.written] >= self._enough:
+                    self._settled.add(acronym.written)
+
+    def best(self) -> dict[str, Acronym]:
+        best: dict[str, Acronym] = {}
+        best_count: dict[str, int] = {}
+        for key, times in self._counts.items():
+            if times > best_count.get(key[0], 0):
+                best[key[0]] = self._first[key]
+                best_count[key[0]] = times
+        return best
 
 
 # --- the analyzer bound to a corpus ---------------------------------------------------------
@@ -304,24 +328,64 @@ class CorpusAnalyzer:
     cost the cleaner's time again and could change what it left (a literal ``$``).
     """
 
-    def __init__(self, splits: Mapping[str, tuple[str, ...]]) -> None:
+    def __init__(
+        self,
+        splits: Mapping[str, tuple[str, ...]],
+        split_from: Mapping[str, str] | None = None,
+        chunks_by_token: dict[str, list[str]] | None = None,
+    ) -> None:
         self.splits = dict(splits)
+        # The chunk each split was taken from: the first, in sorted order, of those giving it.
+        self._split_from = dict(split_from or {})
         self._words: dict[str, WordTokens] = {}
         self._chunks: dict[str, tuple[str, ...]] = {}
-        self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
+        # For highlighting; an addition's analyzer shares it (``extended``).
+        self._chunks_by_token: dict[str, list[str]] = (
+            {} if chunks_by_token is None else chunks_by_token
+        )
 
     @classmethod
     def for_chunks(cls, chunks: Iterable[str]) -> CorpusAnalyzer:
         """The analyzer for a corpus whose texts have these distinct whitespace-delimited
         chunks (an indexer that has already split every text need not split them again)."""
+        analyzer = cls({})
+        analyzer._split(chunks)
+        return analyzer
+
+    def _split(self, chunks: Iterable[str]) -> list[str]:
+        """Take the compound splits of ``chunks`` in, each compound split as the first chunk
+        in sorted order that hyphenates it says, whichever texts came first; the compounds
+        whose split is new or changed."""
         hyphenated = [c for c in chunks if "-" in c or "\u2010" in c or "\u2011" in c]
-        splits: dict[str, tuple[str, ...]] = {}
+        changed = []
         for chunk in sorted(hyphenated):
             for word in WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk)):
                 tokens = word_tokens(word)
-                if tokens.joined and len(tokens.parts) > 1:
-                    splits.setdefault(tokens.joined, tokens.parts)
-        return cls(splits)
+                if not tokens.joined or len(tokens.parts) <= 1:
+                    continue
+                joined = tokens.joined
+                if joined not in self.splits or chunk < self._split_from[joined]:
+                    if self.splits.get(joined) != tokens.parts:
+                        changed.append(joined)
+                    self.splits[joined] = tokens.parts
+                    self._split_from[joined] = chunk
+        return changed
+
+    def extended(self, texts: Iterable[str]) -> tuple[CorpusAnalyzer, list[str]]:
+        """The analyzer of this corpus plus ``texts`` (splits exactly as ``for_chunks`` over
+        all of them), and the compounds whose split it adds or changes: the papers holding
+        them read differently now (``bot.search.growth``). This analyzer is left as it is."""
+        grown = CorpusAnalyzer(self.splits, self._split_from, self._chunks_by_token)
+        changed = grown._split({chunk for text in texts for chunk in text.split()})
+        return grown, changed
+
+    def indexed_tokens(self, text: str) -> list[str]:
+        """``tokens`` of a paper text being added to the index, its chunks remembered for
+        highlighting as ``index_chunk`` remembers a full build's."""
+        chunks = text.split()
+        for chunk in filterfalse(self._chunks.__contains__, chunks):
+            self._chunks[chunk] = self.index_chunk(chunk)
+        return list(chain.from_iterable(map(self._chunks.__getitem__, chunks)))
 
     def word(self, word: str) -> WordTokens:
         """Tokens of one written word (as found by ``written_words``)."""
