@@ -27,6 +27,7 @@ from bot.settings import Settings
 from bot.slack import payloads as payloads
 from bot.slack.app import create_http_server
 from bot.slack.client import make_web_client
+from bot.slack.work import listener_pool
 from bot.wiring.root import Services, build_app, build_services
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -92,11 +93,17 @@ class LiveBot:
         app_listener_pool: bool = False,
         listener_executor: Executor | None = None,
         digest_channel: str | None = None,
+        deferred: bool = False,
     ) -> None:
         """``app_listener_pool`` runs listeners on the app's own pool, as in production, and
         ``listener_executor`` on the one given; by default one worker runs them in order, so
         ``drain()`` can wait for them. ``digest_channel`` is ``PAPERBOT_DIGEST_CHANNEL``. The
-        bot serves the recorder's workspace, as ``auth.test`` tells a served bot."""
+        bot serves the recorder's workspace, as ``auth.test`` tells a served bot.
+
+        ``deferred`` serves as ``paperbot`` does before its index is built: on the app's
+        pool, which turns requests away until the test calls ``load_index``."""
+        self._corpus = corpus
+        self._deferred = deferred
         self.workspace = payloads.Workspace()
         self.recorder = FaultySlackRecorder(bot_user_id=self.workspace.bot_user_id).start()
         self.settings = Settings(
@@ -126,8 +133,16 @@ class LiveBot:
     ) -> None:
         """Build the bot for ``self.settings`` and serve it on a loopback port."""
         self.services: Services = build_services(
-            self.settings, client, clock=clock, corpus=corpus, workspace=workspace
+            self.settings,
+            client,
+            clock=clock,
+            corpus=corpus,
+            workspace=workspace,
+            deferred=self._deferred,
         )
+        library = self.services.library
+        if self._deferred:
+            listener_executor = listener_pool(ready=lambda: library.ready, scope=library.request)
         self.app = build_app(
             self.settings,
             self.services.answers,
@@ -136,11 +151,19 @@ class LiveBot:
             distribution=self.services.distribution,
         )
         self._server = create_http_server(
-            self.app, host="127.0.0.1", port=0, database=self.services.store
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            database=self.services.store,
+            index_ready=(lambda: library.ready) if self._deferred else None,
         )
         self.url = f"http://127.0.0.1:{self._server.effective_port}"
         self._thread = threading.Thread(target=self._server.run, daemon=True)
         self._thread.start()
+
+    def load_index(self) -> None:
+        """What a deferred bot does in the background once it listens."""
+        self.services.load(self._corpus)
 
     def close(self) -> None:
         self._stop_server()

@@ -39,7 +39,7 @@ def test_freeze_heap_hides_what_lives_now_and_frees_start_up_garbage_first():
 
 def _services(index_prepare, catalogue_prepare) -> SimpleNamespace:
     return SimpleNamespace(
-        index=SimpleNamespace(prepare=index_prepare),
+        library=SimpleNamespace(index=SimpleNamespace(prepare=index_prepare)),
         answers=SimpleNamespace(papers=SimpleNamespace(prepare=catalogue_prepare)),
     )
 

@@ -31,12 +31,13 @@ class ResultPages:
 
     index: SearchIndex
     reading_list: ReadingList
-    wider_corpus: str | None
+    wider_corpus: Callable[[], str | None]
+    """The hint that more papers exist elsewhere (``Answers.wider_corpus``), as it is now."""
 
     def hint(self, result: SearchResult, page_size: int) -> str | None:
         """The wider corpus, when a search found nothing or less than a page."""
         found_little = result.offset == 0 and len(result.hits) < page_size
-        return self.wider_corpus if found_little and result.usage is None else None
+        return self.wider_corpus() if found_little and result.usage is None else None
 
     def nothing_more(
         self, result: SearchResult, first: Callable[[], SearchResult] | None = None

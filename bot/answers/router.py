@@ -61,7 +61,7 @@ class Answers:
         self._description = description
         self._rng = rng or random.Random()
         self._reading_list = ReadingList(store, self.papers)
-        pages = ResultPages(index, self._reading_list, wider_corpus)
+        pages = ResultPages(index, self._reading_list, lambda: self.wider_corpus)
         self._searches = PrivateSearches(index, store, self.papers, pages)
         self._cards = PaperCards(self.papers, self._reading_list)
         self._threads = ThreadReplies(index, store, pages, delivery_memory(clock))
@@ -93,6 +93,12 @@ class Answers:
                 return self._cards.paper_page(paper, viewer)
             return self._searches.search(request.argument, viewer)
         return digest_reply(self._digest, request, channel_id, viewer.team_id)
+
+    def describe(self, description: str | None, wider_corpus: str | None) -> None:
+        """What the help card says is searched, and the wider corpus's hint, once the corpus
+        is loaded (a served bot answers before it is: see ``bot.wiring.root``)."""
+        self._description = description
+        self.wider_corpus = wider_corpus
 
     def help(self) -> Message:
         return render.help_message(description=self._description, hint=self.wider_corpus)

@@ -35,8 +35,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, compress, filterfalse
 from operator import attrgetter
@@ -292,31 +292,55 @@ def find_acronyms(text: str, settled: Container[str] = ()) -> Iterator[Acronym]:
 
 
 def mine_acronyms(texts: Iterable[str], enough: int = 50) -> dict[str, Acronym]:
-    """Each acronym's most common long form across the corpus (ties: the first one seen).
+    """Each acronym's most common long form across the corpus (ties: the first one seen)."""
+    miner = AcronymMiner(enough)
+    miner.read(texts)
+    return miner.best()
+
+
+class AcronymMiner:
+    """Counts the acronyms texts define, text after text, so that a corpus that grows is
+    mined from where it stopped (``copy``, then ``read`` the new texts) with the very result
+    of mining all of it at once.
 
     After ``enough`` definitions of an acronym its winner is clear, and later definitions are
     skipped unread, so a huge corpus that repeats its acronyms costs little more to mine."""
-    counts: Counter[tuple[str, tuple[str, ...]]] = Counter()
-    first: dict[tuple[str, tuple[str, ...]], Acronym] = {}
-    definitions: Counter[str] = Counter()
-    settled: set[str] = set()
-    for text in texts:
-        if "(" not in text:
-            continue
-        for acronym in find_acronyms(text, settled):
-            key = (acronym.token, acronym.long_phrase)
-            counts[key] += 1
-            first.setdefault(key, acronym)
-            definitions[acronym.written] += 1
-            if definitions[acronym.written] >= enough:
-                settled.add(acronym.written)
-    best: dict[str, Acronym] = {}
-    best_count: dict[str, int] = {}
-    for key, times in counts.items():
-        if times > best_count.get(key[0], 0):
-            best[key[0]] = first[key]
-            best_count[key[0]] = times
-    return best
+
+    def __init__(self, enough: int = 50) -> None:
+        self._enough = enough
+        self._counts: Counter[tuple[str, tuple[str, ...]]] = Counter()
+        self._first: dict[tuple[str, tuple[str, ...]], Acronym] = {}
+        self._definitions: Counter[str] = Counter()
+        self._settled: set[str] = set()
+
+    def copy(self) -> AcronymMiner:
+        miner = AcronymMiner(self._enough)
+        miner._counts = self._counts.copy()
+        miner._first = dict(self._first)
+        miner._definitions = self._definitions.copy()
+        miner._settled = set(self._settled)
+        return miner
+
+    def read(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            if "(" not in text:
+                continue
+            for acronym in find_acronyms(text, self._settled):
+                key = (acronym.token, acronym.long_phrase)
+                self._counts[key] += 1
+                self._first.setdefault(key, acronym)
+                self._definitions[acronym.written] += 1
+                if self._definitions[acronym.written] >= self._enough:
+                    self._settled.add(acronym.written)
+
+    def best(self) -> dict[str, Acronym]:
+        best: dict[str, Acronym] = {}
+        best_count: dict[str, int] = {}
+        for key, times in self._counts.items():
+            if times > best_count.get(key[0], 0):
+                best[key[0]] = self._first[key]
+                best_count[key[0]] = times
+        return best
 
 
 # --- the analyzer bound to a corpus ---------------------------------------------------------
@@ -349,6 +373,17 @@ class _RecentWords(OrderedDict[str, WordTokens]):
             self.popitem(last=False)
 
 
+@dataclass(frozen=True)
+class CompoundUses:
+    """How often texts write each compound (joined token) as one word and apart."""
+
+    one_word: Counter[str] = field(default_factory=Counter)
+    apart: Counter[str] = field(default_factory=Counter)
+
+    def __add__(self, other: CompoundUses) -> CompoundUses:
+        return CompoundUses(self.one_word + other.one_word, self.apart + other.apart)
+
+
 class CorpusAnalyzer:
     """The analyzer with what one corpus teaches it: which compounds it hyphenates.
 
@@ -370,45 +405,83 @@ class CorpusAnalyzer:
         self,
         splits: Mapping[str, tuple[str, ...]],
         openings: Mapping[tuple[str, str], int] | None = None,
+        split_from: Mapping[str, str] | None = None,
+        chunks_by_token: dict[str, list[str]] | None = None,
     ) -> None:
         self.splits = dict(splits)
         self.openings = dict(openings or {})
         """How a compound written apart begins: (its first word folded, its second word's
         ``edge_key``) → the most words a compound beginning so has (see ``compound_at``)."""
+        # The chunk each split was taken from: the first, in sorted order, of those giving it.
+        self._split_from = dict(split_from or {})
         self.apart: frozenset[str] | None = None
         """The compounds (joined tokens) whose words written apart count as the compound:
         those the corpus writes as one word often enough (``indexing.ONE_WORD_SHARE``), set
         by the indexer (None: all). ``large language model`` is hyphenated only as a modifier
         (``large-language-model-based``) and written apart 900 times: a phrase, not a word."""
+        self.uses: CompoundUses = CompoundUses()
+        """How often the corpus writes each compound as one word and apart, which ``apart``
+        is decided from (set by the indexer, kept for additions: ``bot.search.growth``)."""
         self._words: dict[str, WordTokens] = {}
         self._chunks: dict[str, tuple[str, ...]] = {}
-        self._chunks_by_token: dict[str, list[str]] = {}  # for highlighting
+        # For highlighting; an addition's analyzer shares it (``extended``).
+        self._chunks_by_token: dict[str, list[str]] = (
+            {} if chunks_by_token is None else chunks_by_token
+        )
 
     @classmethod
     def for_chunks(cls, chunks: Iterable[str]) -> CorpusAnalyzer:
         """The analyzer for a corpus whose texts have these distinct whitespace-delimited
         chunks (an indexer that has already split every text need not split them again)."""
+        analyzer = cls({})
+        analyzer._split(chunks)
+        return analyzer
+
+    def _split(self, chunks: Iterable[str]) -> bool:
+        """Take the compound splits and openings of ``chunks`` in, each compound split as the
+        first chunk in sorted order that hyphenates it says, whichever texts came first;
+        whether a split or an opening is new or changed."""
         hyphenated = [c for c in chunks if "-" in c or "\u2010" in c or "\u2011" in c]
-        splits: dict[str, tuple[str, ...]] = {}
-        openings: dict[tuple[str, str], int] = {}
+        changed = False
         for chunk in sorted(hyphenated):
             for word in WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk)):
                 tokens = word_tokens(word)
-                if tokens.joined and len(tokens.parts) > 1:
-                    splits.setdefault(tokens.joined, tokens.parts)
-                    pieces = [piece for piece in _HYPHENS.split(word) if piece]
-                    if all(map(str.isalnum, pieces)):
-                        opening = (fold(pieces[0]), edge_key(pieces[1]))
-                        openings[opening] = max(openings.get(opening, 0), len(pieces))
-        return cls(splits, openings)
+                if not tokens.joined or len(tokens.parts) <= 1:
+                    continue
+                joined = tokens.joined
+                if joined not in self.splits or chunk < self._split_from[joined]:
+                    changed |= self.splits.get(joined) != tokens.parts
+                    self.splits[joined] = tokens.parts
+                    self._split_from[joined] = chunk
+                pieces = [piece for piece in _HYPHENS.split(word) if piece]
+                if all(map(str.isalnum, pieces)):
+                    opening = (fold(pieces[0]), edge_key(pieces[1]))
+                    if len(pieces) > self.openings.get(opening, 0):
+                        changed = True
+                        self.openings[opening] = len(pieces)
+        return changed
 
-    def compound_at(self, chunks: Sequence[str], at: int) -> tuple[int, str] | None:
+    def extended(self, texts: Iterable[str]) -> tuple[CorpusAnalyzer, bool]:
+        """The analyzer of this corpus plus ``texts`` (splits and openings exactly as
+        ``for_chunks`` over all of them), and whether they add or change a split or an
+        opening: old papers then read differently (``bot.search.growth`` rebuilds). Its
+        ``apart`` and ``uses`` are this one's, for the caller to update. This analyzer is
+        left as it is."""
+        grown = CorpusAnalyzer(self.splits, self.openings, self._split_from, self._chunks_by_token)
+        grown.apart, grown.uses = self.apart, self.uses
+        changed = grown._split({chunk for text in texts for chunk in text.split()})
+        return grown, changed
+
+    def compound_at(
+        self, chunks: Sequence[str], at: int, *, every: bool = False
+    ) -> tuple[int, str] | None:
         """A compound written apart from ``chunks[at]`` on (``mixture of experts``, where
         some paper writes ``mixture-of-experts``): how many chunks it spans and its joined
         token, or None. The words must be whole and separated by spaces alone: the last
         word of ``chunks[at]`` (``(mixture``), whole chunks within, and the first word of
         its last chunk (``experts,``); the longest compound wins. The test that ends most
-        calls, the first two words' ``openings``, is the one the indexer vectorises."""
+        calls, the first two words' ``openings``, is the one the indexer vectorises.
+        ``every`` finds compounds outside ``apart`` too (to count them)."""
         if at + 1 >= len(chunks):
             return None
         first, _ = chunk_edges(chunks[at])
@@ -418,6 +491,7 @@ class CorpusAnalyzer:
             return None
         words = [_nfkc(chunk) for chunk in chunks[at : at + longest]]
         words[0] = WORD_PATTERN.findall(words[0])[-1]
+        apart = None if every else self.apart
         for size in range(len(words), 1, -1):
             if not all(map(str.isalnum, words[1 : size - 1])):
                 continue
@@ -425,23 +499,36 @@ class CorpusAnalyzer:
             if closing is None or not closing.group().isalnum():
                 continue
             joined = _joined_term("".join([*words[: size - 1], closing.group()]))
-            if joined in self.splits and (self.apart is None or joined in self.apart):
+            if joined in self.splits and (apart is None or joined in apart):
                 return size, joined
         return None
 
-    def compound_ends(self, chunks: Sequence[str]) -> dict[int, str]:
+    def compound_ends(self, chunks: Sequence[str], *, every: bool = False) -> dict[int, str]:
         """Where compounds written apart end in a text's chunks, and their joined tokens:
-        read left to right, a compound's words starting no other."""
+        read left to right, a compound's words starting no other (``every``: as
+        ``compound_at``)."""
         ends: dict[int, str] = {}
         at = 0
         while at < len(chunks) - 1:
-            found = self.compound_at(chunks, at) if self.openings else None
+            found = self.compound_at(chunks, at, every=every) if self.openings else None
             if found is None:
                 at += 1
             else:
                 ends[at + found[0] - 1] = found[1]
                 at += found[0]
         return ends
+
+    def compound_uses(self, text: str) -> CompoundUses:
+        """How often a paper text writes each compound as one word (its chunks' tokens, as
+        the indexer counts them) and apart (``every`` compound, as the indexer counts
+        before it decides ``apart``)."""
+        chunks = text.split()
+        one_word = Counter(
+            token
+            for token in chain.from_iterable(map(self._analyze_chunk, chunks))
+            if token in self.splits
+        )
+        return CompoundUses(one_word, Counter(self.compound_ends(chunks, every=True).values()))
 
     def word(self, word: str) -> WordTokens:
         """Tokens of one written word (as found by ``written_words``)."""
@@ -487,16 +574,30 @@ class CorpusAnalyzer:
     def tokens(self, text: str) -> list[str]:
         """Index tokens of a paper text, analysed chunk by chunk (what ``analyze`` gives for
         plain text, plus the corpus's compound splits)."""
+        return self._text_tokens(text, self._analyze_chunk)
+
+    def indexed_tokens(self, text: str) -> list[str]:
+        """``tokens`` of a paper text being added to the index, its chunks remembered for
+        highlighting as ``index_chunk`` remembers a full build's."""
+        return self._text_tokens(text, self.index_chunk)
+
+    def _text_tokens(self, text: str, analyse: Callable[[str], tuple[str, ...]]) -> list[str]:
         chunks = text.split()
-        try:
-            analysed = list(map(self._chunks.__getitem__, chunks))
-        except KeyError:  # chunks never seen before: analyse them in reading order
-            for chunk in filterfalse(self._chunks.__contains__, chunks):  # checked lazily
-                self._chunks[chunk] = self._analyze_chunk(chunk)
-            analysed = list(map(self._chunks.__getitem__, chunks))
+        analysed = self._analysed(chunks, analyse)
         for end, joined in self.compound_ends(chunks).items():
             analysed[end] = (*analysed[end], joined)
         return list(chain.from_iterable(analysed))
+
+    def _analysed(
+        self, chunks: list[str], analyse: Callable[[str], tuple[str, ...]]
+    ) -> list[tuple[str, ...]]:
+        """Each chunk's tokens, chunks never seen before analysed in reading order."""
+        try:
+            return list(map(self._chunks.__getitem__, chunks))
+        except KeyError:
+            for chunk in filterfalse(self._chunks.__contains__, chunks):  # checked lazily
+                self._chunks[chunk] = analyse(chunk)
+            return list(map(self._chunks.__getitem__, chunks))
 
     def forget_chunks(self) -> None:
         """Drop the indexing caches (they refill on demand); highlighting data stays. The

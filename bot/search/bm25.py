@@ -169,6 +169,62 @@ class BM25Index:
             self._docs[slots[start:end]] = posting_docs(start, end)
         del slots
         builder._terms = array("i")
+        self._dense_tables()
+
+    @classmethod
+    def from_postings(
+        cls,
+        vocabulary: Mapping[str, int],
+        indptr: np.ndarray,
+        docs: np.ndarray,
+        tfs: np.ndarray,
+        doc_len: np.ndarray,
+        *,
+        k1: float,
+        b: float,
+        epsilon: float,
+    ) -> BM25Index:
+        """The index of postings already sorted by term, then document (``docs`` and
+        ``tfs`` between ``indptr``): what ``bot.search.growth`` merges an addition into.
+        Every table is computed as ``BM25Builder.build`` computes it, so for the same
+        documents, terms numbered alike, the index is the same bit for bit."""
+        index = cls.__new__(cls)
+        index.k1, index.b, index.epsilon = k1, b, epsilon
+        index.vocabulary = vocabulary
+        index.doc_len = doc_len
+        index.corpus_size = len(doc_len)
+        index.avgdl = int(doc_len.sum()) / index.corpus_size if index.corpus_size else 0.0
+        index._indptr = indptr
+        index._docs = docs
+        index.idf, index.average_idf = _okapi_idf(
+            np.diff(indptr).tolist(), index.corpus_size, epsilon
+        )
+        index.idf_positive = bool((index.idf > 0).all())
+        pair_codes = _PairCodes(tfs, doc_len, lambda s, e: docs[s:e], index._ratio_of)
+        index._ratio = pair_codes.ratios
+        index._codes = np.empty(len(docs), dtype=pair_codes.dtype)
+        for start in range(0, len(docs), _BLOCK):
+            end = min(start + _BLOCK, len(docs))
+            index._codes[start:end] = pair_codes(start, end)
+        index._dense_tables()
+        return index
+
+    def term_frequencies(self) -> np.ndarray:
+        """Each posting's term frequency (in posting order), read back from its code and
+        its document's length: within one length the ratio grows with tf, so inverting
+        rank-bm25's expression and rounding gives tf exactly (tfs are small integers, the
+        rounding error some 1e-12). Kept nowhere, so an index costs no more for growing."""
+        tfs = np.empty(len(self._docs), dtype=np.uint32)
+        k1, b = self.k1, self.b
+        for start in range(0, len(self._docs), _BLOCK):
+            end = min(start + _BLOCK, len(self._docs))
+            ratio = np.take(self._ratio, self._codes[start:end])
+            length = self.doc_len[self._docs[start:end]]
+            saturation = k1 * (1 - b + b * length / self.avgdl)
+            tfs[start:end] = np.rint(ratio * saturation / (k1 + 1 - ratio))
+        return tfs
+
+    def _dense_tables(self) -> None:
         document_frequency = np.diff(self._indptr)
         # Terms in most documents also get a code per document (one past the last code where
         # the term is absent): 2 bytes a document, so scoring them is one gather, no scatter.
@@ -327,7 +383,7 @@ class _PairCodes:
         self,
         tfs: np.ndarray,
         lengths: np.ndarray,
-        docs: _BlockDocs,
+        docs: Callable[[int, int], np.ndarray],
         ratio_of: Callable[[np.ndarray, np.ndarray], np.ndarray],
     ) -> None:
         self._tfs, self._lengths, self._docs = tfs, lengths, docs

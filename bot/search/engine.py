@@ -13,13 +13,16 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import numpy as np
+
 from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
-from bot.search.analyzer import Acronym, CorpusAnalyzer, mine_acronyms
+from bot.search.analyzer import Acronym, AcronymMiner, CorpusAnalyzer
 from bot.search.authors import AuthorIndex
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
 from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table
+from bot.search.growth import extend_index
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
 from bot.search.model_rule import ModelQuery
@@ -70,9 +73,12 @@ class SearchIndex:
         *,
         planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
+        miner: AcronymMiner | None = None,
     ) -> None:
         self.papers = papers
         self._semantic = semantic
+        self._options = (planner_options, ranker_options)
+        self._miner = miner
         self._bm25 = bm25
         self._analyzer = analyzer
         self._authors = AuthorIndex(papers)
@@ -102,16 +108,45 @@ class SearchIndex:
         alone)."""
         papers = tuple(papers)
         analyzer, bm25 = ChunkIndexer().index(papers)
-        acronyms = mine_acronyms(f"{p.title}. {p.plain_abstract}" for p in papers)
+        miner = AcronymMiner()
+        miner.read(map(_acronym_text, papers))
         ranker = semantic(papers) if semantic is not None else None
         return cls(
             papers,
             bm25,
-            acronyms,
+            miner.best(),
             analyzer,
             ranker,
             planner_options=planner_options,
             ranker_options=ranker_options,
+            miner=miner,
+        )
+
+    def extended(
+        self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()
+    ) -> SearchIndex:
+        """This index plus ``papers`` (new ids), ranking exactly as ``build`` over all of
+        them would (``bot.search.growth``), built beside this one, which is left as it is.
+        ``vectors`` are the new papers' text vectors where known (None where not); the
+        others are embedded by ``prepare``."""
+        new = tuple(papers)
+        analyzer, bm25 = extend_index(self._analyzer, self._bm25, self.papers, new)
+        if self._miner is None:  # an index opened from a snapshot: mined once, then kept
+            self._miner = AcronymMiner()
+            self._miner.read(map(_acronym_text, self.papers))
+        miner = self._miner.copy()
+        miner.read(map(_acronym_text, new))
+        semantic = None if self._semantic is None else self._semantic.extended(new, vectors)
+        planner_options, ranker_options = self._options
+        return SearchIndex(
+            self.papers + new,
+            bm25,
+            miner.best(),
+            analyzer,
+            semantic,
+            planner_options=planner_options,
+            ranker_options=ranker_options,
+            miner=miner,
         )
 
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
@@ -332,6 +367,11 @@ class SearchIndex:
         """The corpus papers ``refs`` name, each once, in order; unknown ids left out."""
         papers = (self.get(ref) for ref in refs)
         return list(dict.fromkeys(self._doc(paper) for paper in papers if paper is not None))
+
+
+def _acronym_text(paper: Paper) -> str:
+    """What acronyms are mined from: the title and the abstract."""
+    return f"{paper.title}. {paper.plain_abstract}"
 
 
 def _nothing(

@@ -12,7 +12,7 @@ from itertools import filterfalse
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CorpusAnalyzer, chunk_edges
+from bot.search.analyzer import CompoundUses, CorpusAnalyzer, chunk_edges
 from bot.search.bm25 import BM25Builder
 from bot.search.fielded import FieldedBM25
 
@@ -49,6 +49,16 @@ _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while in
 # Papers whose chunk numbers are stored together while indexing: big enough (~60 MB) for the
 # allocator to hand the memory back to the system when a block is dropped.
 _RUN_BLOCK = 1 << 16
+
+
+def apart_compounds(uses: CompoundUses) -> frozenset[str]:
+    """The compounds whose words written apart count as the compound (``ONE_WORD_SHARE``):
+    what ``CorpusAnalyzer.apart`` holds, decided from the whole corpus's ``uses``."""
+    return frozenset(
+        joined
+        for joined, times in uses.apart.items()
+        if uses.one_word[joined] * ONE_WORD_SHARE >= times
+    )
 
 
 def field_texts(paper: Paper) -> tuple[str, str]:
@@ -121,11 +131,9 @@ class ChunkIndexer:
             for _, joined in _join_compounds(self._fields, chunks, analyzer, edges, rewrite=False)
         )
         together = self._token_counts(chunk_starts, chunk_terms, len(chunks))
-        analyzer.apart = frozenset(
-            joined
-            for joined, times in apart.items()
-            if together[numbers[joined]] * ONE_WORD_SHARE >= times
-        )
+        one_word = Counter({j: int(together[numbers[j]]) for j in analyzer.splits if j in numbers})
+        analyzer.uses = CompoundUses(one_word, apart)
+        analyzer.apart = apart_compounds(analyzer.uses)
         for last, joined in dict.fromkeys(_join_compounds(self._fields, chunks, analyzer, edges)):
             tokens = (*chunk_terms[chunk_starts[last] : chunk_starts[last + 1]],)
             chunk_terms.fromlist([*tokens, numbers.setdefault(joined, len(numbers))])

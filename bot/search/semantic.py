@@ -106,7 +106,7 @@ class SemanticRanker:
         embedder: Embedder,
         papers: Sequence[Paper],
         stored: StoredVectors,
-        path: Path,
+        path: Path | None,
     ) -> None:
         self._embedder = embedder
         self._papers = papers
@@ -122,6 +122,32 @@ class SemanticRanker:
         self._stored = stored if self.missing else empty_vectors(stored.model, DIMENSIONS)
         self._fill_lock = threading.Lock()
         self._recent = QueryVectors(embedder, _RECENT_QUERIES)
+
+    def extended(
+        self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()
+    ) -> SemanticRanker:
+        """The ranker of this corpus plus ``papers``, their text vectors given where known
+        (a paper without an abstract: its title's); the rest, and their title vectors, are
+        embedded by ``fill_missing``. Its vectors are not saved beside the corpus file: new
+        papers come from the store, which keeps theirs (``Library.add``)."""
+        grown = SemanticRanker.__new__(SemanticRanker)
+        grown._embedder = self._embedder
+        grown._papers = (*self._papers, *papers)
+        grown._path = None
+        grown._has_abstract = np.concatenate(
+            [self._has_abstract, np.array([bool(p.plain_abstract) for p in papers], bool)]
+        )
+        grown._text = self._text.extended([text_key(embedding_text(p)) for p in papers])
+        grown._title = self._title.extended([text_key(p.title) for p in papers])
+        for paper, vector in zip(papers, vectors, strict=False):
+            if vector is not None:
+                grown._text.fill(text_key(embedding_text(paper)), vector)
+                if not paper.plain_abstract:
+                    grown._title.fill(text_key(paper.title), vector)
+        grown._stored = empty_vectors(self._stored.model, DIMENSIONS)
+        grown._fill_lock = threading.Lock()
+        grown._recent = self._recent
+        return grown
 
     @property
     def missing(self) -> int:
@@ -147,7 +173,7 @@ class SemanticRanker:
 
     def paper_vector(self, doc: int) -> np.ndarray | None:
         """The vector of a paper's text (its title when it has no abstract)."""
-        return self._text.vectors[doc] if self._text.ready[doc] else None
+        return self._text.vectors[doc].astype(np.float32) if self._text.ready[doc] else None
 
     def cosines(self, vector: np.ndarray, docs: np.ndarray) -> QueryCosines:
         """The cosines with ``vector`` of the papers ``docs``: one product with each table,
@@ -226,6 +252,8 @@ class SemanticRanker:
             logger.info(
                 "semantic: embedded %d texts in %.0f s", len(texts), time.monotonic() - started
             )
+            if self._path is None:
+                return
             try:
                 write_vectors(self._path, self._stored)
             except OSError as error:
@@ -234,17 +262,43 @@ class SemanticRanker:
                 logger.info("semantic: saved the vectors to %s", self._path)
 
 
+_PRODUCT_ROWS = 1 << 14  # rows widened to float32 at a time for a product with every row
+
+
 class _VectorTable:
     """One vector per paper, found by the key of the text it is made of; the table fills
-    as vectors are stored or embedded."""
+    as vectors are stored or embedded.
+
+    Held as float16, as they are stored (2 bytes a number where float32 took 4: 768 bytes a
+    vector): every stored vector is a float16 already, so widening rows to float32 for each
+    product gives the very numbers, and the very cosines, a float32 table gave. Only a
+    vector embedded while the bot runs is rounded to float16 here, as saving it rounds it."""
 
     def __init__(self, keys: list[int]) -> None:
         self._keys = keys
-        self.vectors = np.zeros((len(keys), DIMENSIONS), dtype=np.float32)
+        self.vectors = np.zeros((len(keys), DIMENSIONS), dtype=np.float16)
         self.ready = np.zeros(len(keys), dtype=bool)
         self._docs_of: dict[int, list[int]] = {}
         for doc, key in enumerate(keys):
             self._docs_of.setdefault(key, []).append(doc)
+
+    def extended(self, keys: list[int]) -> _VectorTable:
+        """This table with rows for ``keys`` after its own, empty until filled (a key this
+        table has ready is filled at once)."""
+        grown = _VectorTable.__new__(_VectorTable)
+        grown._keys = self._keys + keys
+        grown.vectors = np.concatenate(
+            [self.vectors, np.zeros((len(keys), self.vectors.shape[1]), self.vectors.dtype)]
+        )
+        grown.ready = np.concatenate([self.ready, np.zeros(len(keys), dtype=bool)])
+        grown._docs_of = dict(self._docs_of)  # lists copied as they change, not all of them
+        for doc, key in enumerate(keys, start=len(self._keys)):
+            known = grown._docs_of.get(key, [])
+            if known and grown.ready[known[0]]:
+                grown.vectors[doc] = grown.vectors[known[0]]
+                grown.ready[doc] = True
+            grown._docs_of[key] = [*known, doc]
+        return grown
 
     def load(self, rows: dict[int, int], stored: np.ndarray) -> None:
         found = [(doc, rows[key]) for doc, key in enumerate(self._keys) if key in rows]
@@ -266,10 +320,15 @@ class _VectorTable:
         """Each paper's cosine with ``vector``, NaN where a paper has no vector yet. Only
         ``docs`` are sure to be computed: when they are few, copying their rows costs less
         than a product with every row, and the others are left NaN."""
+        kind = np.result_type(np.float32, vector.dtype)  # a float32 table's product's
         if 4 * len(docs) >= len(self.ready):
-            return np.where(self.ready, self.vectors @ vector, np.nan)
-        products = np.full(len(self.ready), np.nan, dtype=self.vectors.dtype)
-        products[docs] = self.vectors[docs] @ vector
+            products = np.empty(len(self.ready), dtype=kind)
+            for start in range(0, len(self.ready), _PRODUCT_ROWS):
+                rows = self.vectors[start : start + _PRODUCT_ROWS].astype(np.float32)
+                products[start : start + _PRODUCT_ROWS] = rows @ vector
+            return np.where(self.ready, products, np.nan)
+        products = np.full(len(self.ready), np.nan, dtype=np.float32)  # as it always was
+        products[docs] = self.vectors[docs].astype(np.float32) @ vector
         return np.where(self.ready, products, np.nan)
 
 

@@ -533,11 +533,11 @@ def main(argv: Sequence[str], settings: Settings, *, out: TextIO | None = None) 
         if args.once is not None:
             out.write(f"{PROMPT}{args.once}\n{shell.handle(args.once)}")
             return 0
-        out.write(paragraph(f"paperbot shell: {services.corpus.description}. Type help.") + "\n")
+        corpus = services.corpus
+        assert corpus is not None  # loaded by build_services
+        out.write(paragraph(f"paperbot shell: {corpus.description}. Type help.") + "\n")
         if services.answers.wider_corpus:
-            note = render_papers.corpus_setting_note(
-                len(services.corpus.papers), CATALOGUE_ACCEPTED_PAPERS
-            )
+            note = render_papers.corpus_setting_note(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
             out.write(paragraph(terminal_text(note)) + "\n")
         out.write(paragraph(log_note) + "\n")
         console = stack.enter_context(Console(out))

@@ -90,14 +90,18 @@ def _distributed(
 
 
 def wsgi_app(
-    app: App, drain: Drain | None = None, database: health.DatabaseHealth | None = None
+    app: App,
+    drain: Drain | None = None,
+    database: health.DatabaseHealth | None = None,
+    index_ready: Callable[[], bool] | None = None,
 ) -> Callable[..., Iterable[bytes]]:
     """Bolt's WSGI adapter at ``/slack/events``, behind ``gate.malformed``; plus
     ``GET /healthz`` and ``GET /readyz`` for the platform, which tell the ``database``'s
     state (``bot.slack.health``). Once ``drain`` has begun, all answer 503: the
-    platform stops routing here, and Slack gets no ack this process could not keep."""
+    platform stops routing here, and Slack gets no ack this process could not keep.
+    ``index_ready`` says whether the index is built yet, for a bot serving before it is."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
-    health_check = health.HealthCheck(database)
+    health_check = health.HealthCheck(database, index_ready=index_ready)
 
     def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         path = environ.get("PATH_INFO") or ""
@@ -140,13 +144,14 @@ def create_http_server(
     port: int = 3000,
     drain: Drain | None = None,
     database: health.DatabaseHealth | None = None,
+    index_ready: Callable[[], bool] | None = None,
 ) -> Any:
     """A waitress server (multi-threaded WSGI) for the app; ``.run()`` serves, ``.close()``.
 
     Bodies over ``gate.MAX_BODY_BYTES`` are refused by waitress with a 413 before they are
     read into memory."""
     return waitress.create_server(
-        wsgi_app(app, drain, database),
+        wsgi_app(app, drain, database, index_ready),
         host=host,
         port=port,
         threads=HTTP_THREADS,
@@ -162,6 +167,7 @@ def start_serving(
     mode: str,
     drain: Drain,
     database: health.DatabaseHealth | None = None,
+    index_ready: Callable[[], bool] | None = None,
 ) -> Callable[[], None]:
     """Serve Slack in ``mode`` (``SOCKET`` or ``HTTP``) on background threads; what stops
     accepting requests when ``drain`` runs.
@@ -175,7 +181,9 @@ def start_serving(
         handler.connect()
         print("paperbot: connected to Slack in Socket Mode", flush=True)
         return functools.partial(close_socket_mode, handler)
-    server = create_http_server(app, port=settings.port, drain=drain, database=database)
+    server = create_http_server(
+        app, port=settings.port, drain=drain, database=database, index_ready=index_ready
+    )
     threading.Thread(target=server.run, name="http", daemon=True).start()
     print(f"paperbot: listening on port {settings.port} at {EVENTS_PATH}", flush=True)
     if app.oauth_flow is not None:

@@ -6,7 +6,10 @@ and restarting every replica during a database outage adds cold starts to the ou
 the bot could still answer searches. It reports the database's state as last seen, without
 waiting for it (a liveness probe times out in a second or so). Readiness asks the database,
 within the store's deadline, and fails while it cannot be used, so a router that checks it
-sends traffic where saving and paging work. The probes run on the threads that ack Slack:
+sends traffic where saving and paging work. A bot that binds its port before its index is
+built (the served bot does, so a platform that wants a port bound within a minute gets one)
+also says, while it builds, that it is alive but not ready: ``"index": "building"``. The
+probes run on the threads that ack Slack:
 the database is asked at most once every ``READY_FOR_SECONDS``, by one probe at a time
 (the others answer with the state last seen), and only a change of state is logged.
 """
@@ -43,12 +46,18 @@ class DatabaseHealth(Protocol):
 
 class HealthCheck:
     """The answers to ``PATHS`` for one process; with no ``database`` (a bot built without
-    one) there is nothing to report on it."""
+    one) there is nothing to report on it, and with no ``index_ready`` nothing on the
+    index (it was built before the port was bound)."""
 
     def __init__(
-        self, database: DatabaseHealth | None, *, clock: Callable[[], float] = time.monotonic
+        self,
+        database: DatabaseHealth | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        index_ready: Callable[[], bool] | None = None,
     ) -> None:
         self._database = database
+        self._index_ready = index_ready
         self._clock = clock
         self._lock = threading.Lock()
         self._probing = False
@@ -57,14 +66,24 @@ class HealthCheck:
 
     def reply(self, path: str) -> tuple[str, bytes]:
         """The status line and JSON body for ``path`` (one of ``PATHS``)."""
+        status, body = self._database_reply(path)
+        if self._index_ready is None:
+            return status, _body(body)
+        built = self._index_ready()
+        body["index"] = "ok" if built else "building"
+        if path == READY_PATH and not built:
+            status, body["status"] = UNAVAILABLE, "unready"
+        return status, _body(body)
+
+    def _database_reply(self, path: str) -> tuple[str, dict[str, str]]:
         if self._database is None:
-            return OK, _body({"status": "ok"})
+            return OK, {"status": "ok"}
         if path == READY_PATH and not self._is_ready(self._database):
-            return UNAVAILABLE, _body({"status": "unready", "database": "unavailable"})
+            return UNAVAILABLE, {"status": "unready", "database": "unavailable"}
         if path == READY_PATH:
-            return OK, _body({"status": "ok", "database": "ok"})
+            return OK, {"status": "ok", "database": "ok"}
         state = "ok" if self._database.answered_last() else "unavailable"
-        return OK, _body({"status": "ok", "database": state})
+        return OK, {"status": "ok", "database": state}
 
     def _is_ready(self, database: DatabaseHealth) -> bool:
         with self._lock:

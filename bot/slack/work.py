@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from bot.slack.admission import FIRST_GUESS_SECONDS, Lanes
@@ -47,27 +48,38 @@ TurnedAway = Callable[[], object]
 Admit = Callable[[str, TurnedAway | None], bool]
 """``admit(kind, turned_away)``: whether the work the ack hands over next is taken."""
 
+Scope = Callable[[], AbstractContextManager[Any]]
+"""What each listener's work runs inside: the library's ``request``, so that one request reads
+one index from start to end (``bot.search.library``)."""
+
 _REFUSED = object()
 
 
 class _Task:
     """One listener's work and the future Bolt was given for it; hashed by identity."""
 
-    def __init__(self, call: Callable[[], Any], future: Future[Any]) -> None:
+    def __init__(self, call: Callable[[], Any], future: Future[Any], scope: Scope) -> None:
         self.call = call
         self.future = future
+        self._scope = scope
 
     def run(self) -> None:
         if not self.future.set_running_or_notify_cancel():
             return
         try:
-            self.future.set_result(self.call())
+            with self._scope():
+                result = self.call()
+            self.future.set_result(result)
         except BaseException as error:
             self.future.set_exception(error)
 
 
 class WorkPool(Executor):
-    """Threads that take queued work lane by lane, and admit it by expected wait."""
+    """Threads that take queued work lane by lane, and admit it by expected wait.
+
+    Until ``ready()`` says the bot can answer (its index is being built at start-up), every
+    request is turned away with its kind's busy notice, which needs no index: a person hears
+    "try again in a minute" rather than nothing. Each task runs inside ``scope()``."""
 
     def __init__(
         self,
@@ -75,7 +87,11 @@ class WorkPool(Executor):
         *,
         first_guess: float = FIRST_GUESS_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        ready: Callable[[], bool] = lambda: True,
+        scope: Scope = nullcontext,
     ) -> None:
+        self._ready = ready
+        self._scope = scope
         self._threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="listener")
         self._lanes: Lanes[_Task] = Lanes(workers, clock, first_guess=first_guess, untimed=UNTIMED)
         self._next_lane = threading.local()
@@ -88,6 +104,12 @@ class WorkPool(Executor):
         """Judge a request of ``kind`` on its ack's thread; the ack's next ``submit`` goes to
         that lane, or is dropped when the request was turned away (``turned_away`` then runs
         instead, unless even that could not run in time)."""
+        if not self._ready():
+            self._next_lane.kind = _REFUSED
+            log.warning("turned a %s away: the index is still being built", kind)
+            if turned_away is not None:
+                self._tell_turned_away(turned_away)
+            return False
         with self._count_lock:
             verdict = self._lanes.judge(kind)
         self._next_lane.kind = kind if verdict.admitted else _REFUSED
@@ -126,7 +148,7 @@ class WorkPool(Executor):
         return self._queue(kind, lambda: fn(*args, **kwargs))
 
     def _queue(self, kind: str, call: Callable[[], Any]) -> Future[Any]:
-        task = _Task(call, Future())
+        task = _Task(call, Future(), self._scope)
         with self._count_lock:
             self._lanes.add(kind, task)
             self._threads.submit(self._run_next)
@@ -186,9 +208,10 @@ class InlineExecutor(Executor):
         return future
 
 
-def listener_pool() -> WorkPool:
-    """The pool a served app runs its listeners on."""
-    return WorkPool(LISTENER_THREADS)
+def listener_pool(ready: Callable[[], bool] = lambda: True, scope: Scope = nullcontext) -> WorkPool:
+    """The pool a served app runs its listeners on (see ``WorkPool`` for ``ready`` and
+    ``scope``)."""
+    return WorkPool(LISTENER_THREADS, ready=ready, scope=scope)
 
 
 def admission_for(executor: Executor) -> Admit:

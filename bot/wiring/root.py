@@ -2,8 +2,10 @@
 
 Everything (the listeners, the answers, the renderer) is the same object in all three modes,
 built once: loading the corpus and building the index is the slow part, so it is never per
-request. ``bot.cli`` chooses the mode (``bot.slack.modes``) and calls ``run``; the shell
-builds the same app with ``build_services`` and ``build_app``.
+request. The served bot binds its port and connects first and builds its index in the
+background (``run``): until the library has an index, ``/readyz`` says so and every request
+hears the busy notice. ``bot.cli`` chooses the mode (``bot.slack.modes``) and calls ``run``;
+the shell builds the same app with ``build_services`` and ``build_app``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from bot.papers.corpus import (
 )
 from bot.render import papers as render
 from bot.search.engine import SearchIndex
+from bot.search.library import CurrentIndex, Library
 from bot.search.query_vectors import Quiet
 from bot.search.semantic import ranker_for
 from bot.settings import Settings
@@ -50,17 +53,41 @@ from handlers import register_all
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Services:
-    """What the listeners and the scheduler need, built once and shared by every request."""
+    """What the listeners and the scheduler need, built once and shared by every request;
+    the index they read is the library's current one (``bot.search.library``)."""
 
-    corpus: LoadedCorpus
-    index: SearchIndex
+    library: Library
     store: Store
     digest: DigestService
     answers: Answers
+    settings: Settings
+    slack: bool
     distribution: Distribution | None = None
     """Where installations are kept, for a distributed app (``Settings.distributed``)."""
+    corpus: LoadedCorpus | None = None
+    """The corpus loaded at start-up, once ``load`` has run."""
+
+    @property
+    def index(self) -> CurrentIndex:
+        """The index as each request reads it."""
+        return self.library.view()
+
+    def load(self, corpus: LoadedCorpus | None = None) -> LoadedCorpus:
+        """Load the corpus (unless given), build its index and put it in the library."""
+        spec = self.settings.corpus_for(slack=self.slack)
+        corpus = corpus or load_corpus(spec)
+        semantic = ranker_for(spec) if self.settings.semantic else None
+        self.library.swap(SearchIndex.build(corpus.papers, semantic))
+        wider = None
+        if spec.strip() in SEED_SPECS:
+            wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
+        # The help card says what is searched in a reader's words; the corpus's own
+        # description (with its paths) is for the operator's log.
+        self.answers.describe(f"Searching {corpus.label}.", wider)
+        self.corpus = corpus
+        return corpus
 
     def close(self) -> None:
         self.store.close()
@@ -74,31 +101,33 @@ def build_services(
     corpus: LoadedCorpus | None = None,
     workspace: str | None = None,
     slack: bool = False,
+    deferred: bool = False,
 ) -> Services:
     """Load the corpus (unless given), build the index, open the store; ``slack`` says the
     services answer Slack rather than the shell, whose default corpora differ
-    (``Settings.corpus_for``).
+    (``Settings.corpus_for``). ``deferred`` leaves the corpus and its index to
+    ``Services.load``, which the served bot calls once it listens.
 
     ``client`` is what the daily paper is posted with (``slack.client.digest_client``);
     ``workspace`` is the one the bot token serves, as ``auth.test`` said (``check_slack``).
     A distributed app (``Settings.distributed``) posts with each workspace's own token
     instead, from the installations in the store.
     """
-    spec = settings.corpus_for(slack=slack)
-    corpus = corpus or load_corpus(spec)
-    index = SearchIndex.build(corpus.papers, ranker_for(spec) if settings.semantic else None)
+    library = Library()
+    index = library.view()
     store = Store(settings.database_url, clock, workspace=workspace)
     distribution = distribution_for(settings, store) if settings.distributed else None
     clients = workspace_clients(settings, store, distribution) if distribution else None
     digest = DigestService(store, index, client, settings, clock=clock, clients=clients)
-    wider = None
-    if spec.strip() in SEED_SPECS:
-        wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
-    # The help card says what is searched in a reader's words; the corpus's own description
-    # (with its paths) is for the operator's log.
-    searched = f"Searching {corpus.label}."
-    answers = Answers(index, store, digest, description=searched, wider_corpus=wider, clock=clock)
-    return Services(corpus, index, store, digest, answers, distribution)
+    answers = Answers(index, store, digest, clock=clock)
+    services = Services(library, store, digest, answers, settings, slack, distribution)
+    if not deferred:
+        try:
+            services.load(corpus)
+        except BaseException:
+            services.close()
+            raise
+    return services
 
 
 def distribution_for(settings: Settings, store: Store) -> Distribution:
@@ -178,10 +207,22 @@ def prepare_then_freeze(services: Services, quiet: Quiet) -> None:
     )
     catalogue.start()
     try:
-        services.index.prepare(quiet=quiet)
+        services.library.index.prepare(quiet=quiet)
     finally:
         catalogue.join()
         freeze_heap()
+
+
+def load_then_prepare(services: Services, quiet: Quiet) -> None:
+    """The served bot's start-up once it listens: the corpus and its index, which requests
+    are turned away until (``Services.load``), then ``prepare_then_freeze``."""
+    try:
+        corpus = services.load()
+    except Exception:
+        log.exception("could not load the corpus or build its index: every request is refused")
+        raise
+    print(f"paperbot: ready; {corpus.description}", flush=True)
+    prepare_then_freeze(services, quiet)
 
 
 def run(settings: Settings, mode: str) -> int:
@@ -199,16 +240,11 @@ def run(settings: Settings, mode: str) -> int:
             workspace = check_slack(settings, mode)
             client = make_web_client(settings.slack_bot_token, settings.slack_api_url)
             services = build_services(
-                settings, digest_client(settings), workspace=workspace, slack=True
+                settings, digest_client(settings), workspace=workspace, slack=True, deferred=True
             )
-            print(f"paperbot: {MODE_NAMES[mode]}; {services.corpus.description}", flush=True)
-            pool = listener_pool()
-            threading.Thread(
-                target=prepare_then_freeze,
-                args=(services, pool.quiet),
-                name="prepare",
-                daemon=True,
-            ).start()
+            library = services.library
+            print(f"paperbot: {MODE_NAMES[mode]}; building the index", flush=True)
+            pool = listener_pool(ready=lambda: library.ready, scope=library.request)
             app = build_app(
                 settings,
                 services.answers,
@@ -222,7 +258,15 @@ def run(settings: Settings, mode: str) -> int:
                 )
                 scheduler.start()
             drain = Drain(pool, settings.drain_seconds)
-            stop_accepting = start_serving(app, settings, client, mode, drain, services.store)
+            stop_accepting = start_serving(
+                app, settings, client, mode, drain, services.store, lambda: library.ready
+            )
+            threading.Thread(
+                target=load_then_prepare,
+                args=(services, pool.quiet),
+                name="prepare",
+                daemon=True,
+            ).start()
             wait_for_stop()
         except KeyboardInterrupt:
             if stop_accepting is None:

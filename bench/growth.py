@@ -1,0 +1,129 @@
+"""A corpus that grows (issue 33): adding papers to a live index while it answers searches.
+
+For each size: the corpus of ``bench/speed.py`` (the real catalogue, then synthetic papers),
+less the papers to add, is built and prepared as the bot prepares it; then batches of
+``--batch`` papers are added through ``Library.add`` while another thread searches the
+benchmark queries without pause. Reported: each addition's seconds until the new papers
+are searchable by BM25 (the swap), the searches' p50/p99 during the additions and outside
+them, and the process's RSS after each addition (memory that should not grow beyond the
+papers' own). Semantic part off, as ``bench/speed.py``.
+
+    python bench/growth.py --sizes 10000,100000 --batches 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from speed import TOP_K, benchmark_queries, build_corpus, machine_description
+
+from bot.search.engine import SearchIndex
+from bot.search.library import Library
+
+RESULTS_PATH = Path(__file__).resolve().parent / "results" / "growth.md"
+
+
+def rss_mb() -> float:
+    """The process's resident memory now (not its peak)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(size: int, batch: int, batches: int) -> dict[str, object]:
+    papers, real = build_corpus(size)
+    base = len(papers) - batch * batches
+    started = time.perf_counter()
+    index = SearchIndex.build(papers[:base])
+    index.prepare(embed=False)
+    build_seconds = time.perf_counter() - started
+    library = Library(index)
+    queries = benchmark_queries(real, 200)
+    quiet: list[float] = []
+    during: list[float] = []
+    adding = threading.Event()
+    stop = threading.Event()
+
+    def search() -> None:
+        at = 0
+        while not stop.is_set():
+            query = queries[at % len(queries)]
+            at += 1
+            begun = time.perf_counter_ns()
+            with library.request():
+                library.index.search(query, limit=TOP_K)
+            (during if adding.is_set() else quiet).append((time.perf_counter_ns() - begun) / 1e6)
+
+    searcher = threading.Thread(target=search, daemon=True)
+    searcher.start()
+    time.sleep(2.0)
+    add_seconds, rss = [], [rss_mb()]
+    for number in range(batches):
+        chunk = papers[base + number * batch : base + (number + 1) * batch]
+        adding.set()
+        begun = time.perf_counter()
+        library.add(chunk)
+        add_seconds.append(time.perf_counter() - begun)
+        adding.clear()
+        time.sleep(1.0)
+        rss.append(rss_mb())
+    stop.set()
+    searcher.join()
+    return {
+        "size": size,
+        "base": base,
+        "build_seconds": build_seconds,
+        "add_seconds": add_seconds,
+        "quiet": np.percentile(quiet, [50, 99]).tolist() if quiet else [float("nan")] * 2,
+        "during": np.percentile(during, [50, 99]).tolist() if during else [float("nan")] * 2,
+        "searches_during": len(during),
+        "rss": rss,
+    }
+
+
+def report(results: Sequence[dict[str, object]], batch: int) -> str:
+    lines = [
+        "# Growth: adding papers to a live index",
+        "",
+        f"Measured by `bench/growth.py` on {machine_description('unpinned, 2 shared cores')}.",
+        f"Each addition is {batch:,} papers through `Library.add`; searches run throughout on "
+        "another thread (semantic part off).",
+        "",
+        "| papers | build + prepare (s) | each addition until searchable (s) | p50/p99 outside "
+        "additions (ms) | p50/p99 during additions (ms) | searches during | RSS after each "
+        "addition (MB) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        adds = ", ".join(f"{s:.1f}" for s in r["add_seconds"])  # type: ignore[union-attr]
+        quiet, during = r["quiet"], r["during"]
+        rss = ", ".join(f"{m:.0f}" for m in r["rss"])  # type: ignore[union-attr]
+        lines.append(
+            f"| {r['size']:,} | {r['build_seconds']:.1f} | {adds} | "
+            f"{quiet[0]:.1f} / {quiet[1]:.1f} | {during[0]:.1f} / {during[1]:.1f} | "  # type: ignore[index]
+            f"{r['searches_during']:,} | {rss} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--batches", type=int, default=5)
+    args = parser.parse_args(argv)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    results = [measure(size, args.batch, args.batches) for size in sizes]
+    RESULTS_PATH.write_text(report(results, args.batch))
+    print(RESULTS_PATH.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,194 @@
+"""The library: which index answers now, one index per request, swapped at once.
+
+A process holds one ``Library``. Its ``index`` is the ``SearchIndex`` searches read; a new
+one (a first build at start-up, the same papers and more after ``add``) is built off to the
+side while searches go on over the old one, then put in its place by one assignment
+(``swap``): no search ever waits for a build.
+
+**One index per request.** A request may ask the index several times (a search, then the
+same search again for the best hit of an empty page; a paper's card, then its neighbours).
+Inside ``request()`` the first question pins the index current at that moment and every
+later one, on that thread, gets the same index, even if a swap happened meanwhile; outside a
+request each question reads the current one. The served bot runs every listener's work in a
+request (``bot.slack.work.WorkPool``'s ``scope``).
+
+**Paging across a swap.** A page (**Next 5**, ``@paperbot more``) is its query run again, at
+its offset, on the index current when it is asked for. Papers added since may rank ahead of
+the ones already shown and shift the later pages by as many places, as any search engine
+whose corpus grows does; nothing is lost or shown from a mixture of two indexes.
+
+**What a swap replaces is freed.** Nothing but the library and the requests pinning it holds
+an index, and an index has no reference cycles (``tests/test_library.py`` checks it with the
+collector off), so its memory goes back when its last request ends, by reference counting
+alone: the served bot's ``gc.freeze`` at start-up, which takes the first index out of the
+collector's sight, does not keep it alive.
+
+**New papers** go through ``add`` alone (see ``bot.search.growth``), from any thread, one
+addition at a time: the longer index is built off to the side, its costly parts prepared,
+then swapped in.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bot.papers.paper import Paper
+
+if TYPE_CHECKING:
+    from bot.search.engine import SearchIndex
+    from bot.search.foryou import ForYou
+    from bot.search.query import ParsedQuery
+    from bot.search.results import SearchResult
+
+log = logging.getLogger(__name__)
+
+
+class NotReady(RuntimeError):
+    """The library has no index yet (the first one is still being built)."""
+
+
+class Library:
+    """The current ``SearchIndex`` of a process; ``index`` is None-free once ``ready``."""
+
+    def __init__(self, index: SearchIndex | None = None) -> None:
+        self._index = index
+        self._ready = threading.Event()
+        if index is not None:
+            self._ready.set()
+        self._pin: ContextVar[list[SearchIndex] | None] = ContextVar("pinned", default=None)
+        self._adding = threading.Lock()
+        self.swaps = 0
+        """How many times an index was put in place (the first one counts)."""
+
+    @property
+    def ready(self) -> bool:
+        """Whether an index answers (until then the served bot turns requests away)."""
+        return self._ready.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until an index answers; whether one does."""
+        return self._ready.wait(timeout)
+
+    @property
+    def index(self) -> SearchIndex:
+        """The index this request reads (see ``request``), else the current one. Before the
+        first index is in, this waits for it: only the digest's schedule can ask then, as
+        the served bot turns requests away until it is ``ready``."""
+        pin = self._pin.get()
+        if pin:
+            return pin[0]
+        index = self._index
+        if index is None:
+            self._ready.wait()
+            index = self._index
+            assert index is not None
+        if pin is not None:
+            pin.append(index)
+        return index
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """One request: every ``index`` read inside gets the index the first one got. A
+        request inside a request keeps the outer one's index."""
+        if self._pin.get() is not None:
+            yield
+            return
+        token = self._pin.set([])
+        try:
+            yield
+        finally:
+            self._pin.reset(token)
+
+    def swap(self, index: SearchIndex) -> None:
+        """Put ``index`` in place; requests already running keep the one they pinned."""
+        self._index = index
+        self.swaps += 1
+        self._ready.set()
+
+    def view(self) -> CurrentIndex:
+        """What the answers and the digest hold instead of an index."""
+        return CurrentIndex(self)
+
+    def add(self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()) -> int:
+        """Add ``papers`` (ids the index already has are left out) with their text vectors
+        where known, the others embedded later by ``prepare``; how many were added. Rankings
+        are then exactly those of an index built over all the papers at once. Safe from any
+        thread while searches run; additions run one at a time."""
+        with self._adding:
+            base = self._index
+            if base is None:
+                raise NotReady("the index is still being built")
+            started = time.monotonic()
+            fresh = [(p, v) for p, v in _with_vectors(papers, vectors) if base.get(p.id) is None]
+            fresh = list({paper.id: (paper, v) for paper, v in fresh}.values())
+            if not fresh:
+                return 0
+            grown = base.extended([p for p, _ in fresh], [v for _, v in fresh])
+            grown.prepare(embed=False)
+            self.swap(grown)
+            log.info(
+                "library: added %d papers (%d in all) in %.1f s",
+                len(fresh),
+                len(grown.papers),
+                time.monotonic() - started,
+            )
+            return len(fresh)
+
+
+def _with_vectors(
+    papers: Sequence[Paper], vectors: Sequence[np.ndarray | None]
+) -> Iterator[tuple[Paper, np.ndarray | None]]:
+    if vectors and len(vectors) != len(papers):
+        raise ValueError("one vector (or None) per paper, or none at all")
+    for at, paper in enumerate(papers):
+        yield paper, (vectors[at] if vectors else None)
+
+
+class CurrentIndex:
+    """Stands where a ``SearchIndex`` is read: each call asks the library which index this
+    request reads (``Library.index``), so the answers and the digest, built once at start-up,
+    follow every swap. Its methods are the index's, by the same names."""
+
+    def __init__(self, library: Library) -> None:
+        self._library = library
+
+    @property
+    def papers(self) -> tuple[Paper, ...]:
+        return self._library.index.papers
+
+    def get(self, ref: str) -> Paper | None:
+        return self._library.index.get(ref)
+
+    def parse(self, query: str) -> ParsedQuery:
+        return self._library.index.parse(query)
+
+    def paper_reference(self, query: str) -> str | None:
+        return self._library.index.paper_reference(query)
+
+    def search(self, query: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        return self._library.index.search(query, limit=limit, offset=offset)
+
+    def similar(self, paper_id: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        return self._library.index.similar(paper_id, limit=limit, offset=offset)
+
+    def like_paper(self, paper: Paper, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        return self._library.index.like_paper(paper, limit=limit, offset=offset)
+
+    def related(self, text: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
+        return self._library.index.related(text, limit=limit, offset=offset)
+
+    def results(self, query: str) -> list[Paper]:
+        return self._library.index.results(query)
+
+    def for_you(
+        self, saved: Sequence[str], dismissed: Sequence[str], *, limit: int = 5, offset: int = 0
+    ) -> ForYou:
+        return self._library.index.for_you(saved, dismissed, limit=limit, offset=offset)
