@@ -41,6 +41,8 @@ class DistributedBot(LiveBot):
     ) -> None:
         self.workspace = payloads.Workspace()
         self.grid: Team | None = None
+        self._corpus = corpus
+        self._deferred = False
         self.recorder = OAuthSlack().start()
         self.settings = Settings(
             slack_signing_secret=SIGNING_SECRET,

@@ -123,10 +123,12 @@ def test_http_mode_prints_its_mode_and_serves_health_on_port(tmp_path):
         try:
             first = process.stdout.readline()
             second = process.stdout.readline()
-            assert first.startswith("paperbot: HTTP; 3,706 accepted papers from the ICLR 2025")
+            third = process.stdout.readline()
+            assert first == "paperbot: HTTP; building the index\n"
             assert second == f"paperbot: listening on port {port} at /slack/events\n"
+            assert third.startswith("paperbot: ready; 3,706 accepted papers from the ICLR 2025")
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
-                assert json.loads(reply.read()) == {"status": "ok", "database": "ok"}
+                assert json.loads(reply.read()) == {"status": "ok", "database": "ok", "index": "ok"}
         finally:
             process.terminate()
             _, errors = process.communicate(timeout=10)

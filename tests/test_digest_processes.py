@@ -192,6 +192,7 @@ def test_a_subscription_made_through_the_serving_process_is_posted_by_the_schedu
     try:
         scheduling.wait_for_line("digest scheduler started with 0 subscription")
         serving.wait_for_line(f"listening on port {port}")
+        serving.wait_for_line("paperbot: ready")  # the index built: requests answered
         assert slack.slash("subscribe", "subscribe 00:00 UTC daily").status == 200
         [reply] = recorder.wait_for(RESPONSE_URL, timeout=WAIT_SECONDS)
         assert "Next paper: today's is being posted now" in reply.args["text"]

@@ -144,6 +144,7 @@ def _http_bot(tmp_path: Path, drain_seconds: str) -> Iterator[tuple[BotProcess, 
     )
     try:
         bot.wait_for_line(f"listening on port {port}")
+        bot.wait_for_line("paperbot: ready")  # the index built: requests answered
         yield bot, SlackOverHttp(port, recorder)
     finally:
         bot.kill()
@@ -202,6 +203,7 @@ def _bot_posting_the_digest(tmp_path: Path, drain_seconds: str) -> Iterator[BotP
     )
     try:
         bot.wait_for_line("listening on port")
+        bot.wait_for_line("paperbot: ready")  # the index built: requests answered
         recorder.wait_for("chat.postMessage", timeout=WAIT_SECONDS)
         yield bot
     finally:
@@ -268,6 +270,7 @@ def test_sigterm_in_socket_mode_closes_the_connection_and_answers_what_was_acked
     )
     try:
         bot.wait_for_line("connected to Slack in Socket Mode")
+        bot.wait_for_line("paperbot: ready")  # the index built: requests answered
         recorder.slow_down(RESPONSE_URL, SLOW_SLACK_SECONDS, lands_late=True)
         workspace = payloads.Workspace()
         envelopes = [

@@ -77,7 +77,8 @@ def distinctive_words(index: SearchIndex, paper: Paper, count: int) -> str:
         tokens = index._analyzer.tokens(word)
         if len(tokens) == 1:
             written.setdefault(tokens[0], word)
-    terms = [term for term in index._planner.paper_terms(paper) if term in written]
+    # The "more like this" query repeats a term as often as the paper uses it: once each here.
+    terms = [term for term in dict.fromkeys(index._planner.paper_terms(paper)) if term in written]
     return " ".join(written[term] for term in terms[:count])
 
 
