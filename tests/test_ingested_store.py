@@ -202,19 +202,16 @@ def test_one_process_holds_an_ingest_claim_until_it_is_done_or_goes_quiet(
 
 
 def test_a_feed_keeps_its_watermark_through_a_failure(store: Store) -> None:
-    store.record_feed("arxiv:cs.LG", watermark="2025-01-06", papers=5)
+    store.record_feed("arxiv:cs.LG", watermark="2025-01-06")
     store.record_feed("arxiv:cs.LG", error="the feed did not answer in 30 s")
     state = store.feed_state("arxiv:cs.LG")
-    assert (state.watermark, state.papers, state.failures) == ("2025-01-06", 5, 1)
+    assert (state.watermark, state.failures) == ("2025-01-06", 1)
     assert state.last_error == "the feed did not answer in 30 s"
-    store.record_feed("arxiv:cs.LG", watermark="2025-01-07", papers=2)
+    store.record_feed("arxiv:cs.LG", watermark="2025-01-07")
     state = store.feed_states()["arxiv:cs.LG"]
-    assert (state.watermark, state.papers, state.failures, state.last_error) == (
-        "2025-01-07",
-        7,
-        0,
-        None,
-    )
+    assert (state.watermark, state.failures, state.last_error) == ("2025-01-07", 0, None)
+    store.store_entries([preprint(), preprint("2501.05555", feed="arxiv:cs.CL")])
+    assert store.feed_paper_counts() == {"arxiv:cs.LG": 1, "arxiv:cs.CL": 1}
 
 
 def test_a_database_of_schema_9_gains_the_feed_tables_and_keeps_its_rows(

@@ -143,16 +143,15 @@ class IngestClaims(Part):
 
     @digest_bounded
     def record_feed(
-        self, feed: str, *, watermark: str | None = None, papers: int = 0, error: str | None = None
+        self, feed: str, *, watermark: str | None = None, error: str | None = None
     ) -> None:
         """A feed's attempt: with no ``error``, a success that moves its watermark (when
-        given) and adds ``papers``; with one, a failure counted and kept for ``/paper
-        sources``, the watermark where the last good run left it."""
+        given); with one, a failure counted and kept for ``/paper sources``, the watermark
+        where the last good run left it."""
         now = self._database.now()
         table = feed_states
         if error is None:
             changes: dict[str, Any] = {
-                "papers": table.c.papers + papers,
                 "last_success_at": now,
                 "last_attempt_at": now,
                 "last_error": None,
@@ -169,7 +168,6 @@ class IngestClaims(Part):
         first = {
             "feed": feed,
             "watermark": watermark if error is None else None,
-            "papers": papers if error is None else 0,
             "last_success_at": None if error else now,
             "last_attempt_at": now,
             "last_error": error,

@@ -184,12 +184,11 @@ class StoreCounts:
 
 @dataclass(frozen=True)
 class FeedState:
-    """A followed feed's standing: where its last good fetch ended, papers it gave, and how
-    its last attempt went (``/paper sources``)."""
+    """A followed feed's standing: where its last good fetch ended, and how its last attempt
+    went (``/paper sources``)."""
 
     feed: str
     watermark: str | None
-    papers: int
     last_success_at: datetime | None
     last_attempt_at: datetime | None
     last_error: str | None

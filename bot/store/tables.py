@@ -305,7 +305,6 @@ feed_states = Table(
     metadata,
     Column("feed", String(255), primary_key=True),
     Column("watermark", String(64)),
-    Column("papers", Integer, nullable=False),
     Column("last_success_at", UTCDateTime),
     Column("last_attempt_at", UTCDateTime),
     Column("last_error", Text),
@@ -313,8 +312,9 @@ feed_states = Table(
 )
 """Each followed feed (``arxiv:cs.LG``, ``openreview:ICLR.cc/2026/Conference``): where its
 last good fetch ended (arXiv: the last announcement day read; OpenReview: the newest
-modification time seen, in epoch milliseconds), how many papers it gave, and how its last
-attempt went, for ``/paper sources`` and for the next run to start where that one ended."""
+modification time seen, in epoch milliseconds) and how its last attempt went, for ``/paper
+sources`` and for the next run to start where that one ended (the papers it gave are
+counted in ``ingested_papers.feed``)."""
 
 ingest_claims = Table(
     "ingest_claims",
