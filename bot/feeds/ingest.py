@@ -71,6 +71,7 @@ class Ingester:
         embedder: Callable[[], Embedder],
         *,
         owner: str,
+        owner_gone: Callable[[str], bool] = lambda _owner: False,
         clock: Clock = system_clock,
         sleep: Callable[[float], None] = time.sleep,
         on_page: Callable[[int], None] | None = None,
@@ -82,6 +83,7 @@ class Ingester:
         self._settings = settings
         self._embedder = embedder
         self._owner = owner
+        self._owner_gone = owner_gone
         self._clock = clock
         self._fetcher = Fetcher(Pace(clock, sleep), clock, sleep, timeout=timeout)
         self._on_page = on_page
@@ -208,7 +210,7 @@ class Ingester:
         or having done it, means no request here at all."""
         if not feeds:
             return RunSummary(source, period, acquired=False)
-        if not self._store.claim_ingest(source, period, self._owner, LEASE):
+        if not self._store.claim_ingest(source, period, self._owner, LEASE, self._owner_gone):
             log.info("feeds: %s for %s is done or under way elsewhere", source, period)
             return RunSummary(source, period, acquired=False)
         run = RunSummary(source, period)

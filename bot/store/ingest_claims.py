@@ -9,6 +9,7 @@ the retry, here or in another process, takes it again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -25,10 +26,17 @@ INGESTING, DONE, FAILED = "ingesting", "done", "failed"
 
 class IngestClaims(Part):
     @digest_bounded
-    def claim_ingest(self, source: str, period: str, owner: str, lease: timedelta) -> bool:
+    def claim_ingest(
+        self,
+        source: str,
+        period: str,
+        owner: str,
+        lease: timedelta,
+        owner_gone: Callable[[str], bool] = lambda _owner: False,
+    ) -> bool:
         """Take the source's ingest for ``period``: True when this owner now holds it
-        (new, given up after a failure, or abandoned for longer than ``lease``); False when
-        it is done or another process is on it."""
+        (new, given up after a failure, abandoned for longer than ``lease``, or whose owner
+        ``owner_gone`` says is dead); False when it is done or another process is on it."""
         now = self._database.now()
         table = ingest_claims
         with self._database.begin() as connection:
@@ -52,7 +60,11 @@ class IngestClaims(Part):
             if inserted is not None:
                 return True
             existing = connection.execute(_claim_query(source, period)).one()
-            abandoned = existing.owner is None or now - existing.updated_at >= lease
+            abandoned = (
+                existing.owner is None
+                or now - existing.updated_at >= lease
+                or owner_gone(existing.owner)
+            )
             if existing.state == DONE or not abandoned:
                 return False
             taken = connection.execute(
