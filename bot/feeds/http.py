@@ -91,6 +91,8 @@ class Fetcher:
                     raise FetchError(reason) from None
             except (urllib.error.URLError, TimeoutError, OSError) as error:
                 reason = f"{urllib.parse.urlsplit(url).netloc}: {_why(error)}"
+            finally:
+                self._pace.finished(lane)
             if attempt + 1 < self._attempts:
                 wait = BACKOFF_FIRST * 3**attempt
                 log.warning("feeds: %s; trying again in %d s", reason, wait.total_seconds())

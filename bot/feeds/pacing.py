@@ -51,6 +51,14 @@ class Pace:
         if slot > now:
             self._sleep((slot - now).total_seconds())
 
+    def finished(self, lane: str) -> None:
+        """A request of the lane got its answer (or gave up): the next one waits the
+        spacing from now, so requests are spaced on the source's side too, whatever the
+        network's delays, and never overlap."""
+        with self._lock:
+            now = self._clock()
+            self._next[lane] = max(self._next.get(lane, now), now + self._spacings[lane])
+
     def hold_off(self, lane: str, until: datetime) -> None:
         """The source asked for no request before ``until`` (429, 503)."""
         with self._lock:
