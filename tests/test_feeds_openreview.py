@@ -5,36 +5,17 @@ paper also on arXiv linked to its preprint, and no login whatever the environmen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
-from feed_fakes import Fault, FeedFake, note, paper, running
+from feed_fakes import Fault, FeedFake, note, paper
 from feed_harness import HashEmbedder, SteppedClock, feed_settings, ingester
-from test_feeds_arxiv import MONDAY, caught_up, store_url
+from test_feeds_arxiv import MONDAY, START, caught_up, clock, fake, store, store_url
 
 from bot.store import Store
 
 VENUE = "ICLR.cc/2026/Conference"
-START = datetime(2025, 1, 6, 8, 10, tzinfo=UTC)
-
-
-@pytest.fixture
-def clock() -> SteppedClock:
-    return SteppedClock(START)
-
-
-@pytest.fixture
-def fake(clock: SteppedClock) -> Iterator[FeedFake]:
-    with running(FeedFake(clock=clock)) as served:
-        yield served
-
-
-@pytest.fixture
-def store(tmp_path, clock: SteppedClock) -> Iterator[Store]:
-    opened = Store(f"sqlite:///{tmp_path / 'paperbot.db'}", clock)
-    yield opened
-    opened.close()
+__all__ = ["clock", "fake", "store"]  # fixtures, shared with test_feeds_arxiv
 
 
 def submission(forum: str, title: str, standing: str, days_ago: int, **extra) -> dict:
