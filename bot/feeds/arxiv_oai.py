@@ -14,18 +14,16 @@ import email.utils
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
-
-from sickle import Sickle
-from sickle.iterator import OAIResponseIterator
-from sickle.models import Record
-from sickle.oaiexceptions import NoRecordsMatch, OAIError
-from sickle.response import OAIResponse
+from typing import TYPE_CHECKING, Any
 
 from bot.feeds.arxiv_common import Malformed, arxiv_entry, taken_by
 from bot.feeds.http import FetchError
 from bot.settings import FollowedFeed
 from bot.store.records import FeedEntry
+
+if TYPE_CHECKING:
+    from sickle import Sickle
+    from sickle.response import OAIResponse
 
 METADATA_PREFIX = "arXivRaw"
 RECORDS_PER_PAGE = 1000
@@ -51,15 +49,19 @@ class _Fetched:
         self.status_code = 200
 
 
-class _PacedSickle(Sickle):
-    """sickle with its requests made by the bot's fetch (paced, timed, retried there)."""
+def _paced_sickle(endpoint: str, fetch: Callable[[str, dict[str, Any]], bytes]) -> Sickle:
+    """sickle with its requests made by the bot's fetch (paced, timed, retried there).
+    Built on first use: sickle brings requests, a quarter of a second to import, which a
+    bot following no arXiv category should not pay at every start."""
+    from sickle import Sickle
+    from sickle.iterator import OAIResponseIterator
+    from sickle.response import OAIResponse
 
-    def __init__(self, endpoint: str, fetch: Callable[[str, dict[str, Any]], bytes]) -> None:
-        super().__init__(endpoint, iterator=OAIResponseIterator, max_retries=0)
-        self._fetch = fetch
+    class PacedSickle(Sickle):
+        def harvest(self, **kwargs: Any) -> OAIResponse:
+            return OAIResponse(_Fetched(fetch(self.endpoint, kwargs)), params=kwargs)
 
-    def harvest(self, **kwargs: Any) -> OAIResponse:
-        return OAIResponse(_Fetched(self._fetch(self.endpoint, kwargs)), params=kwargs)
+    return PacedSickle(endpoint, iterator=OAIResponseIterator, max_retries=0)
 
 
 def archive_set(category: str) -> str:
@@ -80,7 +82,9 @@ def harvest(
 ) -> Iterator[Page]:
     """Every page of the followed categories' sets changed from ``since`` (to ``until``,
     inclusive), one set at a time; ``FetchError`` when a page cannot be read."""
-    sickle = _PacedSickle(endpoint, fetch)
+    from sickle.oaiexceptions import NoRecordsMatch, OAIError
+
+    sickle = _paced_sickle(endpoint, fetch)
     for spec in sorted({archive_set(feed.name) for feed in feeds}):
         params: dict[str, Any] = {
             "metadataPrefix": METADATA_PREFIX,
@@ -99,6 +103,8 @@ def harvest(
 
 
 def _page(response: OAIResponse, sickle: Sickle, feeds: Sequence[FollowedFeed]) -> Page:
+    from sickle.models import Record
+
     entries: list[FeedEntry] = []
     malformed = 0
     for element in response.xml.iterfind(f".//{sickle.oai_namespace}record"):

@@ -21,9 +21,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
-
-from openreview.api import Note
+from typing import TYPE_CHECKING, Any
 
 from bot.feeds.arxiv_common import Malformed
 from bot.papers.sameness import arxiv_id_in
@@ -37,6 +35,9 @@ from bot.store.records import (
     WITHDRAWN,
     FeedEntry,
 )
+
+if TYPE_CHECKING:
+    from openreview.api import Note
 
 NOTES_PER_PAGE = 1000
 """API v2's largest page (``limit``)."""
@@ -86,6 +87,10 @@ def submissions(
 
 
 def _page(notes: list[Any], feed: FollowedFeed, watermark: int | None) -> NotesPage:
+    # Imported here: openreview-py takes 0.6 s to import, which a bot following no venue
+    # (most) should not pay at every start.
+    from openreview.api import Note
+
     entries: list[FeedEntry] = []
     malformed = 0
     newest: int | None = None
