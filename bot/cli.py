@@ -24,6 +24,7 @@ usage: {prog} [--socket | --http] [--if-configured]
        {prog} search [options] [--] QUERY...
        {prog} digest [--channel C] [--dry-run]
        {prog} embed [--corpus PATH]
+       {prog} ingest [FEED...] [--days N] [--via oai|api] [--scheduled]
 
 With no arguments the mode follows the environment: Socket Mode when SLACK_BOT_TOKEN and
 SLACK_APP_TOKEN are set, HTTP when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are set, and a
@@ -63,7 +64,17 @@ def _dispatch(args: list[str], settings: Settings) -> int:
     if args and args[0] == "embed":
         from bot.search.embed_cli import main as embed_main
 
-        return embed_main(args[1:], settings)
+        status = embed_main(args[1:], settings)
+        if status != 0 or not settings.feeds:
+            return status
+        from bot.feeds.cli import reembed_stored
+
+        return reembed_stored(settings)
+    if args and args[0] == "ingest":
+        from bot.digest.owner import new_owner, owner_gone
+        from bot.feeds.cli import main as ingest_main
+
+        return ingest_main(args[1:], settings, owner=new_owner(), owner_gone=owner_gone)
     if args and args[0] in {"shell", "--shell"}:
         from bot.shell.repl import main as shell_main
 

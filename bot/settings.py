@@ -153,6 +153,55 @@ def _port(value: str) -> int:
     return port
 
 
+ARXIV = "arxiv"
+OPENREVIEW = "openreview"
+CROSS_SUFFIX = "+cross"
+_ARXIV_CATEGORY = re.compile(r"[a-z-]+(\.[A-Za-z-]+)?")
+_OPENREVIEW_VENUE = re.compile(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)+")
+DEFAULT_ARXIV_RSS_URL = "https://rss.arxiv.org/rss/"
+DEFAULT_ARXIV_OAI_URL = "https://oaipmh.arxiv.org/oai"
+DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
+DEFAULT_OPENREVIEW_URL = "https://api2.openreview.net"
+
+
+@dataclass(frozen=True)
+class FollowedFeed:
+    """One entry of ``PAPERBOT_FEEDS``: an arXiv category (``cs.LG``; ``cross`` also takes
+    papers cross-listed into it) or an OpenReview venue id (``ICLR.cc/2026/Conference``)."""
+
+    source: str
+    name: str
+    cross: bool = False
+
+    @property
+    def key(self) -> str:
+        """How the store and the words name it: ``arxiv:cs.LG``, ``openreview:ICLR.cc/…``."""
+        return f"{self.source}:{self.name}"
+
+
+def parse_feeds(value: str | None) -> tuple[FollowedFeed, ...]:
+    """``PAPERBOT_FEEDS``: entries separated by spaces (or commas), each ``arxiv:CATEGORY``,
+    ``arxiv:CATEGORY+cross`` or ``openreview:VENUE_ID``; the first malformed entry is named
+    in the error, so the operator fixes that one word."""
+    feeds: dict[str, FollowedFeed] = {}
+    for entry in (value or "").replace(",", " ").split():
+        source, _, name = entry.partition(":")
+        cross = source == ARXIV and name.endswith(CROSS_SUFFIX)
+        name = name.removesuffix(CROSS_SUFFIX) if cross else name
+        valid = (source == ARXIV and _ARXIV_CATEGORY.fullmatch(name) is not None) or (
+            source == OPENREVIEW and _OPENREVIEW_VENUE.fullmatch(name) is not None
+        )
+        if not valid:
+            raise SettingsError(
+                f"PAPERBOT_FEEDS: {entry!r} is not a feed; write arxiv:cs.LG, arxiv:cs.CL+cross "
+                f"or openreview:ICLR.cc/2026/Conference, separated by spaces"
+            )
+        feed = FollowedFeed(source, name, cross)
+        previous = feeds.get(feed.key)
+        feeds[feed.key] = feed if previous is None or cross else previous
+    return tuple(feeds.values())
+
+
 @dataclass(frozen=True)
 class Settings:
     """Configuration for one bot process. Defaults are the README's defaults."""
@@ -188,6 +237,13 @@ class Settings:
     watch_seconds: float = 30.0
     """How often a scheduling process reads the subscriptions' watermark, so a change made
     through another replica is scheduled here within this long: one indexed row a read."""
+    feeds: tuple[FollowedFeed, ...] = ()
+    """``PAPERBOT_FEEDS``: the arXiv categories and OpenReview venues followed; none (the
+    default) means the bot makes no network call beyond Slack's."""
+    arxiv_rss_url: str = DEFAULT_ARXIV_RSS_URL
+    arxiv_oai_url: str = DEFAULT_ARXIV_OAI_URL
+    arxiv_api_url: str = DEFAULT_ARXIV_API_URL
+    openreview_url: str = DEFAULT_OPENREVIEW_URL
     log_level: str | None = None
     """``PAPERBOT_LOG_LEVEL``, or None when unset: then ``DEFAULT_LOG_LEVEL``, except that the
     local shell keeps the lines below WARNING off the terminal it converses in."""
@@ -263,6 +319,23 @@ class Settings:
             watch_seconds=_seconds(
                 "PAPERBOT_WATCH_SECONDS", get("PAPERBOT_WATCH_SECONDS") or "30", 1, 3600
             ),
+            feeds=parse_feeds(get("PAPERBOT_FEEDS")),
+            arxiv_rss_url=_url(
+                "PAPERBOT_ARXIV_RSS_URL", get("PAPERBOT_ARXIV_RSS_URL"), DEFAULT_ARXIV_RSS_URL
+            )
+            or DEFAULT_ARXIV_RSS_URL,
+            arxiv_oai_url=_url(
+                "PAPERBOT_ARXIV_OAI_URL", get("PAPERBOT_ARXIV_OAI_URL"), DEFAULT_ARXIV_OAI_URL
+            )
+            or DEFAULT_ARXIV_OAI_URL,
+            arxiv_api_url=_url(
+                "PAPERBOT_ARXIV_API_URL", get("PAPERBOT_ARXIV_API_URL"), DEFAULT_ARXIV_API_URL
+            )
+            or DEFAULT_ARXIV_API_URL,
+            openreview_url=_url(
+                "PAPERBOT_OPENREVIEW_URL", get("PAPERBOT_OPENREVIEW_URL"), DEFAULT_OPENREVIEW_URL
+            )
+            or DEFAULT_OPENREVIEW_URL,
             log_level=_log_level(get("PAPERBOT_LOG_LEVEL")),
         )
         if environ is os.environ:

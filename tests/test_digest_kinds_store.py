@@ -89,7 +89,7 @@ def test_a_database_of_schema_5_keeps_its_rows_as_the_daily_kind(
 ) -> None:
     _schema_5_database(database_url, clock)
     upgraded = Store(database_url, clock)
-    assert _schema_version(database_url) == SCHEMA_VERSION == 9
+    assert _schema_version(database_url) == SCHEMA_VERSION == 10
     record = upgraded.subscription("C1")
     assert (record.kind, record.topic, record.team_id) == (DAILY, "graphs", "T1")
     posted = upgraded.digest_claim("C1", FRIDAY)

@@ -39,6 +39,7 @@ FORBIDDEN_IMPORTS: dict[str, tuple[str, str]] = {
     "stemmer": ("bot/search/query.py", "import Stemmer"),
     "tqdm": ("bot/search/cli.py", "import tqdm"),
     "threadpoolctl": ("bot/search/engine.py", "import threadpoolctl"),
+    "feed-clients": ("bot/store/ingested.py", "import feedparser"),
 }
 
 

@@ -250,7 +250,7 @@ def test_a_database_of_schema_4_gains_channel_workspaces(
         connection.execute(text("DROP TABLE forgotten_people"))
         _set_schema_version(connection, 4)
     upgraded = Store(database_url, clock)
-    assert _schema_version(database_url) == SCHEMA_VERSION == 9
+    assert _schema_version(database_url) == SCHEMA_VERSION == 10
     columns = inspect(engine)
     for table in channel_tables:
         assert "team_id" in {column["name"] for column in columns.get_columns(table)}

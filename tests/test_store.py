@@ -604,4 +604,4 @@ def test_the_parts_of_the_store_never_share_a_name() -> None:
     """``Store`` inherits its parts: a name in two of them would silently hide one."""
     parts = [part for part in Store.__mro__ if part not in (Store, Part, object)]
     names = [name for part in parts for name in vars(part) if not name.startswith("__")]
-    assert len(parts) == 10 and len(names) == len(set(names))
+    assert len(parts) == 12 and len(names) == len(set(names))

@@ -19,12 +19,14 @@ from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
 from bot.answers.search import PrivateSearches
 from bot.answers.signals import ChannelActivity
+from bot.answers.sources import sources_reply
 from bot.answers.threads import ThreadReplies, delivery_memory
 from bot.answers.typed import Intent, Request
 from bot.answers.unfurls import LinkPreviews
 from bot.answers.viewer import Viewer
 from bot.buttons import FIRST_PAGES, HomePlaces, PageCursor, PageKind, PaperButton, RelatedTarget
 from bot.clock import Clock, system_clock
+from bot.feeds.service import FeedService
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
 from bot.render.message import Message
@@ -49,6 +51,7 @@ class Answers:
         rng: random.Random | None = None,
         papers: PaperLookup | None = None,
         clock: Clock = system_clock,
+        feeds: FeedService | None = None,
     ) -> None:
         self.papers = papers or PaperLookup(index.get)
         """Any paper by id: the corpus, then the whole catalogue (links, reading lists)."""
@@ -57,6 +60,8 @@ class Answers:
         that find little and for the help card; None when it serves the whole catalogue."""
         self._index = index
         self._store = store
+        self._feeds = feeds
+        """The followed feeds, for ``/paper sources`` (None: none followed)."""
         self._digest = digest
         self._description = description
         self._rng = rng or random.Random()
@@ -87,6 +92,8 @@ class Answers:
             return self._for_you.page(viewer)
         if request.intent is Intent.FORGET_ME:
             return self._for_you.forget(viewer)
+        if request.intent is Intent.SOURCES:
+            return sources_reply(self._feeds)
         if request.intent is Intent.SEARCH:
             paper = self._searches.named_paper(request.argument)
             if paper is not None:

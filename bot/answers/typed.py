@@ -25,6 +25,8 @@ class Intent(StrEnum):
     RANDOM = "random"
     TODAY = "today"
     SUBSCRIPTIONS = "subscriptions"
+    SOURCES = "sources"
+    """Where new papers come from: the followed feeds and how their fetches went."""
     UNSUBSCRIBE = "unsubscribe"
     SUBSCRIBE = "subscribe"
     SEARCH = "search"
@@ -48,6 +50,7 @@ _WHOLE_TEXT_COMMANDS = {
         Intent.RANDOM,
         Intent.TODAY,
         Intent.SUBSCRIPTIONS,
+        Intent.SOURCES,
         Intent.UNSUBSCRIBE,
         Intent.SAVED,
         Intent.SAVED_EXPORT,

@@ -81,6 +81,24 @@ class DigestTrigger(BaseTrigger):
         return f"digest[{self.schedule.describe()}]"
 
 
+class RecurringTrigger(BaseTrigger):
+    """Fires at each time ``next_time`` gives after the last (another part's rule: the
+    feeds' ``timing``)."""
+
+    __slots__ = ("next_time",)
+
+    def __init__(self, next_time: Callable[[datetime], datetime]) -> None:
+        self.next_time = next_time
+
+    def get_next_fire_time(
+        self, previous_fire_time: datetime | None, now: datetime
+    ) -> datetime | None:
+        return self.next_time(previous_fire_time or now)
+
+    def __str__(self) -> str:
+        return "recurring"
+
+
 KINDS = (DAILY, WEEKLY)
 
 
@@ -191,6 +209,32 @@ class DigestScheduler:
             replace_existing=True,
         )
         log.info("digest scheduler started with %d subscription(s)", len(self.next_runs()))
+
+    def add_recurring(
+        self,
+        name: str,
+        next_time: Callable[[datetime], datetime],
+        run: Callable[[], datetime | None],
+    ) -> None:
+        """Another part's recurring work on this scheduler (the feeds' ingest runs): at each
+        ``next_time``, and once at once, so a run missed while the bot was down happens now.
+        ``run`` answers when to try again after a failure (None: not before the next time);
+        a stop waits for a run under way as for a post."""
+
+        def attempt() -> None:
+            with self._attempt():
+                retry = run()
+            if retry is not None:
+                self._scheduler.add_job(
+                    attempt, DateTrigger(run_date=retry), id=f"{name}:retry", replace_existing=True
+                )
+
+        self._scheduler.add_job(
+            attempt, RecurringTrigger(next_time), id=name, name=name, replace_existing=True
+        )
+        self._scheduler.add_job(
+            attempt, DateTrigger(run_date=self._clock()), id=f"{name}:now", replace_existing=True
+        )
 
     def stop(self, wait_seconds: float = 0.0) -> bool:
         """Start no more attempts, and wait up to ``wait_seconds`` for those under way;

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bot.papers.paper import ACCEPTED_STATUSES, Paper
 from bot.papers.plain import clean_normalised_text
@@ -127,6 +127,7 @@ def _paper(
     source: str,
     wordbook: Wordbook,
     authors_in_order: bool = False,
+    **feed_fields: Any,
 ) -> Paper:
     as_written = normalise_whitespace(abstract) if abstract else None
     abstract = repair_abstract(as_written, wordbook) if as_written else None
@@ -152,6 +153,35 @@ def _paper(
         title_derived=title_derived,
         source=source,
         authors_in_order=authors_in_order,
+        **feed_fields,
+    )
+
+
+def feed_paper(
+    *,
+    paper_id: str,
+    title: str,
+    authors: Iterable[str],
+    status: str | None,
+    url: str | None,
+    abstract: str | None,
+    source: str,
+    **feed_fields: Any,
+) -> Paper:
+    """A paper a feed brought (``bot.feeds``, kept by the store), cleaned as a corpus
+    file's is; its authors are in the paper's order, as arXiv and OpenReview list them.
+    ``feed_fields`` are ``Paper``'s feed-only fields (arXiv id, venue, dates, pages)."""
+    return _paper(
+        paper_id=paper_id,
+        title=title,
+        authors=authors,
+        status=status,
+        url=url,
+        abstract=abstract,
+        source=source,
+        wordbook=Wordbook(tuple),
+        authors_in_order=True,
+        **feed_fields,
     )
 
 

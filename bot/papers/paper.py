@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date, datetime
 
 from bot.papers.openreview import openreview_link_id
 from bot.papers.summary import paper_tldr
@@ -30,6 +31,11 @@ class Paper:
 
     ``authors_in_order`` is true only where the catalogue vouches that ``authors`` is in the
     paper's own order; elsewhere the list is alphabetical and names no first author.
+
+    The fields after ``tldr`` are known only for a paper a feed brought (arXiv, OpenReview;
+    ``bot.feeds``): its arXiv id without version and the version, its venue and decision,
+    when it was announced, published and last updated, and ``pages``, the abstract pages and
+    PDFs of every source that gave it (one paper on arXiv and OpenReview has both).
     """
 
     id: str
@@ -45,6 +51,14 @@ class Paper:
     source: str
     authors_in_order: bool = False
     tldr: str = None  # type: ignore[assignment]
+    arxiv_id: str | None = None
+    arxiv_version: int | None = None
+    venue: str | None = None
+    decision: str | None = None
+    announced: date | None = None
+    published: datetime | None = None
+    updated: datetime | None = None
+    pages: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # An emptied slot makes the first read fall through to ``__getattr__``, which fills

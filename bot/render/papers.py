@@ -580,6 +580,7 @@ HELP_LINES = (
     ("/paper today weekly", "the next weekly digest"),
     ("/paper unsubscribe", "stop the daily paper here (`/paper unsubscribe weekly`: the digest)"),
     ("/paper subscriptions", "what this channel is subscribed to"),
+    ("/paper sources", "where new papers come from, and how their last fetch went"),
     ("/paper saved", "your reading list (papers you clicked Save on)"),
     ("/paper saved export", "your reading list as a BibTeX file, sent to you directly"),
     ("/paper for me", "papers like the ones you saved, each saying why; only you see them"),

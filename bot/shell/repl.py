@@ -52,6 +52,7 @@ EXAMPLE = f"{COMMAND} graph sparsification"
 RELATED = "related"
 MORE = "more"
 FOR_YOU = "foryou"
+SOURCES = "sources"
 FOR_YOU_COMMAND = "for me"
 DISMISS = "dismiss"
 SAVE = "save"
@@ -78,6 +79,7 @@ _GESTURES = (
     (MORE, "the next page of the last answer: its Next button, or the thread's next results"),
     (f"{RELATED} TEXT", "the message shortcut Find related papers, on a message saying TEXT"),
     ("home", "your App Home tab: the reading list and the daily-paper channels"),
+    (SOURCES, f"{COMMAND} {SOURCES}: the arXiv and OpenReview feeds followed, and their fetches"),
     ("help", "this text"),
     ("quit", "leave (Ctrl-D works too)"),
 )
@@ -202,6 +204,8 @@ class Shell:
             return self.more()
         if line.lower() == FOR_YOU:
             return self.slash_command(FOR_YOU_COMMAND)
+        if line.lower() == SOURCES:
+            return self.slash_command(SOURCES)
         word, _, rest = line.partition(" ")
         verb, rest = word.lower(), rest.strip()
         if verb in _NUMBERED:

@@ -13,6 +13,8 @@ from bot.store.claims import DigestClaims
 from bot.store.database import DEADLINE_S, DIGEST_DEADLINE_S, Database, unusable_database_refused
 from bot.store.events import SlackEvents
 from bot.store.expiry import Expiry
+from bot.store.ingest_claims import IngestClaims
+from bot.store.ingested import IngestedPapers
 from bot.store.installations import Installations
 from bot.store.migrations import migrate
 from bot.store.people import People
@@ -35,6 +37,8 @@ class Store(
     Workspaces,
     ChannelSignals,
     Installations,
+    IngestedPapers,
+    IngestClaims,
 ):
     """Durable state for one bot process; safe to share a database with other processes."""
 

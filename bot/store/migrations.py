@@ -25,7 +25,7 @@ from bot.store.tables import (
     thread_searches,
 )
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """Bump when the schema changes; a changed table needs its step in ``_MIGRATIONS``."""
 
 _LEGACY_RELATED_MARK = "\x1frelated\x1f"
@@ -134,7 +134,8 @@ that changes existing tables: each alters them and converts their rows. A versio
 adds tables has no entry: ``create_all`` creates every missing table before the steps run
 (version 2 added ``saved_papers`` and ``unfurls``; version 5 also ``dismissals`` and
 ``forgotten_people``; version 7 ``revisions``, the subscriptions' watermark; version 9
-slack_sdk's ``slack_installations``, ``slack_bots`` and ``slack_oauth_states``)."""
+slack_sdk's ``slack_installations``, ``slack_bots`` and ``slack_oauth_states``; version 10 the
+feeds' ``ingested_papers``, ``feed_states`` and ``ingest_claims``)."""
 
 
 def migrate(database: Database) -> None:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
+import numpy as np
+
 SEARCH, RELATED = "search", "related"
 """Kinds of remembered search: a query typed in the query language, or free text (a message
 or a thread's first message) to find related papers for."""
@@ -110,3 +112,102 @@ class PaperEngagement(NamedTuple):
     paper_id: str
     sharers: int
     reactors: int
+
+
+ARXIV_SOURCE, OPENREVIEW_SOURCE = "arxiv", "openreview"
+"""The sources a feed's paper comes from (``ingested_papers.source``)."""
+
+ACCEPTED, REJECTED, WITHDRAWN, UNDER_REVIEW = "accepted", "rejected", "withdrawn", "under review"
+"""An OpenReview submission's decision, as its ``content.venueid`` says."""
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    """One paper as a source gave it, ready to be stored (``IngestedPapers.store_entries``).
+
+    ``id`` is namespaced for arXiv (``arxiv:2501.01234``, ``version`` apart) and OpenReview's
+    forum id otherwise; ``arxiv_id`` is an arXiv record's own id, or the preprint an
+    OpenReview record names; ``revised`` is when the source last changed the record (a
+    stale copy never overwrites a newer one); ``feed`` is the followed feed that gave it."""
+
+    source: str
+    id: str
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    version: int | None = None
+    arxiv_id: str | None = None
+    categories: tuple[str, ...] = ()
+    venue: str | None = None
+    venue_id: str | None = None
+    decision: str | None = None
+    announced: date | None = None
+    published: datetime | None = None
+    revised: datetime | None = None
+    page_url: str | None = None
+    pdf_url: str | None = None
+    feed: str | None = None
+
+
+@dataclass(frozen=True)
+class EntryVectors:
+    """A paper's two vectors (its title; its title and abstract), by the model ``model``
+    (the embedder's hash): unit float32 rows, stored as float16."""
+
+    model: str
+    title: np.ndarray
+    text: np.ndarray
+
+
+class Stored(NamedTuple):
+    """What the store holds of an entry already: whether its record is the same, and
+    whether its vectors are of the same text and model (then it needs no embedding)."""
+
+    same_record: bool
+    same_vectors: bool
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """What one ``store_entries`` call did: papers new to the store, papers changed (a
+    ``replace``, a decision), and records that were already stored as they are."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def __add__(self, other: StoreCounts) -> StoreCounts:
+        return StoreCounts(
+            self.new + other.new, self.updated + other.updated, self.unchanged + other.unchanged
+        )
+
+
+@dataclass(frozen=True)
+class FeedState:
+    """A followed feed's standing: where its last good fetch ended, and how its last attempt
+    went (``/paper sources``)."""
+
+    feed: str
+    watermark: str | None
+    last_success_at: datetime | None
+    last_attempt_at: datetime | None
+    last_error: str | None
+    failures: int
+
+
+@dataclass(frozen=True)
+class IngestClaim:
+    """One source's ingest for one period (``ingest_claims``)."""
+
+    source: str
+    period: str
+    state: str
+    owner: str | None
+    claimed_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+    new: int
+    updated: int
+    skipped: int
+    requests: int
+    error: str | None

@@ -12,16 +12,20 @@ from bot.store.database import Database
 from bot.store.tables import revisions
 
 SUBSCRIPTIONS = "subscriptions"
+INGESTED_PAPERS = "ingested_papers"
 
 
-def advance(database: Database, connection: Connection, name: str) -> None:
-    """Raise ``name``'s revision inside the caller's transaction: whoever sees the change
-    sees the new revision with it, and never the revision without the change."""
-    connection.execute(
+def advance(database: Database, connection: Connection, name: str) -> int:
+    """Raise ``name``'s revision inside the caller's transaction, and return it: whoever sees
+    the change sees the new revision with it, and never the revision without the change.
+    The row stays locked until the transaction ends, so revisions are taken in the order the
+    transactions commit: a reader that sees revision ``n`` committed sees every one below."""
+    return connection.execute(
         database.insert(revisions)
         .values(name=name, revision=1)
         .on_conflict_do_update(index_elements=["name"], set_={"revision": revisions.c.revision + 1})
-    )
+        .returning(revisions.c.revision)
+    ).scalar_one()
 
 
 def revision(connection: Connection, name: str) -> int:

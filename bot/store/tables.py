@@ -17,6 +17,7 @@ from sqlalchemy import (
     DateTime,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -256,3 +257,82 @@ post_reactions = Table(
 )
 """A person's reaction on one of the bot's posts, keyed like Slack's (message, person,
 emoji), so ``reaction_removed`` deletes exactly what ``reaction_added`` wrote."""
+
+ingested_papers = Table(
+    "ingested_papers",
+    metadata,
+    Column("source", String(16), primary_key=True),
+    Column("id", String(128), primary_key=True),
+    Column("paper_id", String(128), nullable=False, index=True),
+    Column("version", Integer),
+    Column("title", Text, nullable=False),
+    Column("authors", Text, nullable=False),
+    Column("abstract", Text, nullable=False),
+    Column("categories", Text, nullable=False),
+    Column("venue", Text),
+    Column("venue_id", String(255)),
+    Column("decision", String(32)),
+    Column("arxiv_id", String(32), index=True),
+    Column("match_key", String(255), nullable=False, index=True),
+    Column("announced", Date),
+    Column("published", UTCDateTime),
+    Column("revised", UTCDateTime),
+    Column("page_url", Text),
+    Column("pdf_url", Text),
+    Column("feed", String(255)),
+    Column("content_hash", String(32), nullable=False),
+    Column("text_hash", String(32), nullable=False),
+    Column("model", String(64)),
+    Column("title_vector", LargeBinary),
+    Column("text_vector", LargeBinary),
+    Column("ingested_at", UTCDateTime, nullable=False),
+    Column("changed_at", UTCDateTime, nullable=False),
+    Column("revision", BigInteger, nullable=False, index=True),
+)
+"""Papers the feeds brought (schema 10), one row per source's record: ``id`` is namespaced
+for arXiv (``arxiv:2501.01234``, the version apart in ``version``) and OpenReview's own
+forum id otherwise, so no id of the shipped catalogue ever changes meaning. ``paper_id`` is
+the paper the row belongs to: its own id, or the id of the same paper first stored from the
+other source (``bot.papers.sameness`` states the rule), fixed once written. ``authors`` is a
+JSON list in the paper's order; ``categories`` arXiv's, space-separated and padded
+(`` cs.LG cs.AI ``), primary first. ``revision`` is the ``ingested_papers`` watermark
+(``revisions``) of the write that last changed the row, which ``papers_since`` reads.
+The vectors (float16) are of ``title`` and of the title and abstract, by ``model``, the
+embedder's hash; ``text_hash`` is what they were computed from."""
+
+feed_states = Table(
+    "feed_states",
+    metadata,
+    Column("feed", String(255), primary_key=True),
+    Column("watermark", String(64)),
+    Column("last_success_at", UTCDateTime),
+    Column("last_attempt_at", UTCDateTime),
+    Column("last_error", Text),
+    Column("failures", Integer, nullable=False),
+)
+"""Each followed feed (``arxiv:cs.LG``, ``openreview:ICLR.cc/2026/Conference``): where its
+last good fetch ended (arXiv: the last announcement day read; OpenReview: the newest
+modification time seen, in epoch milliseconds) and how its last attempt went, for ``/paper
+sources`` and for the next run to start where that one ended (the papers it gave are
+counted in ``ingested_papers.feed``)."""
+
+ingest_claims = Table(
+    "ingest_claims",
+    metadata,
+    Column("source", String(255), primary_key=True),
+    Column("period", String(32), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("owner", String(64)),
+    Column("claimed_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime),
+    Column("new", Integer, nullable=False),
+    Column("updated", Integer, nullable=False),
+    Column("skipped", Integer, nullable=False),
+    Column("requests", Integer, nullable=False),
+    Column("error", Text),
+)
+"""One ingest per source and period across every process (the paper of the day's claims'
+pattern): the primary key lets one process insert the claim; ``owner`` works on it until
+``done`` or ``failed``, and one silent for longer than the lease is taken over. The counts
+are that run's."""

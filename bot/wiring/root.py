@@ -26,8 +26,11 @@ from slack_sdk.oauth.token_rotation import TokenRotator
 
 from bot.answers import Answers
 from bot.clock import Clock, system_clock
+from bot.digest.owner import new_owner, owner_gone
 from bot.digest.schedule import DigestScheduler
 from bot.digest.service import ClientFor, DigestService
+from bot.feeds.ingest import Ingester
+from bot.feeds.service import FeedService
 from bot.papers.corpus import (
     CATALOGUE_ACCEPTED_PAPERS,
     SEED_SPECS,
@@ -38,7 +41,7 @@ from bot.render import papers as render
 from bot.search.engine import SearchIndex
 from bot.search.library import CurrentIndex, Library
 from bot.search.query_vectors import Quiet
-from bot.search.semantic import ranker_for
+from bot.search.semantic import ranker_for, shared_embedder
 from bot.settings import Settings
 from bot.slack.app import bolt_app, start_serving
 from bot.slack.client import digest_client, make_web_client
@@ -66,6 +69,9 @@ class Services:
     slack: bool
     distribution: Distribution | None = None
     """Where installations are kept, for a distributed app (``Settings.distributed``)."""
+    feeds: FeedService | None = None
+    """The followed arXiv categories and OpenReview venues (None: ``PAPERBOT_FEEDS`` is
+    empty, and no request is ever made to them)."""
     corpus: LoadedCorpus | None = None
     """The corpus loaded at start-up, once ``load`` has run."""
 
@@ -119,8 +125,9 @@ def build_services(
     distribution = distribution_for(settings, store) if settings.distributed else None
     clients = workspace_clients(settings, store, distribution) if distribution else None
     digest = DigestService(store, index, client, settings, clock=clock, clients=clients)
-    answers = Answers(index, store, digest, clock=clock)
-    services = Services(library, store, digest, answers, settings, slack, distribution)
+    feeds = feed_service(settings, store, clock) if settings.feeds else None
+    answers = Answers(index, store, digest, clock=clock, feeds=feeds)
+    services = Services(library, store, digest, answers, settings, slack, distribution, feeds)
     if not deferred:
         try:
             services.load(corpus)
@@ -128,6 +135,15 @@ def build_services(
             services.close()
             raise
     return services
+
+
+def feed_service(settings: Settings, store: Store, clock: Clock = system_clock) -> FeedService:
+    """The feeds' runs for this process, which claim each source's period in ``store``
+    against every other process, and embed with the process's one model."""
+    ingester = Ingester(
+        store, settings, shared_embedder, owner=new_owner(), owner_gone=owner_gone, clock=clock
+    )
+    return FeedService(store, settings, ingester, clock=clock)
 
 
 def distribution_for(settings: Settings, store: Store) -> Distribution:
@@ -256,6 +272,8 @@ def run(settings: Settings, mode: str) -> int:
                 scheduler = DigestScheduler(
                     services.digest, watch_interval=timedelta(seconds=settings.watch_seconds)
                 )
+                for job in services.feeds.jobs() if services.feeds else ():
+                    scheduler.add_recurring(job.name, job.next_time, job.run)
                 scheduler.start()
             drain = Drain(pool, settings.drain_seconds)
             stop_accepting = start_serving(
