@@ -31,6 +31,9 @@ from bot.slack import payloads  # noqa: E402
 
 START_LIMIT_SECONDS = 180.0
 """How long the bot may take to say it is serving (loading the catalogue and its model)."""
+BOT_READY = "paperbot: ready"
+"""What the bot prints once its index is built: it listens before (turning requests away with
+the busy notice), so a bench that sent at "listening" would measure the start-up instead."""
 
 
 @dataclass

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from benchkit import (
+    BOT_READY,
     ROOT,
     BotProcess,
     commit_words,
@@ -334,14 +335,12 @@ class Stand:
         try:
             if self._server is not None:
                 variables["SLACK_APP_TOKEN"] = APP_TOKEN
-                self.bot = BotProcess.start(
-                    folder, "connected to Slack in Socket Mode", **variables
-                )
+                self.bot = BotProcess.start(folder, BOT_READY, **variables)
                 self.sender: Sender = SocketSender(self._server, self.slack)
             else:
                 port = free_port()
                 variables.update(SLACK_SIGNING_SECRET=SECRET, PORT=str(port))
-                self.bot = BotProcess.start(folder, "listening on port", **variables)
+                self.bot = BotProcess.start(folder, BOT_READY, **variables)
                 self.sender = HttpSender(f"http://127.0.0.1:{port}", self.slack)
         except BaseException:
             self._close_socket_server()

@@ -58,14 +58,16 @@ REPEATS = 3
 MODES = ("on", "off")
 
 TARGET_INSTALL_MB = 120.0
-TARGET_RSS_MB = 450.0
 TARGET_SHORT_P50_MS = 10.0
 TARGET_SHORT_P99_MS = 40.0
 TARGET_POST_P99_MS = 150.0
-TARGET_START_S = 3.0
-# Issue #21: what the model may add to BM25 alone on question-length queries, same run.
-TARGET_QUESTION_ADDED_P50_MS = 10.0
-TARGET_QUESTION_ADDED_P99_MS = 40.0
+# Issue 34's bars, which replace issue 21's (start 3 s, 450 MB, +10 / +40 ms): start-up and
+# memory on the catalogue, and what the model may add to BM25 alone on question-length
+# queries in the same run.
+TARGET_RSS_MB = 500.0
+TARGET_START_S = 5.0
+TARGET_QUESTION_ADDED_P50_MS = 15.0
+TARGET_QUESTION_ADDED_P99_MS = 60.0
 
 QUESTION_WORDS = (12, 25)  # the length of a question typed as a search (issue #21)
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchkit import ROOT, BotProcess, commit_words, percentile, signed_post
+from benchkit import BOT_READY, ROOT, BotProcess, commit_words, percentile, signed_post
 from faulty_slack import FaultySlackRecorder, rate_limited, server_error
 from project import free_port
 
@@ -241,7 +241,7 @@ def _start_bot(slack: FailingSlack, folder: Path) -> tuple[BotProcess, str]:
     port = free_port()
     bot = BotProcess.start(
         folder,
-        "listening on port",
+        BOT_READY,
         SLACK_BOT_TOKEN="xoxb-soak",
         SLACK_SIGNING_SECRET=SECRET,
         SLACK_API_URL=slack.base_url,
