@@ -286,6 +286,10 @@ class Settings:
             value = environ.get(name, "").strip()
             return value or None
 
+        def source_url(name: str, default: str) -> str:
+            """A feed's endpoint: the real one unless set (tests and mirrors set it)."""
+            return _url(name, get(name), default) or default
+
         client_id, client_secret = _client(get("SLACK_CLIENT_ID"), get("SLACK_CLIENT_SECRET"))
         settings = cls(
             slack_bot_token=get("SLACK_BOT_TOKEN"),
@@ -320,22 +324,10 @@ class Settings:
                 "PAPERBOT_WATCH_SECONDS", get("PAPERBOT_WATCH_SECONDS") or "30", 1, 3600
             ),
             feeds=parse_feeds(get("PAPERBOT_FEEDS")),
-            arxiv_rss_url=_url(
-                "PAPERBOT_ARXIV_RSS_URL", get("PAPERBOT_ARXIV_RSS_URL"), DEFAULT_ARXIV_RSS_URL
-            )
-            or DEFAULT_ARXIV_RSS_URL,
-            arxiv_oai_url=_url(
-                "PAPERBOT_ARXIV_OAI_URL", get("PAPERBOT_ARXIV_OAI_URL"), DEFAULT_ARXIV_OAI_URL
-            )
-            or DEFAULT_ARXIV_OAI_URL,
-            arxiv_api_url=_url(
-                "PAPERBOT_ARXIV_API_URL", get("PAPERBOT_ARXIV_API_URL"), DEFAULT_ARXIV_API_URL
-            )
-            or DEFAULT_ARXIV_API_URL,
-            openreview_url=_url(
-                "PAPERBOT_OPENREVIEW_URL", get("PAPERBOT_OPENREVIEW_URL"), DEFAULT_OPENREVIEW_URL
-            )
-            or DEFAULT_OPENREVIEW_URL,
+            arxiv_rss_url=source_url("PAPERBOT_ARXIV_RSS_URL", DEFAULT_ARXIV_RSS_URL),
+            arxiv_oai_url=source_url("PAPERBOT_ARXIV_OAI_URL", DEFAULT_ARXIV_OAI_URL),
+            arxiv_api_url=source_url("PAPERBOT_ARXIV_API_URL", DEFAULT_ARXIV_API_URL),
+            openreview_url=source_url("PAPERBOT_OPENREVIEW_URL", DEFAULT_OPENREVIEW_URL),
             log_level=_log_level(get("PAPERBOT_LOG_LEVEL")),
         )
         if environ is os.environ:
