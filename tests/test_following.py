@@ -126,7 +126,7 @@ def test_a_failing_store_is_logged_and_read_again_at_the_next_tick(
     assert _ids(library, "quantum annealing tensor")[0] == "arxiv:2501.00001"
 
 
-def test_only_vectors_of_the_index_model_are_handed_to_the_library(
+def test_only_vectors_of_the_index_model_are_taken_and_later_ones_are_too(
     store, library, monkeypatch
 ) -> None:
     stored = vectors("model-a", 1)
@@ -141,6 +141,15 @@ def test_only_vectors_of_the_index_model_are_handed_to_the_library(
             assert found is None
         else:
             assert np.allclose(found, expected, atol=1e-3)
+
+    monkeypatch.setattr(SearchIndex, "model", property(lambda _index: "model-b"))
+    follower = Follower(library, store, 30)
+    follower.tick()
+    assert follower.tick() == 0
+    store.store_vectors({("arxiv", "arxiv:2501.00001"): vectors("model-b", 2)})
+    assert follower.tick() == 1
+    assert follower.rebuilds == 1
+    assert follower.tick() == 0
 
 
 def test_the_thread_ticks_at_once_then_each_interval_and_stops_on_close(store, library) -> None:

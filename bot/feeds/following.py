@@ -20,6 +20,8 @@ by every ingested paper in its current version (``SearchIndex.extended``, which 
 as a full build), prepared on this thread and swapped in (``Library.swap``); searches go on
 over the old one meanwhile. The base index is kept for that, at the cost of holding it beside
 the current one; extending it spares re-analysing the corpus and re-reading its vectors.
+A paper added before its vectors were stored (``paperbot embed`` after a model change) comes
+back when they are, and is counted as changed: it then ranks by its vectors too.
 
 **Failures.** A tick that fails (the database down, a row that cannot be read) is logged,
 once per run of failures, and leaves the watermark where it was: the next tick reads the
@@ -63,6 +65,7 @@ class Follower:
         self._wait = wait or self._stopped.wait
         self._watermark = 0
         self._ingested: dict[str, Paper] = {}
+        self._unvectored: set[str] = set()
         self._failing = False
         self._thread: threading.Thread | None = None
         self.rebuilds = 0
@@ -109,7 +112,7 @@ class Follower:
         changed: dict[str, Paper] = {}
         for paper in papers:
             if paper.id in self._ingested:
-                if self._ingested[paper.id] != paper:
+                if self._ingested[paper.id] != paper or paper.id in self._unvectored:
                     changed[paper.id] = paper
             elif index.get(paper.id) is None:
                 new[paper.id] = paper
@@ -139,6 +142,8 @@ class Follower:
         if model is None:
             return []
         found = self._store.ingested_vectors([paper.id for paper in papers], model)
+        self._unvectored.difference_update(found)
+        self._unvectored.update(paper.id for paper in papers if paper.id not in found)
         return [found[paper.id].text if paper.id in found else None for paper in papers]
 
 
