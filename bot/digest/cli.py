@@ -16,9 +16,11 @@ from slack_sdk.errors import SlackApiError
 from bot.arguments import ArgumentParser, program
 from bot.digest.posting import DigestOutcome
 from bot.digest.service import ClientFor, DigestService
+from bot.feeds.following import followed_once
 from bot.papers.corpus import CorpusError, load_corpus
 from bot.render.terminal import render
 from bot.search.engine import SearchIndex
+from bot.search.library import Library
 from bot.settings import Settings
 from bot.store import DAILY, Store
 
@@ -98,7 +100,7 @@ def main(
     try:
         service = DigestService(
             store,
-            SearchIndex.build(corpus.papers),
+            followed_once(Library(SearchIndex.build(corpus.papers)), store, bool(settings.feeds)),
             client,
             settings,
             clients=clients(store) if clients is not None else None,

@@ -149,6 +149,12 @@ class SearchIndex:
             miner=miner,
         )
 
+    @property
+    def model(self) -> str | None:
+        """The fingerprint of the model whose vectors re-rank this index (None: BM25 alone),
+        so papers added from the store bring vectors of that model only."""
+        return None if self._semantic is None else self._semantic.model
+
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
         lexicon, the author map and its names' corrector, and for a large corpus the pruned

@@ -150,6 +150,11 @@ class SemanticRanker:
         return grown
 
     @property
+    def model(self) -> str:
+        """The model's fingerprint: which stored vectors this ranker may take."""
+        return self._stored.model
+
+    @property
     def missing(self) -> int:
         """Papers still without their vectors."""
         ready = self._text.ready & self._title.ready

@@ -29,6 +29,7 @@ from bot.clock import Clock, system_clock
 from bot.digest.owner import new_owner, owner_gone
 from bot.digest.schedule import DigestScheduler
 from bot.digest.service import ClientFor, DigestService
+from bot.feeds.following import Follower, follow
 from bot.feeds.ingest import Ingester
 from bot.feeds.service import FeedService
 from bot.papers.corpus import (
@@ -74,6 +75,8 @@ class Services:
     empty, and no request is ever made to them)."""
     corpus: LoadedCorpus | None = None
     """The corpus loaded at start-up, once ``load`` has run."""
+    follower: Follower | None = None
+    """What puts the papers the feeds stored in the library, once ``follow`` has run."""
 
     @property
     def index(self) -> CurrentIndex:
@@ -95,7 +98,17 @@ class Services:
         self.corpus = corpus
         return corpus
 
+    def follow(self) -> None:
+        """Once the index is loaded: make the papers the feeds store searchable here, now
+        and within ``PAPERBOT_WATCH_SECONDS`` of each one stored (``bot.feeds.following``);
+        nothing when no feed is followed."""
+        self.follower = follow(
+            self.library, self.store, bool(self.settings.feeds), self.settings.watch_seconds
+        )
+
     def close(self) -> None:
+        if self.follower is not None:
+            self.follower.close()
         self.store.close()
 
 
@@ -231,7 +244,8 @@ def prepare_then_freeze(services: Services, quiet: Quiet) -> None:
 
 def load_then_prepare(services: Services, quiet: Quiet) -> None:
     """The served bot's start-up once it listens: the corpus and its index, which requests
-    are turned away until (``Services.load``), then ``prepare_then_freeze``."""
+    are turned away until (``Services.load``), then ``prepare_then_freeze``, then the papers
+    the feeds stored (``Services.follow``), added to an index already prepared."""
     try:
         corpus = services.load()
     except Exception:
@@ -239,6 +253,7 @@ def load_then_prepare(services: Services, quiet: Quiet) -> None:
         raise
     print(f"paperbot: ready; {corpus.description}", flush=True)
     prepare_then_freeze(services, quiet)
+    services.follow()
 
 
 def run(settings: Settings, mode: str) -> int:
