@@ -13,12 +13,11 @@ from bot.search.analyzer import (
     CorpusAnalyzer,
     analyze,
     analyze_phrase,
-    find_acronyms,
     fold,
     marked_words,
-    mine_acronyms,
     words,
 )
+from bot.search.defined_acronyms import find_acronyms, mine_acronyms
 from bot.search.engine import SearchIndex
 from bot.search.indexing import field_tokens
 

@@ -17,8 +17,9 @@ import numpy as np
 
 from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
-from bot.search.analyzer import Acronym, AcronymMiner, CorpusAnalyzer
+from bot.search.analyzer import CorpusAnalyzer
 from bot.search.authors import AuthorIndex
+from bot.search.defined_acronyms import Acronym, AcronymMiner
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
 from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table

@@ -20,13 +20,13 @@ import numpy as np
 from bot.papers.paper import Paper
 from bot.search.analyzer import (
     WORD_PATTERN,
-    Acronym,
     CorpusAnalyzer,
     word_tokens,
     written_words,
 )
 from bot.search.authors import AuthorIndex, name_tokens
 from bot.search.built_once import built_once
+from bot.search.defined_acronyms import Acronym
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import field_tokens
 from bot.search.lexicon import english_words, is_english
