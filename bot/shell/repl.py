@@ -496,7 +496,7 @@ def _meant(word: str, rest: str) -> str | None:
     elif len(arguments) == 2 and ascii_count(arguments[0]) is not None:
         candidates = [REACT]
     elif not arguments:
-        candidates = [MORE, FOR_YOU, "home", "help", "quit"]
+        candidates = [MORE, FOR_YOU, "home", SOURCES, "help", "quit"]
     else:
         return None
     close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=_TYPO_CUTOFF)
