@@ -123,6 +123,29 @@ def _card_text(paper) -> str:
     return render.paper_blocks(paper)[0]["text"]["text"]
 
 
+def test_a_followed_paper_says_where_it_stands_in_its_own_sources_words(seed_corpus):
+    """A preprint is named by its arXiv id and links to arXiv; a paper of a followed venue
+    carries OpenReview's wording of its venue, never the catalogue's "ICLR 2025"."""
+    mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
+    preprint = replace(
+        mog,
+        id="arxiv:2501.01234",
+        status=None,
+        url="https://arxiv.org/abs/2501.01234",
+        arxiv_id="2501.01234",
+        arxiv_version=2,
+        source="arxiv",
+    )
+    facts = all_text(list(render.abstract_message(preprint).blocks))
+    assert "arXiv 2501.01234v2" in facts
+    assert "|Read on arXiv>" in facts and "OpenReview" not in facts
+    reviewed = replace(mog, status="Poster", venue="ICLR 2026 Poster", source="openreview")
+    card = all_text(render.paper_blocks(reviewed))
+    assert "ICLR 2026 Poster" in card and "ICLR 2025" not in card
+    bare = replace(preprint, abstract=None, plain_abstract="", tldr="")
+    assert "|Abstract on arXiv \u2197>" in _card_text(bare)
+
+
 def test_a_card_without_an_abstract_links_to_it_on_openreview(seed_corpus):
     mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
     bare = replace(mog, abstract=None, plain_abstract="", tldr="", title="Graphs <!channel> & co")

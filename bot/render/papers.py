@@ -67,7 +67,7 @@ _BUTTON_LABELS = {
     ACTION_UNSAVE: "Saved ✓",
 }
 _AUTHORS_CITED = 3
-ABSTRACT_ELSEWHERE = "Abstract on OpenReview \u2197"
+ABSTRACT_ELSEWHERE = "Abstract on {site} \u2197"
 """What a card says in place of the TL;DR when the catalogue has no abstract for the paper:
 where to read it, in a neutral voice (many catalogue papers are like that)."""
 
@@ -84,6 +84,14 @@ def highlight(pieces: Iterable[tuple[str, bool]]) -> str:
 
 
 def status_label(paper: Paper) -> str | None:
+    """Where the paper stands: OpenReview's own words for a venue a feed follows (``ICLR 2026
+    Poster``, ``Submitted to ICLR 2026``), the arXiv id and version of a preprint, or the
+    ICLR 2025 decision of a catalogue paper."""
+    if paper.venue:
+        return paper.venue
+    if paper.arxiv_id and paper.status is None:
+        version = f"v{paper.arxiv_version}" if paper.arxiv_version else ""
+        return f"arXiv {paper.arxiv_id}{version}"
     if not paper.status:
         return None
     if paper.accepted:
@@ -141,12 +149,17 @@ def _url_link(url: str) -> str:
 def links_line(paper: Paper) -> str | None:
     """Where to read the paper, said in words: a linked title alone does not tell a reader
     that it leads to OpenReview, and the code sits next to it."""
-    read = _link(paper.url, "Read on OpenReview") if paper.url else None
+    read = _link(paper.url, f"Read on {site_name(paper.url)}") if paper.url else None
     return " · ".join(item for item in (read, code_line(paper)) if item) or None
 
 
+def site_name(url: str) -> str:
+    """The site a paper's page is on, as a reader knows it."""
+    return "arXiv" if urlsplit(url).hostname in {"arxiv.org", "www.arxiv.org"} else "OpenReview"
+
+
 def title_mrkdwn(paper: Paper) -> str:
-    """The bold title, linked to OpenReview when the paper has a forum page."""
+    """The bold title, linked to the paper's page (OpenReview's forum, or arXiv's)."""
     if paper.url:
         return f"*{_link(paper.url, mrkdwn_literal(paper.title))}*"
     return f"*{mrkdwn_literal(paper.title)}*"
@@ -201,7 +214,7 @@ def paper_blocks(
     if paper.tldr:
         body += f"\n*TL;DR:* {highlight(tldr or ((paper.tldr, False),))}"
     elif paper.url:
-        body += f"\n{_link(paper.url, ABSTRACT_ELSEWHERE)}"
+        body += f"\n{_link(paper.url, ABSTRACT_ELSEWHERE.format(site=site_name(paper.url)))}"
     blocks = [bk.section(body)]
     authors = authors_line(paper, every=every_author, named=named_authors)
     details = [line for line in (status_label(paper), authors) if line]
