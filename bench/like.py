@@ -26,8 +26,8 @@ from pathlib import Path
 from quality import code_version
 
 from bot.papers.corpus import load_corpus
-from bot.search import planner
 from bot.search.engine import SearchIndex
+from bot.search.planner import PlannerOptions
 from bot.search.semantic import ranker_for
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -64,13 +64,9 @@ def measure(rank: Callable[[str], list[str]], judged: list[tuple[str, dict[str, 
     }
 
 
-def engine_like(index: SearchIndex, repeats: int) -> Callable[[str], list[str]]:
+def engine_like(index: SearchIndex) -> Callable[[str], list[str]]:
     def rank(source: str) -> list[str]:
-        planner.LIKE_REPEATS, kept = repeats, planner.LIKE_REPEATS
-        try:
-            return [hit.paper.id for hit in index.search(f"like:{source}", limit=SHOWN).hits]
-        finally:
-            planner.LIKE_REPEATS = kept
+        return [hit.paper.id for hit in index.search(f"like:{source}", limit=SHOWN).hits]
 
     return rank
 
@@ -78,15 +74,17 @@ def engine_like(index: SearchIndex, repeats: int) -> Callable[[str], list[str]]:
 def main() -> int:
     judged = load_set()
     papers = load_corpus("catalogue").papers
-    on = SearchIndex.build(papers, ranker_for("catalogue"))
-    off = SearchIndex.build(papers)
+    once = PlannerOptions(repeat_like_terms=False)
+    model = ranker_for("catalogue")
     systems = {
-        "engine, semantic on (the bot)": engine_like(on, planner.LIKE_REPEATS),
-        "engine, semantic on, each term once": engine_like(on, 1),
-        "engine, semantic off": engine_like(off, planner.LIKE_REPEATS),
-        "engine, semantic off, each term once": engine_like(off, 1),
+        "engine, semantic on (the bot)": SearchIndex.build(papers, model),
+        "engine, semantic on, each term once": SearchIndex.build(
+            papers, model, planner_options=once
+        ),
+        "engine, semantic off": SearchIndex.build(papers),
+        "engine, semantic off, each term once": SearchIndex.build(papers, planner_options=once),
     }
-    results = {name: measure(rank, judged) for name, rank in systems.items()}
+    results = {name: measure(engine_like(index), judged) for name, index in systems.items()}
     metrics = list(next(iter(results.values())))
     lines = [
         '# "More like this", judged blind',

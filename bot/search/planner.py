@@ -57,6 +57,9 @@ class PlannerOptions:
     expand_acronyms: bool = True
     find_author_names: bool = True
     """Whether free words may name authors (``Wei Chen graphs``); ``author:`` always does."""
+    repeat_like_terms: bool = True
+    """Whether a "more like this" query counts a term as often as the paper uses it
+    (``LIKE_REPEATS``) rather than once (``bench/like.py``)."""
 
 
 DEFAULT_PLANNER_OPTIONS = PlannerOptions()
@@ -422,10 +425,11 @@ class QueryPlanner:
         repeats put more related papers in the first five (``bench/results/like.md``)."""
         fields = field_tokens(self._analyzer, paper)
         uses = Counter(fields[-1])
+        repeats = LIKE_REPEATS if self._options.repeat_like_terms else 1
         return [
             term
             for term in self._distinctive_terms(fields)
-            for _ in range(max(1, min(uses[term], LIKE_REPEATS)))
+            for _ in range(max(1, min(uses[term], repeats)))
         ]
 
     def for_text(self, text: str) -> Plan:
