@@ -4,9 +4,11 @@ For each size: the corpus of ``bench/speed.py`` (the real catalogue, then synthe
 less the papers to add, is built and prepared as the bot prepares it; then batches of
 ``--batch`` papers are added through ``Library.add`` while another thread searches the
 benchmark queries without pause. Reported: each addition's seconds until the new papers
-are searchable by BM25 (the swap), the searches' p50/p99 during the additions and outside
-them, and the process's RSS after each addition (memory that should not grow beyond the
-papers' own). Semantic part off, as ``bench/speed.py``.
+are searchable by BM25 (the first swap) and until the index ranks exactly as a full build
+(the second swap, where the papers taught a compound: ``bot.search.growth``), the searches'
+p50/p99 during the additions (swaps included) and outside them, the swaps, and the
+process's RSS after each addition (memory that should not grow beyond the papers' own).
+Semantic part off, as ``bench/speed.py``.
 
     python bench/growth.py --sizes 10000,100000 --batches 5
 """
@@ -44,6 +46,14 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     index.prepare(embed=False)
     build_seconds = time.perf_counter() - started
     library = Library(index)
+    swapped_at: list[float] = []
+    swap = library.swap
+
+    def timed_swap(index: SearchIndex) -> None:
+        swap(index)
+        swapped_at.append(time.perf_counter())
+
+    library.swap = timed_swap  # type: ignore[method-assign]
     queries = benchmark_queries(real, 200)
     quiet: list[float] = []
     during: list[float] = []
@@ -63,13 +73,15 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     searcher = threading.Thread(target=search, daemon=True)
     searcher.start()
     time.sleep(2.0)
-    add_seconds, rss = [], [rss_mb()]
+    searchable, exact, rss = [], [], [rss_mb()]
     for number in range(batches):
         chunk = papers[base + number * batch : base + (number + 1) * batch]
         adding.set()
         begun = time.perf_counter()
+        swapped_at.clear()
         library.add(chunk)
-        add_seconds.append(time.perf_counter() - begun)
+        searchable.append(swapped_at[0] - begun)
+        exact.append(swapped_at[-1] - begun)
         adding.clear()
         time.sleep(1.0)
         rss.append(rss_mb())
@@ -79,7 +91,9 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
         "size": size,
         "base": base,
         "build_seconds": build_seconds,
-        "add_seconds": add_seconds,
+        "searchable": searchable,
+        "exact": exact,
+        "swaps": library.swaps - 1,
         "quiet": np.percentile(quiet, [50, 99]).tolist() if quiet else [float("nan")] * 2,
         "during": np.percentile(during, [50, 99]).tolist() if during else [float("nan")] * 2,
         "searches_during": len(during),
@@ -95,19 +109,20 @@ def report(results: Sequence[dict[str, object]], batch: int) -> str:
         f"Each addition is {batch:,} papers through `Library.add`; searches run throughout on "
         "another thread (semantic part off).",
         "",
-        "| papers | build + prepare (s) | each addition until searchable (s) | p50/p99 outside "
-        "additions (ms) | p50/p99 during additions (ms) | searches during | RSS after each "
-        "addition (MB) |",
-        "|---|---|---|---|---|---|---|",
+        "| papers | build + prepare (s) | additions | until searchable (s): median, max "
+        "| until exact (s): median, max | swaps | p50/p99 outside additions (ms) | p50/p99 "
+        "during additions (ms) | searches during | RSS before, after first, after last (MB) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        adds = ", ".join(f"{s:.1f}" for s in r["add_seconds"])  # type: ignore[union-attr]
+        searchable, exact, rss = r["searchable"], r["exact"], r["rss"]
         quiet, during = r["quiet"], r["during"]
-        rss = ", ".join(f"{m:.0f}" for m in r["rss"])  # type: ignore[union-attr]
         lines.append(
-            f"| {r['size']:,} | {r['build_seconds']:.1f} | {adds} | "
+            f"| {r['size']:,} | {r['build_seconds']:.1f} | {len(searchable)} | "  # type: ignore[arg-type]
+            f"{np.median(searchable):.1f}, {max(searchable):.1f} | "  # type: ignore[arg-type, type-var]
+            f"{np.median(exact):.1f}, {max(exact):.1f} | {r['swaps']} | "  # type: ignore[arg-type, type-var]
             f"{quiet[0]:.1f} / {quiet[1]:.1f} | {during[0]:.1f} / {during[1]:.1f} | "  # type: ignore[index]
-            f"{r['searches_during']:,} | {rss} |"
+            f"{r['searches_during']:,} | {rss[0]:.0f}, {rss[1]:.0f}, {rss[-1]:.0f} |"  # type: ignore[index]
         )
     return "\n".join(lines) + "\n"
 

@@ -95,7 +95,9 @@ def test_papers_added_in_batches_rank_as_a_full_build(catalogue: LoadedCorpus):
         assert _top(grown, query) == _top(full, query), query
     for mine, theirs in zip(grown._bm25.fields, full._bm25.fields, strict=True):
         assert (mine.avgdl, mine.average_idf) == (theirs.avgdl, theirs.average_idf)
-    assert library.swaps == 3
+    assert library.index.settled
+    # Each batch of real papers teaches a compound: merged first, then built again.
+    assert library.swaps == 6
 
 
 WORDS = st.sampled_from(
@@ -172,3 +174,23 @@ def test_additions_score_as_rank_bm25_and_a_full_rebuild(first, batches):
             np.testing.assert_allclose(scores, expected, rtol=1e-9, atol=1e-12)
         order = np.lexsort((np.arange(len(papers)), -grown._bm25.scores(query)))
         assert order.tolist() == np.lexsort((np.arange(len(papers)), -expected)).tolist()
+
+
+def test_papers_teaching_a_compound_are_found_at_once_then_ranked_as_a_full_build():
+    """A new hyphenated word changes how old papers read: the new papers are searchable in
+    the first index swapped in (read by the old rules), and the second is a full build's."""
+    old = _papers([("test time training", "adapting a model at test time")] * 3, 0)
+    new = _papers([("test-time scaling", "scaling compute at test-time for reasoning")], 3)
+    library = Library(SearchIndex.build(old))
+    seen: list[SearchIndex] = []
+    swap = library.swap
+    library.swap = lambda index: (seen.append(index), swap(index))  # type: ignore[method-assign]
+    assert library.add(new) == 1
+    interim, final = seen
+    assert not interim.settled and final.settled
+    assert [hit.paper.id for hit in interim.search("scaling reasoning").hits] == ["p3"]
+    full = SearchIndex.build(old + new)
+    for query in (["testtim"], ["test", "time"], ["scale"]):
+        np.testing.assert_allclose(final._bm25.scores(query), full._bm25.scores(query))
+    assert final._bm25.scores(["testtim"])[:3].all()  # the old papers now read the compound
+    assert not interim._bm25.scores(["testtim"])[:3].any()

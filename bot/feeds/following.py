@@ -16,9 +16,10 @@ rebuild would. A paper the index already holds is one of two things: an ingested
 changed (an arXiv ``replace``, an OpenReview decision), or a catalogue paper with the same
 OpenReview id, which stays as the catalogue has it and is never added twice. A change cannot
 be merged (``add`` keeps existing ids), so the index is built again: the base index extended
-by every ingested paper in its current version (``SearchIndex.extended``, which ranks exactly
-as a full build), prepared on this thread and swapped in (``Library.swap``); searches go on
-over the old one meanwhile. The base index is kept for that, at the cost of holding it beside
+by every ingested paper in its current version (``SearchIndex.extended``), prepared on this
+thread and swapped in (``Library.put``, which builds it again where the papers teach a new
+compound, so the rankings end exactly as a full build's); searches go on over the old one
+meanwhile. The base index is kept for that, at the cost of holding it beside
 the current one; extending it spares re-analysing the corpus and re-reading its vectors.
 A paper added before its vectors were stored (``paperbot embed`` after a model change) comes
 back when they are, and is counted as changed: it then ranks by its vectors too.
@@ -128,8 +129,7 @@ class Follower:
 
     def _rebuild(self, ingested: Sequence[Paper]) -> None:
         index = self._base.extended(ingested, self._vectors(ingested))
-        index.prepare(embed=False)
-        self._library.swap(index)
+        self._library.put(index)
         self.rebuilds += 1
         log.info(
             "feeds: ingested papers changed; index built again (%d papers, %d ingested)",

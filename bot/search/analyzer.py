@@ -360,10 +360,16 @@ class CorpusAnalyzer:
         opening: old papers then read differently (``bot.search.growth`` rebuilds). Its
         ``apart`` and ``uses`` are this one's, for the caller to update. This analyzer is
         left as it is."""
-        grown = CorpusAnalyzer(self.splits, self.openings, self._split_from, self._chunks_by_token)
-        grown.apart, grown.uses = self.apart, self.uses
+        grown = self.copy()
         changed = grown._split({chunk for text in texts for chunk in text.split()})
         return grown, changed
+
+    def copy(self) -> CorpusAnalyzer:
+        """An analyzer reading as this one does, to be taught more without changing this
+        one, which an index still answering uses."""
+        copy = CorpusAnalyzer(self.splits, self.openings, self._split_from, self._chunks_by_token)
+        copy.apart, copy.uses = self.apart, self.uses
+        return copy
 
     def compound_at(
         self, chunks: Sequence[str], at: int, *, every: bool = False

@@ -23,7 +23,7 @@ from bot.search.defined_acronyms import Acronym, AcronymMiner
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
 from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table
-from bot.search.growth import extend_index
+from bot.search.growth import extend_index, settle
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
 from bot.search.model_rule import ModelQuery
@@ -88,6 +88,8 @@ class SearchIndex:
         )
         self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic, ranker_options)
         self._explanations = Explanations(bm25, self._authors, self._ranker.has_phrase)
+        self.settled = True
+        """False for an ``extended`` index read by its old compound rules (see ``settle``)."""
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
         for doc, paper in enumerate(papers):
@@ -126,21 +128,45 @@ class SearchIndex:
     def extended(
         self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()
     ) -> SearchIndex:
-        """This index plus ``papers`` (new ids), ranking exactly as ``build`` over all of
-        them would (``bot.search.growth``), built beside this one, which is left as it is.
-        ``vectors`` are the new papers' text vectors where known (None where not); the
-        others are embedded by ``prepare``."""
+        """This index plus ``papers`` (new ids), built beside this one, which is left as it
+        is: ranking exactly as ``build`` over all of them would, or, where the new papers
+        teach the analyzer a compound, as the old compound rules read them until ``settled``
+        builds it again (``bot.search.growth``; ``settled`` says which). ``vectors`` are the
+        new papers' text vectors where known (None where not); the others are embedded by
+        ``prepare``."""
         new = tuple(papers)
-        analyzer, bm25 = extend_index(self._analyzer, self._bm25, self.papers, new)
+        grown = extend_index(self._analyzer, self._bm25, new)
         if self._miner is None:  # an index opened from a snapshot: mined once, then kept
             self._miner = AcronymMiner()
             self._miner.read(map(_acronym_text, self.papers))
         miner = self._miner.copy()
         miner.read(map(_acronym_text, new))
         semantic = None if self._semantic is None else self._semantic.extended(new, vectors)
+        index = self._like(self.papers + new, grown.analyzer, grown.bm25, semantic, miner)
+        index.settled = grown.settled
+        return index
+
+    def settle(self) -> SearchIndex:
+        """This index as a full build gives it (itself when it is one already), its vectors
+        and acronyms kept: what replaces an unsettled ``extended`` index."""
+        if self.settled:
+            return self
+        analyzer, bm25 = settle(self.papers)
+        assert self._miner is not None  # an extended index keeps the miner it grew
+        return self._like(self.papers, analyzer, bm25, self._semantic, self._miner)
+
+    def _like(
+        self,
+        papers: tuple[Paper, ...],
+        analyzer: CorpusAnalyzer,
+        bm25: FieldedBM25,
+        semantic: SemanticRanker | None,
+        miner: AcronymMiner,
+    ) -> SearchIndex:
+        """An index with this one's options over other papers or other BM25 parts."""
         planner_options, ranker_options = self._options
         return SearchIndex(
-            self.papers + new,
+            papers,
             bm25,
             miner.best(),
             analyzer,

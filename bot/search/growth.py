@@ -17,17 +17,20 @@ field's own k1 and b):
    again from the merged postings by ``BM25Index.from_postings``, the same operations as a
    full build: the scores are bit-identical to a rebuild's, and to rank-bm25's.
 
-**When the old papers read differently, the whole index is rebuilt.** The analyzer's
-compound rules are corpus-wide (``CorpusAnalyzer``): a compound is split once any paper
-hyphenates it, its words written apart count as the compound from the first two words that
-begin one (``openings``), and only where the corpus writes it as one word often enough
-(``apart``, from counts over every paper: ``indexing.apart_compounds``). New papers that
-add or change a split or an opening, or move a compound in or out of ``apart``, change the
-tokens of old papers, which the postings cannot say without reading those papers again. Then
-``extend_index`` simply builds the index of all the papers again (``ChunkIndexer``), which,
-like any addition, runs beside the index that answers and is swapped in when done
-(``bot.search.library.Library.add``). Additions that leave the rules as they are (most, once
-a corpus is large: its compounds are known) take the merge above.
+**When the old papers read differently, the merge is made under the old rules first.** The
+analyzer's compound rules are corpus-wide (``CorpusAnalyzer``): a compound is split once any
+paper hyphenates it, its words written apart count as the compound from the first two words
+that begin one (``openings``), and only where the corpus writes it as one word often enough
+(``apart``, from counts over every paper: ``indexing.apart_compounds``). New papers that add
+or change a split or an opening, or move a compound in or out of ``apart``, change the tokens
+of old papers, which the postings cannot say without reading those papers again. With real
+papers that is most additions (one new hyphenated word is enough), and a rebuild takes
+minutes at 250,000 papers, so the new papers would wait minutes to be found. Instead the new
+papers are merged as read by the *old* rules (``Extension.settled`` false: every paper is
+read by one set of rules, the scores are BM25's over those tokens, only a compound the new
+papers teach is not yet joined), and the caller builds the index again in the background
+(``settle``) and swaps it in: the rankings are then exactly a full build's. Additions that
+leave the rules as they are (``settled`` true) are exact at once.
 
 Costs of a merge grow with the postings (a few numpy passes), not with the text: at 250,000
 papers an addition takes seconds where a rebuild takes minutes.
@@ -36,6 +39,7 @@ papers an addition takes seconds where a rebuild takes minutes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import chain, count
 
 import numpy as np
@@ -47,25 +51,38 @@ from bot.search.fielded import FieldedBM25
 from bot.search.indexing import ChunkIndexer, apart_compounds, field_texts
 
 
-def extend_index(
-    analyzer: CorpusAnalyzer, bm25: FieldedBM25, old: Sequence[Paper], new: Sequence[Paper]
-) -> tuple[CorpusAnalyzer, FieldedBM25]:
-    """The analyzer and BM25 index of ``old`` + ``new``, given those of ``old``: merged, or
-    built again where the new papers change the compound rules."""
+@dataclass(frozen=True)
+class Extension:
+    """An index grown by some papers: ``settled`` when it is exactly a full build's, else
+    merged under the old compound rules until ``settle`` builds it again."""
+
+    analyzer: CorpusAnalyzer
+    bm25: FieldedBM25
+    settled: bool
+
+
+def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Paper]) -> Extension:
+    """The analyzer and BM25 index of the old papers + ``new``, given those of the old ones:
+    merged, under the new rules where the new papers leave them as they were, else under the
+    old ones (not ``settled``)."""
     texts = [field_texts(paper) for paper in new]
     grown, changed = analyzer.extended(chain.from_iterable(texts))
-    if not changed:
-        uses = sum((grown.compound_uses(text) for text in chain(*texts)), analyzer.uses)
-        changed = apart_compounds(uses) != analyzer.apart
-        grown.uses = uses
-    if changed:
-        return ChunkIndexer().index((*old, *new))
+    uses = sum((grown.compound_uses(text) for text in chain(*texts)), analyzer.uses)
+    changed = changed or apart_compounds(uses) != analyzer.apart
+    reader = analyzer.copy() if changed else grown
+    reader.uses = uses
     fields = [
-        _merged(field, [grown.indexed_tokens(paper[number]) for paper in texts])
+        _merged(field, [reader.indexed_tokens(paper[number]) for paper in texts])
         for number, field in enumerate(bm25.fields)
     ]
-    grown.forget_chunks()
-    return grown, FieldedBM25(fields, bm25.weights)
+    reader.forget_chunks()
+    return Extension(reader, FieldedBM25(fields, bm25.weights), settled=not changed)
+
+
+def settle(papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, FieldedBM25]:
+    """The analyzer and BM25 index a full build over ``papers`` gives: what an unsettled
+    ``Extension`` is replaced by."""
+    return ChunkIndexer().index(papers)
 
 
 def _merged(field: BM25Index, new_bags: Sequence[Sequence[str]]) -> BM25Index:

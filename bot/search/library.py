@@ -119,9 +119,13 @@ class Library:
 
     def add(self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()) -> int:
         """Add ``papers`` (ids the index already has are left out) with their text vectors
-        where known, the others embedded later by ``prepare``; how many were added. Rankings
-        are then exactly those of an index built over all the papers at once. Safe from any
-        thread while searches run; additions run one at a time."""
+        where known, the others embedded later by ``prepare``; how many were added. Safe
+        from any thread while searches run; additions run one at a time.
+
+        The papers are searchable once merged, in seconds; the rankings are then exactly
+        those of an index built over all the papers at once, except where they teach the
+        analyzer a compound: that index is built again on this thread and swapped in when
+        done (``bot.search.growth``)."""
         with self._adding:
             base = self._index
             if base is None:
@@ -132,8 +136,7 @@ class Library:
             if not fresh:
                 return 0
             grown = base.extended([p for p, _ in fresh], [v for _, v in fresh])
-            grown.prepare(embed=False)
-            self.swap(grown)
+            self.put(grown)
             log.info(
                 "library: added %d papers (%d in all) in %.1f s",
                 len(fresh),
@@ -141,6 +144,23 @@ class Library:
                 time.monotonic() - started,
             )
             return len(fresh)
+
+    def put(self, index: SearchIndex) -> None:
+        """Prepare ``index`` and swap it in; when it is an unsettled extension, build it
+        again as a full build would and swap that in too (the caller waits for both)."""
+        index.prepare(embed=False)
+        self.swap(index)
+        if index.settled:
+            return
+        started = time.monotonic()
+        settled = index.settle()
+        settled.prepare(embed=False)
+        self.swap(settled)
+        log.info(
+            "library: new compounds, index built again (%d papers) in %.1f s",
+            len(settled.papers),
+            time.monotonic() - started,
+        )
 
 
 def _with_vectors(
