@@ -38,14 +38,15 @@ papers an addition takes seconds where a rebuild takes minutes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, count
 
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CorpusAnalyzer
+from bot.search.analyzer import CompoundUses, CorpusAnalyzer
 from bot.search.bm25 import BM25Builder, BM25Index
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import ChunkIndexer, apart_compounds, field_texts
@@ -67,7 +68,7 @@ def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Pape
     old ones (not ``settled``)."""
     texts = [field_texts(paper) for paper in new]
     grown, changed = analyzer.extended(chain.from_iterable(texts))
-    uses = sum((grown.compound_uses(text) for text in chain(*texts)), analyzer.uses)
+    uses = _counted(analyzer.uses, (grown.compound_uses(text) for text in chain(*texts)))
     changed = changed or apart_compounds(uses) != analyzer.apart
     reader = analyzer.copy() if changed else grown
     reader.uses = uses
@@ -77,6 +78,16 @@ def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Pape
     ]
     reader.forget_chunks()
     return Extension(reader, FieldedBM25(fields, bm25.weights), settled=not changed)
+
+
+def _counted(uses: CompoundUses, more: Iterable[CompoundUses]) -> CompoundUses:
+    """``uses`` plus ``more``, counted in place in one copy: ``sum`` would copy the corpus's
+    counts once per text added."""
+    total = CompoundUses(Counter(uses.one_word), Counter(uses.apart))
+    for text_uses in more:
+        total.one_word.update(text_uses.one_word)
+        total.apart.update(text_uses.apart)
+    return total
 
 
 def settle(papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, FieldedBM25]:
