@@ -20,7 +20,7 @@ _PAPER_ID = re.compile(r"[\w-]+")
 """OpenReview ids are letters, digits, ``_`` and ``-``: what follows is the sentence's."""
 
 
-def _unwrapped(link: str) -> str:
+def unwrapped_link(link: str) -> str:
     """The URL of Slack's ``<url>`` or ``<url|label>``, either bracket optional."""
     return link.strip().removeprefix("<").split("|", 1)[0].removesuffix(">")
 
@@ -33,7 +33,7 @@ def openreview_link_id(link: str) -> str | None:
     that (``<`` and ``>`` never occur in a URL, and ``html.unescape`` would also read
     ``&noteId`` as ``¬eId``). Callers keep the string they were sent as the key they answer
     under."""
-    url = _unwrapped(link).replace("&amp;", "&")
+    url = unwrapped_link(link).replace("&amp;", "&")
     if not url or any(char.isspace() for char in url):
         return None
     try:
@@ -47,3 +47,19 @@ def openreview_link_id(link: str) -> str | None:
     ids = parse_qs(parts.query).get("id")
     found = _PAPER_ID.match(ids[0].strip()) if ids else None
     return found.group() if found else None
+
+
+_STANDING = re.compile(
+    r"^(?:Submitted\s+to\s+)?(?P<name>.+?)"
+    r"(?:\s+(?:Conference\s+)?(?:Withdrawn|Desk\s+Rejected|Rejected)\s+Submission"
+    r"|\s+(?:Oral|Spotlight|Poster))?$",
+    re.IGNORECASE,
+)
+
+
+def venue_name(venue: str) -> str:
+    """The venue in OpenReview's ``content.venue`` without the submission's standing in it:
+    ``ICLR 2026`` of ``ICLR 2026 Poster``, ``Submitted to ICLR 2026`` and ``ICLR 2026
+    Conference Withdrawn Submission``; a wording it does not know stays whole."""
+    found = _STANDING.fullmatch(venue.strip())
+    return found["name"] if found else venue.strip()
