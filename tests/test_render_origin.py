@@ -100,17 +100,17 @@ def test_an_arxiv_preprint_says_its_id_version_days_and_links_its_page_and_pdf()
     ]
     revised = arxiv_paper(updated=datetime(2026, 12, 9, 20, tzinfo=UTC))
     assert _facts(revised)[0].startswith(
-        "arXiv 2501.01234v2 · announced 2 Dec 2026 · updated 9 Dec 2026 · Authors:"
+        "arXiv 2501.01234v2 · announced 2 Dec 2026, updated 9 Dec 2026 · Authors:"
     )
     from_the_api = arxiv_paper(announced=None)  # the API and OAI-PMH name no announcement
     assert _facts(from_the_api)[0].startswith(
-        "arXiv 2501.01234v2 · published 28 Nov 2026 · updated 1 Dec 2026 · Authors:"
+        "arXiv 2501.01234v2 · published 28 Nov 2026, updated 1 Dec 2026 · Authors:"
     )
 
 
 def test_an_openreview_paper_says_its_venue_standing_and_days_and_links_forum_and_pdf():
     assert _facts(openreview_paper()) == [
-        "ICLR 2026 · Poster · published 19 Sep 2025 · updated 26 Jan 2026 · "
+        "ICLR 2026 · Poster · published 19 Sep 2025, updated 26 Jan 2026 · "
         "Authors: Ada Lovelace, Alan Turing",
         "<https://openreview.net/forum?id=Hk3vQ9xLpA|Read on OpenReview> · "
         "<https://openreview.net/pdf?id=Hk3vQ9xLpA|PDF>",

@@ -70,7 +70,8 @@ def short_date(day: date) -> str:
 
 def when_label(paper: Paper) -> str | None:
     """Since when the paper is out: the day arXiv announced it, else the day its source
-    published it, and the day it was last updated when later (a new version, a decision)."""
+    published it, and the day it was last updated when later (a new version, a decision):
+    the days are one fact, so a comma, not the card's dots, parts them."""
     said = []
     first = None
     if paper.announced is not None:
@@ -81,7 +82,7 @@ def when_label(paper: Paper) -> str | None:
         said.append(f"published {short_date(first)}")
     if paper.updated is not None and (first is None or paper.updated.date() > first):
         said.append(f"updated {short_date(paper.updated.date())}")
-    return " · ".join(said) or None
+    return ", ".join(said) or None
 
 
 def origin_line(paper: Paper) -> str | None:
