@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from bot.papers.openreview import openreview_link_id, unwrapped_link
+from bot.papers.openreview import link_parts, openreview_link_id
 
 _CJK_PUNCTUATION = "\u3001\u3002\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f"
 """The ideographic comma and full stop, and full-width ! ( ) , : ; ?: no URL has them, and a
@@ -147,16 +147,8 @@ def arxiv_link_id(link: str) -> str | None:
     """The arXiv id (without its version) of a link to a paper's abstract, PDF or HTML page
     on arxiv.org (``www.`` and ``export.`` too), in Slack's ``<url|label>`` or not; None for
     any other link, or text that is no link."""
-    url = unwrapped_link(link)
-    if not url or any(char.isspace() for char in url):
-        return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.scheme not in {"http", "https"} or (parts.hostname or "") not in ARXIV_HOSTS:
-        return None
-    found = _ARXIV_PATH.fullmatch(parts.path)
+    parts = link_parts(link, ARXIV_HOSTS)
+    found = None if parts is None else _ARXIV_PATH.fullmatch(parts.path)
     if found is None:
         return None
     if found["new"]:
