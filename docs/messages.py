@@ -13,7 +13,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ from bot.render import papers as render
 from bot.render.message import Message
 from bot.settings import Settings
 from bot.slack.client import make_web_client
+from bot.store.records import FeedEntry
 from bot.wiring.root import Services, build_services
 
 FIXED_NOW = datetime(2025, 4, 24, 8, 0, tzinfo=UTC)
@@ -41,6 +42,56 @@ Where = Literal["ephemeral", "channel", "thread", "unfurl", "home"]
 LINK = f"https://openreview.net/forum?id={MOG}"
 OTHER_PAPERS = ("qKgd7RaAem", "qFw2RFJS5g")
 NO_ABSTRACT_LINK = "https://openreview.net/forum?id=Z4evOUYrk7"  # CameraCtrl: a title only
+ARXIV_LINK = "https://arxiv.org/abs/2612.00417v2"
+ICLR_2026_LINK = "https://openreview.net/forum?id=pX7rVb2QkM"
+FEED_ENTRIES = (
+    FeedEntry(
+        source="arxiv",
+        id="arxiv:2612.00417",
+        title="Draft Trees from Retrieved Passages for Faster Long-Context Decoding",
+        authors=("Mei Tanaka", "Rahul Iyer", "Sofia Lindqvist", "Daniel Okafor", "Wen Li"),
+        abstract=(
+            "Speculative decoding drafts tokens with a small model and verifies them with the "
+            "large one, but over long contexts the draft model's guesses drift from the "
+            "sources the answer quotes. We draft from the retrieved passages themselves: a "
+            "tree of candidate continuations, copied from the spans the query attends to, is "
+            "verified in one forward pass. On four long-context QA benchmarks decoding is 2.7x "
+            "faster with outputs identical to greedy decoding. Code: "
+            "https://github.com/mtanaka/draft-trees"
+        ),
+        version=2,
+        arxiv_id="2612.00417",
+        categories=("cs.CL", "cs.LG"),
+        announced=date(2026, 12, 2),
+        published=datetime(2026, 11, 27, 16, 4, tzinfo=UTC),
+        revised=datetime(2026, 12, 1, 17, 30, tzinfo=UTC),
+        page_url="https://arxiv.org/abs/2612.00417",
+        pdf_url="https://arxiv.org/pdf/2612.00417v2",
+        feed="arxiv:cs.CL",
+    ),
+    FeedEntry(
+        source="openreview",
+        id="pX7rVb2QkM",
+        title="Sharpness-Aware Pruning of Mixture-of-Experts Routers",
+        authors=("Hannah Becker", "Tomás Ortega", "Priya Raman"),
+        abstract=(
+            "Mixture-of-experts models route each token to a few experts, yet most routers "
+            "keep experts that almost never win. We prune experts by the sharpness of the "
+            "router's loss around them rather than by how often they are chosen, and retrain "
+            "the router alone. Pruning half the experts of a 16-expert model costs 0.3 points "
+            "of accuracy across eight language tasks and halves the memory of inference."
+        ),
+        venue="ICLR 2026 Poster",
+        venue_id="ICLR.cc/2026/Conference",
+        decision="accepted",
+        published=datetime(2025, 9, 19, 9, tzinfo=UTC),
+        revised=datetime(2026, 1, 26, 14, tzinfo=UTC),
+        page_url=ICLR_2026_LINK,
+        pdf_url="https://openreview.net/pdf?id=pX7rVb2QkM",
+        feed="openreview:ICLR.cc/2026/Conference",
+    ),
+)
+"""Papers the feeds brought: an arXiv preprint and an ICLR 2026 paper from OpenReview."""
 
 
 @dataclass
@@ -103,6 +154,24 @@ def _paper_of_the_day(bot: Bot) -> Message:
 def _unfurl(bot: Bot) -> Message:
     """A person's message with the link, and the preview the bot attaches to it."""
     return Message(LINK, tuple(bot.answers.unfurls([LINK])[LINK]["blocks"]))
+
+
+def _with_feed_papers(bot: Bot) -> None:
+    """The feeds' papers stored and made searchable, as a bot that follows them does; last,
+    so every message before them shows the seed papers alone."""
+    bot.services.store.store_entries(FEED_ENTRIES)
+    papers, _ = bot.services.store.papers_since(0)
+    bot.services.library.add(papers)
+
+
+def _arxiv_unfurl(bot: Bot) -> Message:
+    _with_feed_papers(bot)
+    return Message(ARXIV_LINK, tuple(bot.answers.unfurls([ARXIV_LINK])[ARXIV_LINK]["blocks"]))
+
+
+def _iclr_2026_paper(bot: Bot) -> Message:
+    _with_feed_papers(bot)
+    return bot.answers.command(parse_command(ICLR_2026_LINK), CHANNEL, VIEWER)
 
 
 def _weekly_preview(bot: Bot) -> Message:
@@ -333,6 +402,20 @@ MESSAGES: list[Shown] = [
         "Something failed on the bot's side",
         "ephemeral",
         lambda bot: render.apology_message(),
+    ),
+    Shown(
+        "unfurl_arxiv",
+        "An arXiv link of a paper the arXiv feed brought: its id and version, the day it was "
+        "announced, its abstract page and PDF",
+        "unfurl",
+        _arxiv_unfurl,
+    ),
+    Shown(
+        "paper_openreview_2026",
+        "`/paper https://openreview.net/forum?id=…` of an ICLR 2026 paper the OpenReview feed "
+        "brought: its venue and decision, when it was published and updated, its forum and PDF",
+        "ephemeral",
+        _iclr_2026_paper,
     ),
 ]
 

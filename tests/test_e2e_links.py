@@ -36,7 +36,7 @@ def test_paper_with_an_unknown_openreview_link_names_its_id(bot, typed):
 
 @pytest.mark.parametrize(
     "typed",
-    ["<https://arxiv.org/abs/2401.00001>", "https://openreview.net/group?id=ICLR.cc/2025"],
+    ["https://example.org/abs/2401.00001", "https://openreview.net/group?id=ICLR.cc/2025"],
 )
 def test_paper_with_a_link_to_no_paper_page_says_which_links_it_reads(bot, typed):
     bot.slash(typed)

@@ -539,7 +539,7 @@ def test_reading_list_commands_ack_in_time_and_answer(bot, text, seen):
 def test_the_manifest_declares_what_these_features_need():
     manifest = json.loads((PROJECT_ROOT / "manifest.json").read_text())
     features = manifest["features"]
-    assert features["unfurl_domains"] == ["openreview.net"]
+    assert features["unfurl_domains"] == ["openreview.net", "arxiv.org"]
     assert features["app_home"]["home_tab_enabled"] is True
     [shortcut] = features["shortcuts"]
     assert (shortcut["type"], shortcut["callback_id"]) == ("message", FIND_RELATED)

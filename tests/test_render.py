@@ -141,7 +141,7 @@ def test_a_followed_paper_says_where_it_stands_in_its_own_sources_words(seed_cor
     assert "|Read on arXiv>" in facts and "OpenReview" not in facts
     reviewed = replace(mog, status="Poster", venue="ICLR 2026 Poster", source="openreview")
     card = all_text(render.paper_blocks(reviewed))
-    assert "ICLR 2026 Poster" in card and "ICLR 2025" not in card
+    assert "ICLR 2026 · Poster" in card and "ICLR 2025" not in card
     bare = replace(preprint, abstract=None, plain_abstract="", tldr="")
     assert "|Abstract on arXiv \u2197>" in _card_text(bare)
 

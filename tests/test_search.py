@@ -195,9 +195,11 @@ def test_ids_and_openreview_urls_return_that_paper(index: SearchIndex) -> None:
     assert index.get(GRAPH_SPARSIFICATION.lower()).id == GRAPH_SPARSIFICATION
     unknown = index.search("https://openreview.net/forum?id=doesNotExist")
     assert unknown.hits == () and unknown.reasons == (UnknownId("doesNotExist"),)
-    elsewhere = index.search("<https://arxiv.org/abs/2401.00001|the arXiv version>")
+    preprint = index.search("<https://arxiv.org/abs/2401.00001v2|the arXiv version>")
+    assert preprint.hits == () and preprint.reasons == (UnknownId("arxiv:2401.00001"),)
+    elsewhere = index.search("<https://example.org/abs/2401.00001|a copy>")
     assert elsewhere.hits == ()
-    assert elsewhere.reasons == (UnknownId("https://arxiv.org/abs/2401.00001"),)
+    assert elsewhere.reasons == (UnknownId("https://example.org/abs/2401.00001"),)
 
 
 def test_more_like_this_excludes_the_paper_itself(index: SearchIndex) -> None:

@@ -132,7 +132,9 @@ def test_a_pasted_openreview_link_unfurls_as_in_a_channel(shell):
     assert list(unfurl.unfurls) == ["https://openreview.net/forum?id=7ANDviElAo"]
     assert "The source code is available" in shell.handle("1")
     elsewhere = shell.handle("see https://example.com/forum?id=7ANDviElAo")
-    assert elsewhere.startswith("paperbot shows no preview: it previews OpenReview links only.")
+    assert elsewhere.startswith(
+        "paperbot shows no preview: it previews OpenReview and arXiv links only."
+    )
 
 
 def test_related_stands_for_the_message_shortcut(shell):
@@ -354,5 +356,7 @@ def test_a_pasted_link_without_a_preview_says_why(shell):
         "paperbot shows no preview: it has no paper with the OpenReview id "
         "\u201cNoSuchPaper1\u201d. In Slack the link stays as it is."
     )
-    elsewhere = shell.handle("see https://arxiv.org/abs/2401.00001")
-    assert "it previews OpenReview links only" in elsewhere
+    preprint = shell.handle("see https://arxiv.org/abs/2401.00001v2")
+    assert "it has no paper with the arXiv id \u201c2401.00001\u201d." in " ".join(preprint.split())
+    elsewhere = shell.handle("see https://example.com/abs/2401.00001")
+    assert "it previews OpenReview and arXiv links only" in elsewhere

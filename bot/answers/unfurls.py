@@ -1,4 +1,5 @@
-"""Link previews: a card for each pasted OpenReview link that names a catalogue paper."""
+"""Link previews: a card for each pasted OpenReview or arXiv link that names a paper the bot
+has (in the catalogue, or brought by a feed)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.papers.catalogue import PaperLookup
-from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
+from bot.papers.urls import linked_paper_id
 from bot.render import papers as render
 from bot.store import DatabaseUnavailable, Store
 
@@ -31,7 +32,7 @@ class LinkPreviews:
     has_rotation: Callable[[str], bool]
 
     def unfurls(self, links: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Previews for the pasted links that name catalogue papers, keyed by link as Slack
+        """Previews for the pasted links that name papers the bot has, keyed by link as Slack
         sent it; other links are left out (Slack then shows nothing extra for them).
 
         A preview rendered in the last day by this version of the card is reused from the
@@ -40,7 +41,7 @@ class LinkPreviews:
         return {link: self._unfurl(link, paper) for link, paper in self._linked(links).items()}
 
     def record_shown(self, team_id: str | None, channel: str, links: Sequence[str]) -> None:
-        """The catalogue papers a message posted in ``channel`` links count as seen there, so
+        """The papers a message posted in ``channel`` links count as seen there, so
         its rotation passes over them, as after a Share; only in a channel with a rotation.
         Called once the previews are out: a database that fails here is logged and costs
         only the count."""
@@ -54,10 +55,10 @@ class LinkPreviews:
             log.warning("papers linked in %s not counted as seen: %s", channel, error)
 
     def _linked(self, links: Sequence[str]) -> dict[str, Paper]:
-        """The catalogue paper each link names, by link (once each, in order)."""
+        """The paper each link names, by link (once each, in order)."""
         found = {}
         for link in dict.fromkeys(links):
-            paper_id = openreview_link_id(link)
+            paper_id = linked_paper_id(link)
             paper = self.papers.get(paper_id) if paper_id else None
             if paper is not None:
                 found[link] = paper

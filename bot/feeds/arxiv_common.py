@@ -10,11 +10,9 @@ from typing import Any
 
 from bot.papers.sameness import ARXIV_ID
 from bot.papers.text import normalise_whitespace
+from bot.papers.urls import arxiv_abstract_url, arxiv_paper_id, arxiv_pdf_url
 from bot.settings import ARXIV, FollowedFeed
 from bot.store.records import ARXIV_SOURCE, FeedEntry
-
-ABSTRACT_PAGE = "https://arxiv.org/abs/{id}"
-PDF_PAGE = "https://arxiv.org/pdf/{id}v{version}"
 
 
 class Malformed(ValueError):
@@ -73,7 +71,7 @@ def arxiv_entry(
         raise Malformed(f"arXiv {arxiv_id} has no title")
     return FeedEntry(
         source=ARXIV_SOURCE,
-        id=f"arxiv:{arxiv_id}",
+        id=arxiv_paper_id(arxiv_id),
         title=title,
         authors=tuple(name for name in map(normalise_whitespace, authors) if name),
         abstract=normalise_whitespace(abstract or ""),
@@ -83,8 +81,8 @@ def arxiv_entry(
         announced=announced,
         published=published,
         revised=revised,
-        page_url=ABSTRACT_PAGE.format(id=arxiv_id),
-        pdf_url=PDF_PAGE.format(id=arxiv_id, version=version or 1),
+        page_url=arxiv_abstract_url(arxiv_id),
+        pdf_url=arxiv_pdf_url(arxiv_id, version or 1),
         feed=feed.key,
     )
 

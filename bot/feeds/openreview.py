@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from bot.feeds.arxiv_common import Malformed
 from bot.papers.sameness import arxiv_id_in
 from bot.papers.text import normalise_whitespace
+from bot.papers.urls import openreview_forum_url, openreview_pdf_url
 from bot.settings import FollowedFeed
 from bot.store.records import (
     ACCEPTED,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 NOTES_PER_PAGE = 1000
 """API v2's largest page (``limit``)."""
-SITE = "https://openreview.net"
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ def _entry(note: Note, feed: FollowedFeed) -> FeedEntry:
         decision=decision(feed.name, venue_id),
         published=_instant(note.pdate or note.odate or note.cdate),
         revised=_instant(note.tmdate or note.mdate),
-        page_url=f"{SITE}/forum?id={forum}",
-        pdf_url=f"{SITE}/pdf?id={forum}" if _value(content, "pdf") else None,
+        page_url=openreview_forum_url(str(forum)),
+        pdf_url=openreview_pdf_url(str(forum)) if _value(content, "pdf") else None,
         feed=feed.key,
     )

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Callable
 
 from bot.papers.corpus import catalogue_by_openreview_id
-from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
+from bot.papers.urls import linked_paper_id
 
 
 class PaperLookup:
@@ -41,9 +41,9 @@ class PaperLookup:
         return self._catalogue
 
     def get(self, reference: str) -> Paper | None:
-        """The paper a paper id, OpenReview id or OpenReview link names."""
+        """The paper a paper id, OpenReview id or a link to its OpenReview or arXiv page names."""
         reference = reference.strip()
         paper = self._corpus_get(reference)
         if paper is None and reference:
-            paper = self._papers().get(openreview_link_id(reference) or reference)
+            paper = self._papers().get(linked_paper_id(reference) or reference)
         return paper

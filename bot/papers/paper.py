@@ -12,6 +12,7 @@ from datetime import date, datetime
 
 from bot.papers.openreview import openreview_link_id
 from bot.papers.summary import paper_tldr
+from bot.papers.urls import OPENREVIEW_SITE, arxiv_paper_id
 
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 """The catalogue's decisions for an accepted paper (others: rejected, withdrawn, …)."""
@@ -83,6 +84,18 @@ class Paper:
     def openreview_id(self) -> str | None:
         """The OpenReview forum id, when the paper has one (hash ids start with ``h``)."""
         return openreview_link_id(self.url) if self.url else None
+
+    @property
+    def link_ids(self) -> tuple[str, ...]:
+        """The ids a pasted link or a typed id may name this paper by, besides ``id``: its
+        OpenReview forum's (of its page, or of any source's), and its arXiv preprint's, as
+        ``arxiv:ID`` and bare. A paper on both sources is found by either link."""
+        pages = (self.url, *self.pages) if self.pages else (self.url,)
+        forums = (
+            openreview_link_id(page) for page in pages if page and page.startswith(OPENREVIEW_SITE)
+        )
+        preprint = (arxiv_paper_id(self.arxiv_id), self.arxiv_id) if self.arxiv_id else ()
+        return tuple(dict.fromkeys(key for key in (*forums, *preprint) if key))
 
 
 _DERIVED: dict[str, Callable[[Paper], str]] = {

@@ -15,11 +15,11 @@ from bot.buttons import HomePlaces, home_page_value, home_paper_value
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
 from bot.render.mrkdwn import escape_mrkdwn, quoted
+from bot.render.origin import origin_line
 from bot.render.papers import (
     abstract_blocks,
     authors_line,
     count_span,
-    status_label,
     title_mrkdwn,
 )
 
@@ -58,7 +58,7 @@ class SubscribedChannel:
 
 
 def _paper_rows(paper: Paper, places: HomePlaces) -> list[dict[str, Any]]:
-    facts = " · ".join(line for line in (status_label(paper), authors_line(paper)) if line)
+    facts = " · ".join(line for line in (origin_line(paper), authors_line(paper)) if line)
     text = f"{title_mrkdwn(paper)}\n{facts}" if facts else title_mrkdwn(paper)
     buttons = [
         bk.button("Abstract", ACTION_ABSTRACT, paper.id),

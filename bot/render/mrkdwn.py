@@ -16,6 +16,12 @@ def escape_mrkdwn(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def mrkdwn_link(url: str, label: str) -> str:
+    """A mrkdwn link; ``label`` must already be escaped."""
+    safe_url = escape_mrkdwn(url).replace("|", "%7C")
+    return f"<{safe_url}|{label}>"
+
+
 def unescape_mrkdwn(text: str) -> str:
     """Undo ``escape_mrkdwn`` (and Slack's own escaping of what a person typed)."""
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")

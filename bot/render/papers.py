@@ -14,18 +14,20 @@ from urllib.parse import urlsplit
 
 from bot.buttons import PageCursor, PaperButton, RelatedTarget
 from bot.papers.paper import Paper
-from bot.papers.urls import is_code_repository
+from bot.papers.urls import ARXIV_PREFIX, is_code_repository
 from bot.render import blocks as bk
 from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
 from bot.render.mrkdwn import (
     escape_mrkdwn,
     fallback_text,
+    mrkdwn_link,
     mrkdwn_literal,
     notice_message,
     quoted,
 )
 from bot.render.notes import advises, notes_mrkdwn, usage_mrkdwn
+from bot.render.origin import is_followed, named_ids, origin_line, read_links, site_name
 from bot.render.replies import RelatedTo, related_to_words
 from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE, UnknownId
 
@@ -53,11 +55,12 @@ PUBLIC_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE, ACTION_MORE_LIKE_THIS)
 """Buttons on a message everyone sees (thread replies, shared papers, the daily post)."""
 UNFURL_BUTTONS = (ACTION_ABSTRACT, ACTION_SAVE)
 """Buttons on a link preview: compact, and every one answers the clicker privately."""
-RENDER_VERSION = 3
+RENDER_VERSION = 4
 """The version of the paper card, part of the key of a cached link preview: bump it when a
 card's content or shape changes, so no preview drawn before the change is shown after it.
 2: abstracts mended at load, and a card without one links to it on OpenReview. 3: TeX quotes
-and citation keys mended, and TL;DRs without a purpose that points back."""
+and citation keys mended, and TL;DRs without a purpose that points back. 4: a paper a feed
+brought says its venue and standing, arXiv id, dates, and links each source's page and PDF."""
 
 _BUTTON_LABELS = {
     ACTION_ABSTRACT: "Abstract",
@@ -72,31 +75,9 @@ ABSTRACT_ELSEWHERE = "Abstract on {site} \u2197"
 where to read it, in a neutral voice (many catalogue papers are like that)."""
 
 
-def _link(url: str, label: str) -> str:
-    """A mrkdwn link; ``label`` must already be escaped."""
-    safe_url = escape_mrkdwn(url).replace("|", "%7C")
-    return f"<{safe_url}|{label}>"
-
-
 def highlight(pieces: Iterable[tuple[str, bool]]) -> str:
     """Escaped mrkdwn of a text in pieces (``Hit.tldr_pieces``), the flagged pieces bold."""
     return "".join(f"*{mrkdwn_literal(t)}*" if bold else mrkdwn_literal(t) for t, bold in pieces)
-
-
-def status_label(paper: Paper) -> str | None:
-    """Where the paper stands: OpenReview's own words for a venue a feed follows (``ICLR 2026
-    Poster``, ``Submitted to ICLR 2026``), the arXiv id and version of a preprint, or the
-    ICLR 2025 decision of a catalogue paper."""
-    if paper.venue:
-        return paper.venue
-    if paper.arxiv_id and paper.status is None:
-        version = f"v{paper.arxiv_version}" if paper.arxiv_version else ""
-        return f"arXiv {paper.arxiv_id}{version}"
-    if not paper.status:
-        return None
-    if paper.accepted:
-        return f"ICLR 2025 {paper.status}"
-    return f"ICLR 2025 submission ({paper.status})"
 
 
 def authors_line(paper: Paper, *, every: bool = False, named: Sequence[str] = ()) -> str | None:
@@ -143,25 +124,18 @@ def code_line(paper: Paper) -> str | None:
 
 def _url_link(url: str) -> str:
     parts = urlsplit(url)
-    return _link(url, escape_mrkdwn((parts.netloc + parts.path).rstrip("/") or url))
+    return mrkdwn_link(url, escape_mrkdwn((parts.netloc + parts.path).rstrip("/") or url))
 
 
 def links_line(paper: Paper) -> str | None:
-    """Where to read the paper, said in words: a linked title alone does not tell a reader
-    that it leads to OpenReview, and the code sits next to it."""
-    read = _link(paper.url, f"Read on {site_name(paper.url)}") if paper.url else None
-    return " · ".join(item for item in (read, code_line(paper)) if item) or None
-
-
-def site_name(url: str) -> str:
-    """The site a paper's page is on, as a reader knows it."""
-    return "arXiv" if urlsplit(url).hostname in {"arxiv.org", "www.arxiv.org"} else "OpenReview"
+    """Where to read the paper (``read_links``), and its code next to it."""
+    return " · ".join(item for item in (*read_links(paper), code_line(paper)) if item) or None
 
 
 def title_mrkdwn(paper: Paper) -> str:
     """The bold title, linked to the paper's page (OpenReview's forum, or arXiv's)."""
     if paper.url:
-        return f"*{_link(paper.url, mrkdwn_literal(paper.title))}*"
+        return f"*{mrkdwn_link(paper.url, mrkdwn_literal(paper.title))}*"
     return f"*{mrkdwn_literal(paper.title)}*"
 
 
@@ -214,10 +188,10 @@ def paper_blocks(
     if paper.tldr:
         body += f"\n*TL;DR:* {highlight(tldr or ((paper.tldr, False),))}"
     elif paper.url:
-        body += f"\n{_link(paper.url, ABSTRACT_ELSEWHERE.format(site=site_name(paper.url)))}"
+        body += f"\n{mrkdwn_link(paper.url, ABSTRACT_ELSEWHERE.format(site=site_name(paper.url)))}"
     blocks = [bk.section(body)]
     authors = authors_line(paper, every=every_author, named=named_authors)
-    details = [line for line in (status_label(paper), authors) if line]
+    details = [line for line in (origin_line(paper), authors) if line]
     facts = [item for item in (" · ".join(details), links_line(paper)) if item]
     if facts:
         blocks.append(bk.context(*facts))
@@ -393,17 +367,24 @@ def _fitting_cards(
 def abstract_blocks(paper: Paper) -> list[dict[str, Any]]:
     """Title, the whole abstract over as many sections as it needs, and the facts."""
     blocks = [bk.section(title_mrkdwn(paper))]
-    abstract = abstract_mrkdwn(paper.abstract or "") or (
-        "_The catalogue the bot reads has no abstract for this paper; its OpenReview page has it._"
-        if paper.url
-        else "_No abstract is available for this paper._"
-    )
+    abstract = abstract_mrkdwn(paper.abstract or "") or _no_abstract(paper)
     blocks.extend(bk.section(piece) for piece in bk.split_mrkdwn(abstract))
-    facts = (status_label(paper), authors_line(paper, every=True), links_line(paper))
+    facts = (origin_line(paper), authors_line(paper, every=True), links_line(paper))
     details = [line for line in facts if line]
     if details:
         blocks.append(bk.context(*details))
     return blocks
+
+
+def _no_abstract(paper: Paper) -> str:
+    """What the abstract view says of a paper without one: where it may be read."""
+    if not paper.url:
+        return "_No abstract is available for this paper._"
+    if is_followed(paper):
+        return f"_The bot has no abstract for this paper; its {site_name(paper.url)} page may._"
+    return (
+        "_The catalogue the bot reads has no abstract for this paper; its OpenReview page has it._"
+    )
 
 
 def abstract_message(
@@ -524,16 +505,19 @@ def saved_list_message(
 
 def unknown_link_message(reference: str) -> Message:
     """``/paper LINK`` for a link that names no paper the bot has (``UnknownId``): the
-    OpenReview id it named, or that the bot looks papers up by OpenReview links."""
+    OpenReview or arXiv id it named, or which links the bot looks papers up by. An arXiv
+    link is surely right: the bot just has not got the paper."""
     if "://" in reference:
         text = (
-            "I look papers up by the link to their OpenReview page (`openreview.net/forum?id=…`), "
-            f"and {quoted(reference)} is not one."
+            "I look papers up by the link to their OpenReview page (`openreview.net/forum?id=…`) "
+            f"or arXiv page (`arxiv.org/abs/…`), and {quoted(reference)} is not one."
         )
         tip = "Search for its title with `/paper WORDS`."
     else:
-        text = f"I have no paper with the OpenReview id {quoted(reference)}."
-        tip = "Check the link, or search for the paper's title with `/paper WORDS`."
+        text = f"I have no paper with {named_ids([reference])}."
+        tip = "Search for the paper's title with `/paper WORDS`."
+        if not reference.startswith(ARXIV_PREFIX):
+            tip = "Check the link, or search for the paper's title with `/paper WORDS`."
     return bk.message(fallback_text(text), [bk.section(f"{text}\n{tip}")])
 
 

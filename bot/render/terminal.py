@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.render.mrkdwn import terminal_text
+from bot.render.origin import named_ids
 
 WIDTH = 88
 
@@ -194,17 +195,14 @@ def _numbering(kind: str, numbers: Iterable[int]) -> str:
     return f"its {kind}s are numbered {', '.join(map(str, ordered))}"
 
 
-def no_preview(paper_ids: Sequence[str], openreview_links: bool) -> str:
-    """Why a pasted message got no preview card: ``paper_ids``, the OpenReview ids its links
-    name (none the bot has); ``openreview_links``, whether any link is OpenReview's at all.
-    In Slack each simply stays a link, which the shell would show as no answer at all."""
-    named = ", ".join(f"\u201c{paper_id}\u201d" for paper_id in paper_ids)
-    if len(paper_ids) > 1:
-        why = f"it has no paper with the OpenReview ids {named}"
-    elif paper_ids:
-        why = f"it has no paper with the OpenReview id {named}"
-    elif openreview_links:
-        why = "the link is to no paper's page on OpenReview"
+def no_preview(paper_ids: Sequence[str], paper_links: bool) -> str:
+    """Why a pasted message got no preview card: ``paper_ids``, the ids its links name (none
+    the bot has); ``paper_links``, whether any link is on OpenReview or arXiv at all. In
+    Slack each simply stays a link, which the shell would show as no answer at all."""
+    if paper_ids:
+        why = f"it has no paper with {named_ids(paper_ids)}"
+    elif paper_links:
+        why = "the link is to no paper's page on OpenReview or arXiv"
     else:
-        why = "it previews OpenReview links only"
+        why = "it previews OpenReview and arXiv links only"
     return paragraph(f"paperbot shows no preview: {why}. In Slack the link stays as it is.") + "\n"

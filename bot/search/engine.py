@@ -15,8 +15,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
+from bot.papers.urls import linked_paper_id
 from bot.search.analyzer import CorpusAnalyzer
 from bot.search.authors import AuthorIndex
 from bot.search.defined_acronyms import Acronym, AcronymMiner
@@ -93,7 +93,7 @@ class SearchIndex:
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
         for doc, paper in enumerate(papers):
-            for key in (paper.id, paper.openreview_id):
+            for key in (paper.id, *paper.link_ids):
                 if key:
                     self._by_id.setdefault(key, doc)
                     self._by_folded_id.setdefault(key.casefold(), doc)
@@ -207,9 +207,9 @@ class SearchIndex:
                 self._semantic.fill_missing()
 
     def get(self, ref: str) -> Paper | None:
-        """A paper by id, OpenReview id or OpenReview URL."""
+        """A paper by id, OpenReview id, arXiv id, or a link to its OpenReview or arXiv page."""
         ref = ref.strip()
-        key = openreview_link_id(ref) or ref
+        key = linked_paper_id(ref) or ref
         doc = self._by_id.get(key)
         if doc is None:
             doc = self._by_folded_id.get(key.casefold())

@@ -17,7 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
-from bot.papers.openreview import openreview_link_id
+from bot.papers.urls import linked_paper_id
 from bot.search.results import AUTHOR, EXCLUSION, FIELDS, PHRASE, field_name
 
 MAX_QUERY_CHARS = 1000
@@ -36,7 +36,8 @@ _CHUNK = re.compile(
     re.VERBOSE | re.IGNORECASE,
 )
 _AROUND_A_LINK = "(.,;:!?)\"'\u201c\u201d\u2018\u2019"
-"""Punctuation a sentence puts around a link, which no OpenReview link starts or ends with."""
+"""Punctuation a sentence puts around a link, which no OpenReview or arXiv link starts or
+ends with."""
 _LONE_LINK = re.compile(r"<(?P<wrapped>https?://[^\s|<>]+)(?:\|[^<>]*)?>|(?P<bare>https?://\S+)")
 """A query that is one link, as typed or as Slack sends it (``<url|label>``, the label may
 have spaces): it asks for the paper of that link, never for papers mentioning "https"."""
@@ -89,15 +90,15 @@ class ParsedQuery:
 
     @property
     def linked_reference(self) -> str | None:
-        """The one OpenReview link among plain words (``has anyone read <link>?`` asks about
-        that paper, not for papers about "anyone"); None when the query uses an operator
-        (``author:X <link>`` is a search to run)."""
+        """The one link to a paper (on OpenReview or arXiv) among plain words (``has anyone
+        read <link>?`` asks about that paper, not for papers about "anyone"); None when the
+        query uses an operator (``author:X <link>`` is a search to run)."""
         if self.phrases or self.excluded or self.authors or self.like or self.bare_fields:
             return None
         linked = {
             paper_id
             for span in self.words
-            if (paper_id := openreview_link_id(span.text.strip(_AROUND_A_LINK)))
+            if (paper_id := linked_paper_id(span.text.strip(_AROUND_A_LINK)))
         }
         return linked.pop() if len(linked) == 1 else None
 
@@ -115,7 +116,7 @@ def parse_query(raw: str) -> ParsedQuery:
     text, truncated = clean_query(raw)
     if (link := _LONE_LINK.fullmatch(text.strip())) is not None:
         url = link["wrapped"] or link["bare"]
-        return ParsedQuery(text, reference=openreview_link_id(url) or url, truncated=truncated)
+        return ParsedQuery(text, reference=linked_paper_id(url) or url, truncated=truncated)
     words: list[Span] = []
     phrases: list[str] = []
     excluded: list[str] = []

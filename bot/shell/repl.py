@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
-from urllib.parse import urlsplit
 
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
@@ -29,7 +28,7 @@ from bot.arguments import ArgumentParser, program
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
 from bot.papers.corpus import CATALOGUE_ACCEPTED_PAPERS, CorpusError
-from bot.papers.openreview import OPENREVIEW_HOSTS, openreview_link_id
+from bot.papers.urls import is_paper_site, linked_paper_id
 from bot.render import foryou as render_foryou
 from bot.render import papers as render_papers
 from bot.render import terminal as render_terminal
@@ -248,7 +247,8 @@ class Shell:
 
     def message(self, text: str) -> str:
         """A message posted in #research, as Slack delivers it: the ``message`` event, and a
-        ``link_shared`` event for its links in the app's unfurl domains (OpenReview's)."""
+        ``link_shared`` event for its links in the app's unfurl domains (OpenReview's and
+        arXiv's)."""
         wire = _wire_text(text)
         posted = self.recorder.add_message(
             self.workspace.channel_id, wire, user=self.workspace.user_id
@@ -265,7 +265,7 @@ class Shell:
             return shown
         if not pasted:
             return NO_ANSWER
-        return render_terminal.no_preview(_paper_ids(links), openreview_links=bool(links))
+        return render_terminal.no_preview(_paper_ids(links), paper_links=bool(links))
 
     def related(self, text: str) -> str:
         """**Find related papers** chosen on a message saying ``text`` in #research."""
@@ -477,9 +477,9 @@ def _wire_link(match: re.Match[str]) -> str:
 
 
 def _unfurls_here(link: str) -> bool:
-    """Whether Slack sends ``link_shared`` for the link: the app's unfurl domain is
-    OpenReview's."""
-    return (urlsplit(unescape_mrkdwn(link)).hostname or "") in OPENREVIEW_HOSTS
+    """Whether Slack sends ``link_shared`` for the link: the app's unfurl domains are
+    OpenReview's and arXiv's."""
+    return is_paper_site(unescape_mrkdwn(link))
 
 
 def _meant(word: str, rest: str) -> str | None:
@@ -504,9 +504,9 @@ def _meant(word: str, rest: str) -> str | None:
 
 
 def _paper_ids(links: Sequence[str]) -> list[str]:
-    """The OpenReview ids the links name (``links``: those on OpenReview), for why they got
-    no preview card."""
-    return [paper_id for link in links if (paper_id := openreview_link_id(unescape_mrkdwn(link)))]
+    """The paper ids the links name (``links``: those on OpenReview or arXiv), for why they
+    got no preview card."""
+    return [paper_id for link in links if (paper_id := linked_paper_id(unescape_mrkdwn(link)))]
 
 
 def _is_save(shown: _Shown) -> bool:
