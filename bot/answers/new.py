@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import TYPE_CHECKING
 
 from bot.answers.paging import ResultPages
@@ -29,24 +30,26 @@ from bot.answers.typed import NEW_WORD
 from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKind
 from bot.clock import Clock
-from bot.papers.announcements import announced_since, last_announcement_day
-from bot.papers.paper import Paper
+from bot.papers.announcements import last_announcement_day
 from bot.render import new as render_new
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.render.new import NewCard, NewList, RankedBy
 from bot.render.replies import Aside, page_footer
+from bot.search.filtering import read_filter
 from bot.search.model_rule import reads_as_sentence
+from bot.search.query import ParsedQuery, parse_query
+from bot.search.results import SINCE, Filter, field_name
 from bot.store import NEW_PAPERS, DatabaseUnavailable, Store
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from bot.search.engine import SearchIndex
 
 log = logging.getLogger(__name__)
 
-_OLDEST = datetime.min.replace(tzinfo=UTC)
+_SINCE_TYPED = re.compile(rf"(?<!\S){re.escape(SINCE.prefix)}\S+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -88,22 +91,43 @@ class NewQuery:
 
     @property
     def search(self) -> str:
-        """The topic's search among the new papers, in the query language."""
-        return f"{self.topic} since:{self.since.isoformat()}"
+        """The search among the new papers, in the query language: the topic's words and
+        filters, since the day (unless the topic gives it)."""
+        if self.since_typed:
+            return self.topic
+        return f"{self.topic} {SINCE.prefix}{self.since.isoformat()}".strip()
+
+    @property
+    def shown_topic(self) -> str:
+        """The topic as a list's heading names it: without the ``since:`` its day says."""
+        if not self.since_typed:
+            return self.topic
+        return " ".join(_SINCE_TYPED.sub(" ", self.topic).split())
+
+    @property
+    def searches(self) -> bool:
+        """Whether the topic searches for something (words, a phrase, an author, a paper's
+        neighbours) rather than only filtering the new papers."""
+        return _searches(parse_query(self.topic))
+
+
+def _searches(parsed: ParsedQuery) -> bool:
+    return bool(parsed.words or parsed.phrases or parsed.authors or parsed.like)
+
+
+def _typed_since(parsed: ParsedQuery, today: date) -> date | None:
+    """The day of the topic's own ``since:``, when it gives one that reads as a day."""
+    for typed in parsed.filters:
+        if typed.field == field_name(SINCE) and not typed.negated:
+            read = read_filter(typed, today)
+            if isinstance(read, Filter) and isinstance(read.value, date):
+                return read.value
+    return None
 
 
 def is_direct_message(channel_id: str) -> bool:
     """A direct message (``D…``): what is asked there is asked privately."""
     return channel_id.startswith("D")
-
-
-def newest_first(papers: Sequence[Paper]) -> list[Paper]:
-    """The latest announcement day first, then the latest published, then by id."""
-    return sorted(
-        papers,
-        key=lambda paper: (paper.announced, paper.published or _OLDEST, paper.id),
-        reverse=True,
-    )
 
 
 @dataclass(frozen=True)
@@ -122,26 +146,30 @@ class NewPapers:
     def answer(self, rest: str, channel_id: str, viewer: Viewer) -> Message:
         """``/paper new`` and what followed it (``rest``), read as the module says."""
         typed = f"{NEW_WORD} {rest}".strip()
-        day = last_announcement_day(self.index.announced_papers, self.clock().date())
-        if day is None and rest:
+        today = self.clock().date()
+        last_day = last_announcement_day(self.index.announced_papers, today)
+        parsed = self.index.parse(rest)
+        words = " ".join(span.text for span in parsed.words)
+        searches = _searches(parsed)
+        if last_day is None and searches:
             return self.searches.search(typed, viewer)
-        if day is None:
+        if last_day is None:
             if self.follows_feeds():
                 return render_new.nothing_announced_message()
             return render_new.no_feeds_message()
+        since = _typed_since(parsed, today)
         channel = None if is_direct_message(channel_id) else channel_id
-        query = NewQuery(day, rest, channel, typed)
-        if not rest:
+        query = NewQuery(since or last_day, rest, channel, typed, since_typed=since is not None)
+        if not searches:
             return self.page(query, viewer)
-        if reads_as_sentence(rest):
+        if reads_as_sentence(words):
             count = self.index.search(query.search, limit=1).total
             new_papers = self._cursor(query) if count else None
-            aside = render_new.as_search(typed, rest, day, new_papers, count)
+            aside = render_new.as_search(typed, rest, query.since, new_papers, count)
             return self.searches.search(typed, viewer, aside=aside)
         if not self.index.search(query.search, limit=1).hits:
-            return self.searches.search(
-                typed, viewer, aside=render_new.nothing_new_about(typed, rest, day)
-            )
+            aside = render_new.nothing_new_about(typed, rest, query.since)
+            return self.searches.search(typed, viewer, aside=aside)
         return self.page(query, viewer)
 
     def remembered_page(self, key: str, viewer: Viewer, offset: int) -> Message:
@@ -157,10 +185,14 @@ class NewPapers:
         in the order the channel's or the person's engagement gives them."""
         key = self.searches.remembered(query.encode(), NEW_PAPERS)
         this_page = PageCursor(PageKind.NEW, key, offset) if key is not None else None
-        listing = self._topic_list(query, offset) if query.topic else self._list(query, viewer)
-        if not query.topic:
+        if query.searches:
+            listing = self._topic_list(query, offset)
+        else:
+            listing = self._list(query, viewer)
             end = offset + render.PAGE_SIZE
             listing = replace(listing, cards=listing.cards[offset:end], offset=offset)
+        if not listing.total:
+            return self.searches.search(query.search, viewer)
         more = offset + len(listing.cards) < listing.total
         return render_new.new_papers_message(
             listing,
@@ -176,13 +208,19 @@ class NewPapers:
         result = self.index.search(query.search, limit=render.PAGE_SIZE, offset=offset)
         cards = tuple(NewCard(hit.paper, tldr=hit.tldr_pieces) for hit in result.hits)
         return NewList(
-            query.since, query.since_typed, query.topic, RankedBy.TOPIC, cards, result.total, offset
+            query.since,
+            query.since_typed,
+            query.shown_topic,
+            RankedBy.TOPIC,
+            cards,
+            result.total,
+            offset,
         )
 
     def _list(self, query: NewQuery, viewer: Viewer) -> NewList:
         """Every new paper (the page is cut by the caller), by what the channel engages
         with, else what the person does, else newest first."""
-        papers = newest_first(announced_since(self.index.announced_papers, query.since))
+        papers = self.index.results(query.search)
         ids = [paper.id for paper in papers]
         tastes: list[tuple[RankedBy, Callable[[], dict[str, float]]]] = [
             (RankedBy.PERSON, lambda: self._person_taste(viewer))
@@ -205,7 +243,7 @@ class NewPapers:
         return NewList(
             query.since,
             query.since_typed,
-            "",
+            query.shown_topic,
             ranked_by,
             cards,
             len(cards),
@@ -226,7 +264,7 @@ class NewPapers:
 
     def _search_all(self, query: NewQuery) -> Aside | None:
         """On a list about a topic: the other reading, the search of every paper."""
-        if not query.topic:
+        if not query.searches:
             return None
         key = self.searches.remembered(query.typed)
         search_all = PageCursor(PageKind.QUERY, key) if key is not None else None

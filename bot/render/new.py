@@ -93,10 +93,15 @@ def _order_note(listing: NewList) -> str | None:
     if listing.ranked_by is RankedBy.PERSON:
         first = "papers" if quiet else "Papers"
         return f"{quiet}{first} like the ones you saved come first."
+    if listing.ranked_by is RankedBy.NEWEST and listing.channel:
+        return (
+            "Newest first: there is nothing yet to learn from. Papers like the ones shared and "
+            f"reacted to in <#{listing.channel}>, or like the ones you save, will come first."
+        )
     if listing.ranked_by is RankedBy.NEWEST:
         return (
             "Newest first: there is nothing yet to learn from. Papers like the ones you save "
-            "(and, in a channel, the ones its people share and react to) will come first."
+            "will come first."
         )
     return None
 
