@@ -177,7 +177,7 @@ def test_new_and_a_sentence_is_a_search_of_every_paper_offering_the_new_ones(ans
     reply = _new(answers, SENTENCE.removeprefix("new "))
     text = _text(reply)
     assert f"Papers for “{SENTENCE}”" in text
-    assert "Read as a search of all papers" in text
+    assert "which reads as a sentence" in text
     assert _card_ids(reply) == _card_ids(answers.search(SENTENCE, VIEWER))
     new_ones = _press(answers, reply, render.ACTION_OTHER_READING)
     listed = _text(new_ones)

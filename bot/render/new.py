@@ -205,28 +205,26 @@ def _label(text: str) -> str:
 def as_new_papers(typed: str, topic: str, search_all: PageCursor | None) -> Aside:
     """The reply shows the new papers about ``topic``: say so, and offer the search of every
     paper for the whole text ``typed`` (``search_all``; None while it cannot be remembered)."""
-    note = f"Read as `/paper new` about {quoted(topic)}."
+    note = f"Showing new papers about {quoted(topic)}."
     if search_all is None:
         return Aside(note)
-    label = _label(f"Search all papers for “{typed}”")
-    return Aside(
-        f"{note} To search all papers for {quoted(typed)} instead, press *{label}*.",
-        bk.button(label, ACTION_OTHER_READING, search_all.encode()),
-    )
+    label = _label(f"Search all papers for “{typed}” instead")
+    return Aside(note, bk.button(label, ACTION_OTHER_READING, search_all.encode()))
 
 
 def as_search(
     typed: str, topic: str, since: date, new_papers: PageCursor | None, count: int
 ) -> Aside:
     """The reply searches every paper for the whole text ``typed`` (it reads as a sentence):
-    say so, and offer the ``count`` papers about ``topic`` announced since ``since``."""
-    note = f"Read as a search of all papers, as {quoted(typed)} reads as a sentence."
+    say so, and offer the ``count`` papers matching ``topic`` announced since ``since``."""
+    note = f"Showing all papers for {quoted(typed)}, which reads as a sentence."
     if new_papers is None or not count:
         return Aside(note)
-    papers = "1 new paper is" if count == 1 else f"{count} new papers are"
-    label = _label(f"New papers about “{topic}”")
+    papers = "1 paper" if count == 1 else f"{count} papers"
+    label = _label(f"Only new papers about “{topic}”")
     return Aside(
-        f"{note} {papers} about {quoted(topic)} ({_short_when(since)}): *{label}*.",
+        f"{note} {papers} announced {_short_when(since)} match {quoted(topic)}: "
+        f"*{label}* shows them.",
         bk.button(label, ACTION_OTHER_READING, new_papers.encode()),
     )
 

@@ -602,6 +602,12 @@ HELP_LINES = (
     ("/paper unsubscribe", "stop the daily paper here (`/paper unsubscribe weekly`: the digest)"),
     ("/paper subscriptions", "what this channel is subscribed to"),
     ("/paper sources", "where new papers come from, and how their last fetch went"),
+    (
+        "/paper new [TOPIC]",
+        "papers announced since the last announcement day (`since:DATE` goes further back), "
+        "by TOPIC or by what this channel, or you, engage with; `new` followed by a sentence "
+        "(`/paper new methods for graph pruning`) still searches every paper",
+    ),
     ("/paper saved", "your reading list (papers you clicked Save on)"),
     ("/paper saved export", "your reading list as a BibTeX file, sent to you directly"),
     ("/paper for me", "papers like the ones you saved, each saying why; only you see them"),
