@@ -211,3 +211,12 @@ def test_without_announced_papers_new_says_where_they_come_from_and_words_search
     assert "it follows none" in alone and "PAPERBOT_FEEDS" in alone
     words = shipped.command(parse_command("new graph pruning"), "C1", VIEWER)
     assert words == shipped.search("new graph pruning", VIEWER)
+
+
+def test_a_forged_or_expired_list_key_says_the_list_expired(answers, store):
+    search_key = store.remember_query("graph")
+    for key in ("0123456789abcdef", search_key):
+        reply = answers.page(PageCursor(PageKind.NEW, key, 5), VIEWER)
+        assert reply == render.expired_message()
+    garbled = store.remember_query("{not json", "new")
+    assert answers.page(PageCursor(PageKind.NEW, garbled), VIEWER) == render.expired_message()
