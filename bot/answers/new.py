@@ -151,15 +151,16 @@ class NewPapers:
         parsed = self.index.parse(rest)
         words = " ".join(span.text for span in parsed.words)
         searches = _searches(parsed)
-        if last_day is None and searches:
+        typed_since = _typed_since(parsed, today)
+        since = typed_since or last_day
+        if since is None and searches:
             return self.searches.search(typed, viewer)
-        if last_day is None:
+        if since is None:
             if self.follows_feeds():
                 return render_new.nothing_announced_message()
             return render_new.no_feeds_message()
-        since = _typed_since(parsed, today)
         channel = None if is_direct_message(channel_id) else channel_id
-        query = NewQuery(since or last_day, rest, channel, typed, since_typed=since is not None)
+        query = NewQuery(since, rest, channel, typed, since_typed=typed_since is not None)
         if not searches:
             return self.page(query, viewer)
         if reads_as_sentence(words):
