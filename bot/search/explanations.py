@@ -14,7 +14,6 @@ from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery
 from bot.search.results import (
     AUTHOR,
-    PHRASE,
     Advice,
     AllExcluded,
     AuthorsNamed,
@@ -29,6 +28,7 @@ from bot.search.results import (
     Reason,
     TooManyConditions,
     Unmatched,
+    written,
 )
 
 
@@ -158,9 +158,7 @@ def _full_name(plan: Plan, parsed: ParsedQuery | None) -> tuple[str | None, list
 
 def author_query(name: str) -> str:
     """``author:`` with a name, quoted when it has more than one word."""
-    if " " in name:
-        return f"{AUTHOR.prefix}{PHRASE.prefix}{name}{PHRASE.closing}"
-    return f"{AUTHOR.prefix}{name}"
+    return written(AUTHOR, name)
 
 
 def _unmatched(plan: Plan, advice: Advice | None = None) -> Unmatched:

@@ -37,11 +37,11 @@ AUTHOR = Operator("author:", "NAME", ("Bengio", '"Le Song"'))
 LIKE = Operator("like:", "ID")
 PHRASE = Operator('"', "a phrase", closing='"')
 EXCLUSION = Operator("-", "word")
-SINCE = Operator("since:", "DATE", ("2026-11-01", "7d"))
-BEFORE = Operator("before:", "DATE", ("2026-11-15",))
+SINCE = Operator("since:", "DATE", ("2026-11-01", "2026-11", "7d", "2w", "yesterday"))
+BEFORE = Operator("before:", "DATE", ("2026-11-15", "2026-11", "30d"))
 SOURCE = Operator("source:", "SOURCE", ("arxiv", "openreview"))
 VENUE = Operator("venue:", "VENUE", ('"ICLR 2026"', "iclr"))
-CATEGORY = Operator("category:", "CATEGORY", ("cs.LG",))
+CATEGORY = Operator("category:", "CATEGORY", ("cs.LG", "cs"))
 FILTERS = (SINCE, BEFORE, SOURCE, VENUE, CATEGORY)
 """The fields that narrow a search to some papers without searching for any word: a query
 of filters alone lists every paper they allow, newest first."""
@@ -75,9 +75,16 @@ class Filter:
 
     @property
     def query(self) -> str:
-        """The filter as a query writes it, quoted when its value has a space."""
-        value = f'"{self.typed}"' if " " in self.typed else self.typed
-        return f"{'-' if self.negated else ''}{self.operator.prefix}{value}"
+        """The filter as a query writes it."""
+        return written(self.operator, self.typed, self.negated)
+
+
+def written(operator: Operator, value: str, negated: bool = False) -> str:
+    """A field with its value as a query writes it, the value quoted when it has a space
+    (``venue:"ICLR 2026"``)."""
+    if " " in value:
+        value = f"{PHRASE.prefix}{value}{PHRASE.closing}"
+    return f"{EXCLUSION.prefix if negated else ''}{operator.prefix}{value}"
 
 
 Pieces = tuple[tuple[str, bool], ...]

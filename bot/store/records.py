@@ -118,7 +118,6 @@ class PaperEngagement(NamedTuple):
     reactors: int
 
 
-
 ACCEPTED, REJECTED, WITHDRAWN, UNDER_REVIEW = "accepted", "rejected", "withdrawn", "under review"
 """An OpenReview submission's decision, as its ``content.venueid`` says."""
 
