@@ -5,17 +5,22 @@ and what a reader is told when a filter is mistyped or lets nothing through."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
+from slack_harness import all_text
 
 from bot.papers.corpus import feed_paper, load_corpus
 from bot.papers.paper import Paper
 from bot.render.notes import notes_plain, usage_plain
+from bot.render.papers import help_message
 from bot.search import ranker
+from bot.search.cli import _parser
 from bot.search.engine import SearchIndex
 from bot.search.filtering import read_filter
 from bot.search.query import TypedFilter, parse_query
-from bot.search.results import SINCE, BadFilterValue, Filter
+from bot.search.results import FILTERS, OPERATORS, SINCE, BadFilterValue, Filter, written
+from bot.shell.repl import HELP
 
 TODAY = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
@@ -272,3 +277,15 @@ def test_filters_that_empty_a_search_point_to_the_filters_alone(index) -> None:
     assert _note(index, "since:2026-11-21 before:2026-11-22") == (
         "No paper matches all of the query's conditions; try fewer of them."
     )
+
+
+def test_every_operator_is_in_the_usage_card_the_docs_the_shell_and_the_cli() -> None:
+    card = all_text(list(help_message().blocks))
+    docs = (Path(__file__).parents[1] / "docs" / "search.md").read_text()
+    epilog = " ".join(_parser().epilog.split())
+    for operator in OPERATORS:
+        assert operator.syntax in epilog, operator
+        if operator in FILTERS:
+            example = written(operator, operator.examples[0])
+            assert operator.syntax in card and operator.syntax in HELP, operator
+            assert f"`{example}`" in docs and example in epilog, operator

@@ -171,7 +171,7 @@ def day_text(day: date) -> str:
 def _bad_filter_value(reason: BadFilterValue) -> tuple[str, tuple[str, ...]]:
     """A filter's value that means nothing, and the forms it takes."""
     operator = reason.operator
-    forms = tuple(Command(f"{operator.prefix}{form}") for form in operator.examples)
+    forms = tuple(Command(written(operator, form)) for form in operator.examples)
     text = f"{{}} is not {_WHAT_FILTER_TAKES[operator]}: write {_places(len(forms), 'or')}."
     if operator in DATE_FILTERS:
         text = (
@@ -325,7 +325,7 @@ def _usage_pieces(usage: Usage) -> list[tuple[str, bool]]:
     for number, example in enumerate(examples):
         if number:
             pieces.append((" or " if number == len(examples) - 1 else ", ", False))
-        pieces.append((f"{operator.prefix}{example}", True))
+        pieces.append((written(operator, example), True))
     return [*pieces, (".", False)]
 
 

@@ -24,7 +24,8 @@ class Operator:
     prefix: str
     placeholder: str
     examples: tuple[str, ...] = ()
-    """Values written after ``prefix`` in a usage text (``Bengio``, ``"Le Song"``)."""
+    """Values to show after ``prefix`` in a usage text (``Bengio``, ``Le Song``; ``written``
+    quotes those with a space)."""
     closing: str = ""
     """What ends the value (a phrase's closing quote); the parser reads up to it."""
 
@@ -33,14 +34,14 @@ class Operator:
         return f"{self.prefix}{self.placeholder}{self.closing}"
 
 
-AUTHOR = Operator("author:", "NAME", ("Bengio", '"Le Song"'))
+AUTHOR = Operator("author:", "NAME", ("Bengio", "Le Song"))
 LIKE = Operator("like:", "ID")
 PHRASE = Operator('"', "a phrase", closing='"')
 EXCLUSION = Operator("-", "word")
 SINCE = Operator("since:", "DATE", ("2026-11-01", "2026-11", "7d", "2w", "yesterday"))
 BEFORE = Operator("before:", "DATE", ("2026-11-15", "2026-11", "30d"))
 SOURCE = Operator("source:", "SOURCE", ("arxiv", "openreview"))
-VENUE = Operator("venue:", "VENUE", ('"ICLR 2026"', "iclr"))
+VENUE = Operator("venue:", "VENUE", ("ICLR 2026", "iclr"))
 CATEGORY = Operator("category:", "CATEGORY", ("cs.LG", "cs"))
 FILTERS = (SINCE, BEFORE, SOURCE, VENUE, CATEGORY)
 """The fields that narrow a search to some papers without searching for any word: a query
