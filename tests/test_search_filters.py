@@ -269,6 +269,14 @@ def test_a_value_nothing_has_names_the_values_there_are(index, seeds) -> None:
     )
 
 
+def test_days_back_say_which_days_they_named(index) -> None:
+    assert _note(index, "graph since:2w before:yesterday") == (
+        "Papers dated 11 Nov 2026 or later and before 24 Nov 2026 "
+        "(`since:2w` and `before:yesterday`)."
+    )
+    assert _note(index, "graph since:2026-11-01") is None  # the day is as typed
+
+
 def test_filters_that_empty_a_search_point_to_the_filters_alone(index) -> None:
     assert _note(index, "wavelets since:2026-11-01") == (
         "No paper passing `since:2026-11-01` matches the rest of the query; "

@@ -28,7 +28,9 @@ from bot.search.results import (
     AllExcluded,
     AuthorsNamed,
     BadFilterValue,
+    DaysCounted,
     EmptyQuery,
+    Filter,
     NearName,
     NoFilterMatch,
     NoJointPaper,
@@ -41,6 +43,7 @@ from bot.search.results import (
     NothingFiltered,
     OnlyCommonWords,
     OnlyExclusions,
+    Operator,
     Reason,
     SearchResult,
     Source,
@@ -85,7 +88,7 @@ _FIXED = {
     TooManyConditions: "No paper matches all of the query's conditions; try fewer of them.",
 }
 """Reasons that carry no data, and their sentences."""
-_NOT_ADVICE = (Truncated, NoSharedWords, AuthorsNamed, AllExcluded)
+_NOT_ADVICE = (Truncated, NoSharedWords, AuthorsNamed, AllExcluded, DaysCounted)
 """Reasons whose sentence does not say what to try instead."""
 _SOURCE_NAMES = {Source.PAPER: "paper", Source.TEXT: "text"}
 
@@ -184,6 +187,18 @@ def _bad_filter_value(reason: BadFilterValue) -> tuple[str, tuple[str, ...]]:
     return text, (Command(f"{operator.prefix}{reason.typed}"), *forms)
 
 
+def _days_counted(filters: tuple[Filter, ...]) -> str:
+    """``Papers dated 18 Nov 2026 or later ({})``: the days that days back named."""
+    bounds = " and ".join(_bound(one.operator, one.value) for one in filters)
+    return f"Papers dated {bounds} ({_places(len(filters), 'and')})."
+
+
+def _bound(operator: Operator, day: date | str) -> str:
+    """``1 Nov 2026 or later`` (``since:``) or ``before 1 Nov 2026``."""
+    shown = day_text(day) if isinstance(day, date) else day
+    return f"{shown} or later" if operator is SINCE else f"before {shown}"
+
+
 def _no_filter_match(reason: NoFilterMatch) -> tuple[str, tuple[str, ...]]:
     """Why a filter allows no paper: the library's dates, or some values it does have."""
     one = reason.filter
@@ -197,17 +212,10 @@ def _no_filter_match(reason: NoFilterMatch) -> tuple[str, tuple[str, ...]]:
                 "papers have none, only the papers the arXiv and OpenReview feeds bring do.",
                 (typed,),
             )
-        if one.operator is SINCE:
-            return (
-                f"No paper here is dated {day_text(one.value)} or later (the newest is from "
-                f"{day_text(reason.newest)}).",
-                (),
-            )
-        return (
-            f"No paper here is dated before {day_text(one.value)} (the oldest is from "
-            f"{day_text(reason.oldest)}).",
-            (),
-        )
+        edge = f"newest is from {day_text(reason.newest)}"
+        if one.operator is BEFORE:
+            edge = f"oldest is from {day_text(reason.oldest)}"
+        return f"No paper here is dated {_bound(one.operator, one.value)} (the {edge}).", ()
     known = reason.known
     if one.operator is SOURCE:
         named = " or ".join(SOURCE_LABELS[name] for name in known)
@@ -276,6 +284,8 @@ def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
             return _bad_filter_value(reason)
         case NoFilterMatch():
             return _no_filter_match(reason)
+        case DaysCounted(filters):
+            return _days_counted(filters), tuple(Command(one.query) for one in filters)
         case NothingFiltered(filters, alone):
             return (
                 f"No paper passing {_places(len(filters), 'and')} matches the rest of the "

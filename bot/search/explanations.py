@@ -9,7 +9,7 @@ from dataclasses import replace
 from itertools import takewhile
 
 from bot.search.authors import NEAR_NAMES, AuthorIndex
-from bot.search.filtering import FilterColumns
+from bot.search.filtering import FilterColumns, is_days_back
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery
 from bot.search.results import (
@@ -17,6 +17,7 @@ from bot.search.results import (
     Advice,
     AllExcluded,
     AuthorsNamed,
+    DaysCounted,
     NearName,
     NoJointPaper,
     NoKnownWords,
@@ -60,6 +61,8 @@ class Explanations:
             unmatched = [word for word in unmatched if word not in capitalised]
         if plan.authors:
             reasons.append(AuthorsNamed(tuple(plan.authors)))
+        if counted := tuple(one for one in plan.filters if is_days_back(one)):
+            reasons.append(DaysCounted(counted))
         if unmatched:
             reasons.append(_unmatched(replace(plan, unmatched=unmatched)))
         return reasons

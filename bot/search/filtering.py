@@ -79,6 +79,12 @@ def read_filter(typed: TypedFilter, today: date) -> Filter | BadFilterValue:
     return Filter(operator, value, words, typed.negated)
 
 
+def is_days_back(one: Filter) -> bool:
+    """Whether a date filter counts days back from today (``7d``, ``yesterday``): the day
+    it names changes from one day to the next."""
+    return isinstance(one.value, date) and not _ISO_DAY.fullmatch(one.typed)
+
+
 def _day(value: str, today: date) -> date | None:
     """The day a date filter's value names, or None when it names none."""
     folded = value.casefold()

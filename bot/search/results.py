@@ -299,6 +299,14 @@ class NoFilterMatch:
 
 
 @dataclass(frozen=True)
+class DaysCounted:
+    """The days that date filters written as days back (``since:7d``, ``yesterday``) named
+    today, for the reader to see which papers they let through."""
+
+    filters: tuple[Filter, ...]
+
+
+@dataclass(frozen=True)
 class NothingFiltered:
     """Each filter allows papers and the rest of the query matches some, but none of those
     pass the filters; ``alone`` is the query of the filters alone, which lists the papers
@@ -350,6 +358,7 @@ Reason = (
     | NoPhrase
     | AllExcluded
     | BadFilterValue
+    | DaysCounted
     | NoFilterMatch
     | NothingFiltered
     | TooManyConditions
