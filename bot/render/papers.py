@@ -27,7 +27,19 @@ from bot.render.mrkdwn import (
 )
 from bot.render.notes import advises, notes_mrkdwn, usage_mrkdwn
 from bot.render.replies import Aside, RelatedTo, related_to_words
-from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE, UnknownId
+from bot.search.results import (
+    AUTHOR,
+    BEFORE,
+    CATEGORY,
+    EXCLUSION,
+    LIKE,
+    PHRASE,
+    SINCE,
+    SOURCE,
+    VENUE,
+    UnknownId,
+    written,
+)
 
 if TYPE_CHECKING:
     from bot.search.results import SearchResult
@@ -584,6 +596,17 @@ HELP_LINES = (
     ),
     (f"/paper {AUTHOR.syntax}", "papers by an author"),
     (f"/paper {LIKE.syntax}", "papers like the one with that id"),
+    (
+        f"/paper WORDS {SINCE.syntax} {BEFORE.syntax}",
+        "papers announced (or published) on or after a day, or before one: "
+        + ", ".join(f"`{written(SINCE, value)}`" for value in SINCE.examples),
+    ),
+    (
+        f"/paper WORDS {SOURCE.syntax} {VENUE.syntax} {CATEGORY.syntax}",
+        "papers from arXiv or OpenReview, of a venue or in an arXiv category, e.g. "
+        + ", ".join(f"`{written(op, op.examples[0])}`" for op in (SOURCE, VENUE, CATEGORY))
+        + "; filters alone list the newest papers",
+    ),
     ("/paper random", "a random paper"),
     ("/paper ID", "a paper by its id, OpenReview id or OpenReview link"),
     ("/paper today", "today's paper of the day"),

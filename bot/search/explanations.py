@@ -9,15 +9,15 @@ from dataclasses import replace
 from itertools import takewhile
 
 from bot.search.authors import NEAR_NAMES, AuthorIndex
-from bot.search.filtering import FilterColumns
+from bot.search.filtering import FilterColumns, is_days_back
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery
 from bot.search.results import (
     AUTHOR,
-    PHRASE,
     Advice,
     AllExcluded,
     AuthorsNamed,
+    DaysCounted,
     NearName,
     NoJointPaper,
     NoKnownWords,
@@ -29,6 +29,7 @@ from bot.search.results import (
     Reason,
     TooManyConditions,
     Unmatched,
+    written,
 )
 
 
@@ -60,6 +61,8 @@ class Explanations:
             unmatched = [word for word in unmatched if word not in capitalised]
         if plan.authors:
             reasons.append(AuthorsNamed(tuple(plan.authors)))
+        if counted := tuple(one for one in plan.filters if is_days_back(one)):
+            reasons.append(DaysCounted(counted))
         if unmatched:
             reasons.append(_unmatched(replace(plan, unmatched=unmatched)))
         return reasons
@@ -158,9 +161,7 @@ def _full_name(plan: Plan, parsed: ParsedQuery | None) -> tuple[str | None, list
 
 def author_query(name: str) -> str:
     """``author:`` with a name, quoted when it has more than one word."""
-    if " " in name:
-        return f"{AUTHOR.prefix}{PHRASE.prefix}{name}{PHRASE.closing}"
-    return f"{AUTHOR.prefix}{name}"
+    return written(AUTHOR, name)
 
 
 def _unmatched(plan: Plan, advice: Advice | None = None) -> Unmatched:

@@ -41,7 +41,7 @@ from bot.search.results import (
 
 _BY_NAME = {field_name(operator): operator for operator in FILTERS}
 _ISO_DAY = re.compile(r"(?P<year>\d{4})(?:-(?P<month>\d{1,2})(?:-(?P<day>\d{1,2}))?)?")
-_DAYS_BACK = re.compile(r"(?P<count>\d{1,5})(?P<unit>[dw])", re.IGNORECASE)
+_DAYS_BACK = re.compile(r"(?P<count>\d{1,4})(?P<unit>[dw])", re.IGNORECASE)
 _NAMED_DAYS = {"today": 0, "yesterday": 1}
 _UNIT_DAYS = {"d": 1, "w": 7}
 _WORDS = re.compile(r"\w+")
@@ -77,6 +77,12 @@ def read_filter(typed: TypedFilter, today: date) -> Filter | BadFilterValue:
     if not words:
         return BadFilterValue(operator, value)
     return Filter(operator, value, words, typed.negated)
+
+
+def is_days_back(one: Filter) -> bool:
+    """Whether a date filter counts days back from today (``7d``, ``yesterday``): the day
+    it names changes from one day to the next."""
+    return isinstance(one.value, date) and not _ISO_DAY.fullmatch(one.typed)
 
 
 def _day(value: str, today: date) -> date | None:

@@ -24,7 +24,8 @@ class Operator:
     prefix: str
     placeholder: str
     examples: tuple[str, ...] = ()
-    """Values written after ``prefix`` in a usage text (``Bengio``, ``"Le Song"``)."""
+    """Values to show after ``prefix`` in a usage text (``Bengio``, ``Le Song``; ``written``
+    quotes those with a space)."""
     closing: str = ""
     """What ends the value (a phrase's closing quote); the parser reads up to it."""
 
@@ -33,15 +34,15 @@ class Operator:
         return f"{self.prefix}{self.placeholder}{self.closing}"
 
 
-AUTHOR = Operator("author:", "NAME", ("Bengio", '"Le Song"'))
+AUTHOR = Operator("author:", "NAME", ("Bengio", "Le Song"))
 LIKE = Operator("like:", "ID")
 PHRASE = Operator('"', "a phrase", closing='"')
 EXCLUSION = Operator("-", "word")
-SINCE = Operator("since:", "DATE", ("2026-11-01", "7d"))
-BEFORE = Operator("before:", "DATE", ("2026-11-15",))
+SINCE = Operator("since:", "DATE", ("2026-11-01", "2026-11", "7d", "2w", "yesterday"))
+BEFORE = Operator("before:", "DATE", ("2026-11-15", "2026-11", "30d"))
 SOURCE = Operator("source:", "SOURCE", ("arxiv", "openreview"))
-VENUE = Operator("venue:", "VENUE", ('"ICLR 2026"', "iclr"))
-CATEGORY = Operator("category:", "CATEGORY", ("cs.LG",))
+VENUE = Operator("venue:", "VENUE", ("ICLR 2026", "iclr"))
+CATEGORY = Operator("category:", "CATEGORY", ("cs.LG", "cs"))
 FILTERS = (SINCE, BEFORE, SOURCE, VENUE, CATEGORY)
 """The fields that narrow a search to some papers without searching for any word: a query
 of filters alone lists every paper they allow, newest first."""
@@ -75,9 +76,16 @@ class Filter:
 
     @property
     def query(self) -> str:
-        """The filter as a query writes it, quoted when its value has a space."""
-        value = f'"{self.typed}"' if " " in self.typed else self.typed
-        return f"{'-' if self.negated else ''}{self.operator.prefix}{value}"
+        """The filter as a query writes it."""
+        return written(self.operator, self.typed, self.negated)
+
+
+def written(operator: Operator, value: str, negated: bool = False) -> str:
+    """A field with its value as a query writes it, the value quoted when it has a space
+    (``venue:"ICLR 2026"``)."""
+    if " " in value:
+        value = f"{PHRASE.prefix}{value}{PHRASE.closing}"
+    return f"{EXCLUSION.prefix if negated else ''}{operator.prefix}{value}"
 
 
 Pieces = tuple[tuple[str, bool], ...]
@@ -291,6 +299,14 @@ class NoFilterMatch:
 
 
 @dataclass(frozen=True)
+class DaysCounted:
+    """The days that date filters written as days back (``since:7d``, ``yesterday``) named
+    today, for the reader to see which papers they let through."""
+
+    filters: tuple[Filter, ...]
+
+
+@dataclass(frozen=True)
 class NothingFiltered:
     """Each filter allows papers and the rest of the query matches some, but none of those
     pass the filters; ``alone`` is the query of the filters alone, which lists the papers
@@ -342,6 +358,7 @@ Reason = (
     | NoPhrase
     | AllExcluded
     | BadFilterValue
+    | DaysCounted
     | NoFilterMatch
     | NothingFiltered
     | TooManyConditions

@@ -35,6 +35,7 @@ from bot.render import papers as render_papers
 from bot.render import terminal as render_terminal
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
 from bot.render.terminal import WIDTH, paragraph, render
+from bot.search.results import FILTERS
 from bot.settings import Settings
 from bot.shell.console import PROMPT, Console
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
@@ -63,6 +64,10 @@ _EMOJI = re.compile(r"^:?([a-z0-9_+\-]+(?:::[a-z0-9\-]+)?):?$")
 _DISMISS_ACTIONS = {render_foryou.ACTION_DISMISS, render_foryou.ACTION_HOME_DISMISS}
 _TYPED = (
     (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
+    (
+        f"{COMMAND} … FILTERS",
+        "narrow a search: " + " ".join(op.syntax for op in FILTERS) + " (e.g. since:7d)",
+    ),
     (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
     (f"{BOT_NAME} more", "the next results, in the current thread"),
     (BOT_NAME, "papers related to the current thread's first message"),
