@@ -8,7 +8,7 @@ from bot.search.query import (
     edit_distance,
     parse_query,
 )
-from bot.search.results import AUTHOR, EXCLUSION, FIELDS, LIKE, PHRASE, field_name
+from bot.search.results import AUTHOR, EXCLUSION, FIELDS, FILTERS, LIKE, PHRASE, field_name, written
 
 
 def test_plain_words_keep_their_positions_for_rewriting() -> None:
@@ -138,4 +138,20 @@ def test_the_parser_reads_the_operators_of_the_table() -> None:
         ("z",),
         ("w",),
     )
-    assert {field_name(field) for field in FIELDS} == {"author", "like"}
+    assert {field_name(field) for field in FIELDS} == {
+        "author",
+        "like",
+        "since",
+        "before",
+        "source",
+        "venue",
+        "category",
+    }
+    filters = " ".join(written(operator, operator.examples[0]) for operator in FILTERS)
+    assert [(typed.field, typed.value) for typed in parse_query(filters).filters] == [
+        ("since", "2026-11-01"),
+        ("before", "2026-11-15"),
+        ("source", "arxiv"),
+        ("venue", "ICLR 2026"),
+        ("category", "cs.LG"),
+    ]

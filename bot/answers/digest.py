@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.answers.typed import WEEKLY_ARGUMENT, Intent, Request
+from bot.answers.typed import NEW_WORD, WEEKLY_ARGUMENT, Intent, Request
 from bot.render.digest import mistyped_command_message, unsubscribe_usage_message
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
@@ -50,7 +50,8 @@ def digest_reply(
     of a kind: ``weekly`` as their argument, else the paper of the day); ``team_id`` is the
     channel's workspace, kept with its subscription."""
     if request.intent is Intent.MISTYPED:
-        return mistyped_command_message(request.argument)
+        changes = request.argument.partition(" ")[0] != NEW_WORD
+        return mistyped_command_message(request.argument, changes=changes)
     if digest is None:
         return digest_unavailable_message()
     if request.intent is Intent.SUBSCRIBE:

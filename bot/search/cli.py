@@ -22,7 +22,7 @@ from bot.papers.corpus import CorpusError, load_corpus
 from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
 from bot.search.query_vectors import always_quiet
-from bot.search.results import OPERATORS, Hit, SearchResult
+from bot.search.results import FILTERS, OPERATORS, Hit, SearchResult, written
 from bot.search.semantic import SemanticRanker, ranker_for
 from bot.settings import Settings
 
@@ -39,7 +39,9 @@ def _parser() -> ArgumentParser:
         '(use -- before a query that starts with "-"); "-" reads one query per line '
         "from standard input.",
         epilog=f"Query language: words, {', '.join(op.syntax for op in OPERATORS)}, "
-        "a paper id or OpenReview URL.",
+        "a paper id or OpenReview URL. Filters, e.g. "
+        + " ".join(written(op, op.examples[0]) for op in FILTERS)
+        + ", narrow a search; alone, they list the papers they allow, newest first.",
     )
     parser.add_argument("-k", "--limit", type=int, default=5, help="hits to show (default 5)")
     parser.add_argument("--offset", type=int, default=0, help="skip this many hits first")

@@ -10,19 +10,28 @@ index small enough for hundreds of thousands of abstracts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
 
+from bot.clock import Clock, system_clock
 from bot.papers.paper import Paper
 from bot.papers.urls import linked_paper_id
 from bot.search.analyzer import CorpusAnalyzer
 from bot.search.authors import AuthorIndex
 from bot.search.defined_acronyms import Acronym, AcronymMiner
+from bot.search.embedding import DIMENSIONS
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
-from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table
+from bot.search.filtering import FilterColumns, read_filter
+from bot.search.foryou import (
+    MAX_SUGGESTIONS,
+    NOT_LIKE,
+    rank_by_taste,
+    rank_for_reader,
+    vector_table,
+)
 from bot.search.growth import extend_index, settle
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
@@ -36,9 +45,12 @@ from bot.search.results import (
     FIELDS,
     LIKE,
     MIN_SAVES,
+    BadFilterValue,
     EmptyQuery,
+    Filter,
     ForYou,
     Hit,
+    Liked,
     NoSharedWords,
     NoVectors,
     OnlyCommonWords,
@@ -62,7 +74,8 @@ class SearchIndex:
     """An immutable index over one corpus; build once per process, query from any thread.
 
     The planner's and the ranker's options default to everything on, as the bot searches;
-    the quality bench builds variants with one part off through them."""
+    the quality bench builds variants with one part off through them. ``clock`` says what
+    day it is, for the filters that count days back (``since:7d``)."""
 
     def __init__(
         self,
@@ -75,8 +88,11 @@ class SearchIndex:
         planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
         miner: AcronymMiner | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.papers = papers
+        self._clock = clock
+        self._columns = FilterColumns(papers)
         self._semantic = semantic
         self._options = (planner_options, ranker_options)
         self._miner = miner
@@ -84,10 +100,12 @@ class SearchIndex:
         self._analyzer = analyzer
         self._authors = AuthorIndex(papers)
         self._planner = QueryPlanner(
-            papers, bm25, analyzer, acronyms, self._authors, planner_options
+            papers, bm25, analyzer, acronyms, self._authors, planner_options, self._columns
         )
         self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic, ranker_options)
-        self._explanations = Explanations(bm25, self._authors, self._ranker.has_phrase)
+        self._explanations = Explanations(
+            bm25, self._authors, self._ranker.has_phrase, self._columns
+        )
         self.settled = True
         """False for an ``extended`` index read by its old compound rules (see ``settle``)."""
         self._by_id: dict[str, int] = {}
@@ -106,6 +124,7 @@ class SearchIndex:
         *,
         planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
+        clock: Clock = system_clock,
     ) -> SearchIndex:
         """The index of ``papers``; ``semantic`` makes the re-ranker over them (None: BM25
         alone)."""
@@ -123,6 +142,7 @@ class SearchIndex:
             planner_options=planner_options,
             ranker_options=ranker_options,
             miner=miner,
+            clock=clock,
         )
 
     def extended(
@@ -174,6 +194,7 @@ class SearchIndex:
             planner_options=planner_options,
             ranker_options=ranker_options,
             miner=miner,
+            clock=self._clock,
         )
 
     @property
@@ -246,6 +267,9 @@ class SearchIndex:
         if parsed.is_empty:
             reasons.append(OnlyExclusions() if parsed.excluded else EmptyQuery())
             return _nothing(query, offset, reasons)
+        filters = self._read_filters(parsed)
+        if bad := [read for read in filters if isinstance(read, BadFilterValue)]:
+            return _nothing(query, offset, [*reasons, *bad])
         named = self.get(parsed.named_reference) if parsed.named_reference else None
         if named is not None:
             return SearchResult(query, (Hit(named, None, ()),), 1, 0, None, tuple(reasons))
@@ -254,7 +278,9 @@ class SearchIndex:
             similar_to = self.get(parsed.like)
             if similar_to is None:
                 return _nothing(query, offset, [*reasons, UnknownLike(parsed.like)])
-        plan = self._planner.plan(parsed, None if similar_to is None else self._doc(similar_to))
+        similar_doc = None if similar_to is None else self._doc(similar_to)
+        read = [one for one in filters if isinstance(one, Filter)]
+        plan = self._planner.plan(parsed, similar_doc, read)
         if plan.is_empty:
             reasons.append(OnlyCommonWords())
             return _nothing(query, offset, reasons, similar_to)
@@ -262,6 +288,14 @@ class SearchIndex:
         if self._semantic is not None:
             meaning = self._meaning(self._semantic, parsed, plan, similar_to)
         return self._ranked(query, plan, parsed, limit, offset, reasons, similar_to, meaning)
+
+    def _read_filters(self, parsed: ParsedQuery) -> list[Filter | BadFilterValue]:
+        """The query's filters as read, days back counted from the clock's today (asked
+        only of a query with filters)."""
+        if not parsed.filters:
+            return []
+        today = self._clock().date()
+        return [read_filter(typed, today) for typed in parsed.filters]
 
     def _usage(self, parsed: ParsedQuery) -> Usage:
         """How to write the first field typed with nothing after it."""
@@ -396,10 +430,59 @@ class SearchIndex:
         )
         return ForYou(suggestions, total, offset, len(learned), None)
 
+    @functools.cached_property
+    def announced_papers(self) -> tuple[Paper, ...]:
+        """The papers a feed announced (``Paper.announced``), in index order: the few that
+        ``/paper new`` looks through, kept once per index so no request walks the whole
+        catalogue for them."""
+        return tuple(paper for paper in self.papers if paper.announced is not None)
+
+    def by_taste(
+        self, candidates: Sequence[str], taste: Mapping[str, float]
+    ) -> tuple[Liked, ...] | None:
+        """``candidates`` ordered by ``taste`` (paper id to weight: what a channel or a person
+        engaged with, see ``rank_by_taste``), those without a vector yet after them in the
+        order given; None when the taste says nothing: no vectors, or none of its papers
+        (with a weight other than 0) has one."""
+        if self._semantic is None:
+            return None
+        docs = self._docs_of(candidates)
+        vectors = {doc: self._semantic.paper_vector(doc) for doc in docs}
+        weights = {
+            doc: weight
+            for ref, weight in taste.items()
+            if weight and (paper := self.get(ref)) is not None
+            for doc in (self._doc(paper),)
+        }
+        vectors |= {doc: self._semantic.paper_vector(doc) for doc in weights}
+        liked = np.array([doc for doc in weights if vectors[doc] is not None], dtype=np.intp)
+        if not len(liked):
+            return None
+        ready = np.array([doc for doc in docs if vectors[doc] is not None], dtype=np.intp)
+        rows = {doc: row for row, doc in enumerate(vectors)}
+        table = np.stack([vectors[doc] if vectors[doc] is not None else _ZERO for doc in rows])
+        ranked = rank_by_taste(
+            table,
+            np.array([rows[doc] for doc in ready], dtype=np.intp),
+            np.array([rows[doc] for doc in liked], dtype=np.intp),
+            np.array([weights[doc] for doc in liked], dtype=np.float32),
+        )
+        order = list(rows)
+        placed = [
+            Liked(self.papers[order[row]], None if like == NOT_LIKE else self.papers[order[like]])
+            for row, like in zip(ranked.docs, ranked.like, strict=True)
+        ]
+        unranked = [Liked(self.papers[doc], None) for doc in docs if vectors[doc] is None]
+        return tuple(placed + unranked)
+
     def _docs_of(self, refs: Sequence[str]) -> list[int]:
         """The corpus papers ``refs`` name, each once, in order; unknown ids left out."""
         papers = (self.get(ref) for ref in refs)
         return list(dict.fromkeys(self._doc(paper) for paper in papers if paper is not None))
+
+
+_ZERO = np.zeros(DIMENSIONS, dtype=np.float32)
+"""The row of a paper without a vector in a table of a few papers' vectors (never ranked)."""
 
 
 def _acronym_text(paper: Paper) -> str:

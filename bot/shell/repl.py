@@ -34,6 +34,7 @@ from bot.render import papers as render_papers
 from bot.render import terminal as render_terminal
 from bot.render.mrkdwn import escape_mrkdwn, terminal_text, unescape_mrkdwn
 from bot.render.terminal import WIDTH, paragraph, render
+from bot.search.results import FILTERS
 from bot.settings import Settings
 from bot.shell.console import PROMPT, Console
 from bot.shell.fake_slack import RESPONSE_URL, RecordedCall, SlackRecorder
@@ -52,6 +53,7 @@ RELATED = "related"
 MORE = "more"
 FOR_YOU = "foryou"
 SOURCES = "sources"
+NEW = "new"
 FOR_YOU_COMMAND = "for me"
 DISMISS = "dismiss"
 SAVE = "save"
@@ -61,11 +63,16 @@ _EMOJI = re.compile(r"^:?([a-z0-9_+\-]+(?:::[a-z0-9\-]+)?):?$")
 _DISMISS_ACTIONS = {render_foryou.ACTION_DISMISS, render_foryou.ACTION_HOME_DISMISS}
 _TYPED = (
     (f"{COMMAND} WORDS", "search; only you see the answer (try /paper help)"),
+    (
+        f"{COMMAND} … FILTERS",
+        "narrow a search: " + " ".join(op.syntax for op in FILTERS) + " (e.g. since:7d)",
+    ),
     (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
     (f"{BOT_NAME} more", "the next results, in the current thread"),
     (BOT_NAME, "papers related to the current thread's first message"),
     (f"{COMMAND} saved", "your reading list"),
     (f"{COMMAND} {FOR_YOU_COMMAND}", "papers like the ones you saved"),
+    (f"{COMMAND} {NEW} [TOPIC]", "the papers the followed feeds announced last"),
     (f"{COMMAND} forget me", "delete your reading list and all the bot keeps about you"),
 )
 _MESSAGE = ("any other text", "a message in #research: an OpenReview link in it gets a preview")
@@ -79,6 +86,7 @@ _GESTURES = (
     (f"{RELATED} TEXT", "the message shortcut Find related papers, on a message saying TEXT"),
     ("home", "your App Home tab: the reading list and the daily-paper channels"),
     (SOURCES, f"{COMMAND} {SOURCES}: the arXiv and OpenReview feeds followed, and their fetches"),
+    (NEW, f"{COMMAND} {NEW}: the papers announced on the last announcement day"),
     ("help", "this text"),
     ("quit", "leave (Ctrl-D works too)"),
 )
@@ -203,8 +211,8 @@ class Shell:
             return self.more()
         if line.lower() == FOR_YOU:
             return self.slash_command(FOR_YOU_COMMAND)
-        if line.lower() == SOURCES:
-            return self.slash_command(SOURCES)
+        if line.lower() in {SOURCES, NEW}:
+            return self.slash_command(line.lower())
         word, _, rest = line.partition(" ")
         verb, rest = word.lower(), rest.strip()
         if verb in _NUMBERED:
@@ -496,7 +504,7 @@ def _meant(word: str, rest: str) -> str | None:
     elif len(arguments) == 2 and ascii_count(arguments[0]) is not None:
         candidates = [REACT]
     elif not arguments:
-        candidates = [MORE, FOR_YOU, "home", SOURCES, "help", "quit"]
+        candidates = [MORE, FOR_YOU, "home", SOURCES, NEW, "help", "quit"]
     else:
         return None
     close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=_TYPO_CUTOFF)

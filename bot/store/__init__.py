@@ -17,6 +17,7 @@ from bot.store.database import UNAVAILABLE, DatabaseUnavailable, first_line
 from bot.store.facade import Store
 from bot.store.records import (
     DAILY,
+    NEW_PAPERS,
     POSTED,
     POSTING,
     RELATED,
@@ -33,6 +34,7 @@ from bot.store.signals import is_reaction_name
 
 __all__ = [
     "DAILY",
+    "NEW_PAPERS",
     "POSTED",
     "POSTING",
     "RELATED",

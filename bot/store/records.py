@@ -9,9 +9,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-SEARCH, RELATED = "search", "related"
-"""Kinds of remembered search: a query typed in the query language, or free text (a message
-or a thread's first message) to find related papers for."""
+# The sources a feed's paper comes from (``ingested_papers.source``), as papers name them.
+from bot.papers.paper import ARXIV_SOURCE as ARXIV_SOURCE
+from bot.papers.paper import OPENREVIEW_SOURCE as OPENREVIEW_SOURCE
+
+SEARCH, RELATED, NEW_PAPERS = "search", "related", "new"
+"""Kinds of remembered search: a query typed in the query language, free text (a message or
+a thread's first message) to find related papers for, or a ``/paper new`` list (its day,
+topic and whose engagement ranks it, as ``bot.answers.new`` writes them)."""
 
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
 """States of a digest claim, in the order it goes through them."""
@@ -41,7 +46,7 @@ class SubscriptionRecord:
 
 class Remembered(NamedTuple):
     query: str
-    kind: str  # SEARCH or RELATED
+    kind: str  # SEARCH, RELATED or NEW_PAPERS
 
 
 class ThreadSearch(NamedTuple):
@@ -113,9 +118,6 @@ class PaperEngagement(NamedTuple):
     sharers: int
     reactors: int
 
-
-ARXIV_SOURCE, OPENREVIEW_SOURCE = "arxiv", "openreview"
-"""The sources a feed's paper comes from (``ingested_papers.source``)."""
 
 ACCEPTED, REJECTED, WITHDRAWN, UNDER_REVIEW = "accepted", "rejected", "withdrawn", "under review"
 """An OpenReview submission's decision, as its ``content.venueid`` says."""
