@@ -1,6 +1,6 @@
 """The digest's ``/paper`` commands: ``subscribe``, ``unsubscribe``, ``subscriptions`` and
-``today``, each answered with a private message, for the paper of the day and the weekly
-digest."""
+``today``, each answered with a private message, for the paper of the day, the weekly digest
+and (but ``today``) the new papers post."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bot.clock import Clock
-from bot.digest.channels import ChannelSubscription, Subscriptions
+from bot.digest.channels import KINDS, ChannelSubscription, Subscriptions
 from bot.digest.command import Outcome, parse_subscribe_args, resolve
 from bot.digest.drafts import Drafts
+from bot.digest.new_papers import NewPapers
 from bot.digest.rotation import Rotation
 from bot.digest.subscriptions import Schedule, SubscriptionError, parse_zone
 from bot.render import digest as render
+from bot.render import new_papers as render_new
 from bot.render import weekly as render_weekly
 from bot.render.message import Message
-from bot.store import DAILY, POSTED, WEEKLY, Store
+from bot.store import DAILY, NEW_PAPERS, POSTED, WEEKLY, Store
 
 DIRECT_MESSAGE_PREFIX = "D"
 """Conversation ids of direct messages: ``/paper`` works there, but between two people the
@@ -29,15 +31,20 @@ class DigestReplies:
         subscriptions: Subscriptions,
         rotation: Rotation,
         drafts: Drafts,
+        new_papers: NewPapers,
         store: Store,
         clock: Clock,
         pending_retry: Callable[[str, str], datetime | None],
+        *,
+        follows_feeds: bool,
     ) -> None:
         """``pending_retry`` says when a channel's failed post of a kind is tried again, if
-        it is."""
+        it is; ``follows_feeds`` whether any feed brings new papers."""
         self._subscriptions = subscriptions
         self._rotation = rotation
         self._drafts = drafts
+        self._new_papers = new_papers
+        self._follows_feeds = follows_feeds
         self._store = store
         self._clock = clock
         self._pending_retry = pending_retry
@@ -51,15 +58,22 @@ class DigestReplies:
             return render.subscription_error_message(error.problem)
         kind = request.kind
         current = self._subscriptions.latest(channel_id, kind)
-        other = self._subscriptions.of(channel_id, DAILY if kind == WEEKLY else WEEKLY)
+        other = next(
+            (
+                sub
+                for other_kind in KINDS
+                if other_kind != kind and (sub := self._subscriptions.of(channel_id, other_kind))
+            ),
+            None,
+        )
         outcome = resolve(
             request,
             None if current is None else (current.schedule, current.topic),
             None if other is None else other.schedule,
             parse_zone(self._subscriptions.default_zone),
         )
-        pool = self._rotation.pool(outcome.topic)
-        if not pool:
+        pool = [] if kind == NEW_PAPERS else self._rotation.pool(outcome.topic)
+        if kind != NEW_PAPERS and not pool:
             return render.no_papers_for_topic_message(outcome.topic or "")
         status = self._status(channel_id, kind, current, outcome)
         schedule = outcome.schedule
@@ -71,11 +85,21 @@ class DigestReplies:
             [(change.part, change.before, change.after) for change in outcome.changed],
             [(change.part, change.before, change.after) for change in outcome.kept],
             inherited=outcome.inherited,
-            inherited_from=DAILY if kind == WEEKLY else WEEKLY,
+            inherited_from=other.kind if other is not None else DAILY,
             zone_word=request.zone_word,
             zone=schedule.zone_name,
         )
         next_post = self._next_post_text(channel_id, kind, schedule)
+        if kind == NEW_PAPERS:
+            return render_new.subscribed_new_message(
+                schedule.describe(),
+                outcome.topic,
+                next_post,
+                status=status,
+                notes=notes,
+                follows_feeds=self._follows_feeds,
+                matching=self._new_papers.matching(outcome.topic) if outcome.topic else None,
+            )
         if kind == WEEKLY:
             return render_weekly.subscribed_weekly_message(
                 schedule.describe(), outcome.topic, next_post, status=status, notes=notes
@@ -102,7 +126,7 @@ class DigestReplies:
         uninstalling the app deletes it like any other row of the workspace."""
         previous = self._subscriptions.of(channel_id, kind)
         if previous is None:
-            return render.unsubscribed_message(False, weekly=kind == WEEKLY)
+            return render.unsubscribed_message(False, kind=kind)
         self._subscriptions.save(
             channel_id,
             previous.schedule,
@@ -113,12 +137,13 @@ class DigestReplies:
             kind=kind,
         )
         self._subscriptions.changed(channel_id)
-        return render.unsubscribed_message(True, weekly=kind == WEEKLY)
+        return render.unsubscribed_message(True, kind=kind)
 
     def subscriptions(self, channel_id: str) -> Message:
         sub = self._subscriptions.of(channel_id)
         weekly = self._subscriptions.of(channel_id, WEEKLY)
-        if sub is None and weekly is None:
+        new = self._subscriptions.of(channel_id, NEW_PAPERS)
+        if sub is None and weekly is None and new is None:
             return self._not_subscribed(channel_id)
         weekly_lines = (
             []
@@ -130,8 +155,20 @@ class DigestReplies:
                 next_post=self._next_post_text(channel_id, WEEKLY, weekly.schedule),
             )
         )
+        new_lines = (
+            []
+            if new is None
+            else render_new.subscription_lines(
+                new.schedule.describe(),
+                new.topic,
+                paused_reason=new.paused_reason,
+                next_post=self._next_post_text(channel_id, NEW_PAPERS, new.schedule),
+            )
+        )
         if sub is None:
-            return render.subscriptions_message(None, None, weekly=weekly_lines)
+            return render.subscriptions_message(
+                None, None, weekly=weekly_lines, new=new_lines, follows_feeds=self._follows_feeds
+            )
         return render.subscriptions_message(
             sub.schedule.describe(),
             sub.topic,
@@ -140,6 +177,8 @@ class DigestReplies:
             next_post=self._next_post_text(channel_id, DAILY, sub.schedule),
             engaged_papers=self._rotation.shaped_by(channel_id),
             weekly=weekly_lines,
+            new=new_lines,
+            follows_feeds=self._follows_feeds,
         )
 
     def today(self, channel_id: str, kind: str = DAILY) -> Message:
@@ -217,8 +256,14 @@ class DigestReplies:
     def _next_post_text(self, channel: str, kind: str, schedule: Schedule) -> str:
         now = self._clock()
         day = schedule.local_date(now)
-        claim = self._store.digest_claim(channel, day, kind=kind)
-        posting_now = schedule.due(now) and (claim is None or claim.state != POSTED)
+        if kind == NEW_PAPERS:  # claimed by announcement day: posting now if one is unposted
+            announced = self._new_papers.latest_day(day)
+            claim = self._store.digest_claim(channel, announced, kind=kind) if announced else None
+            unposted = announced is not None and (claim is None or claim.state != POSTED)
+        else:
+            claim = self._store.digest_claim(channel, day, kind=kind)
+            unposted = claim is None or claim.state != POSTED
+        posting_now = schedule.due(now) and unposted
         retry_at = self._pending_retry(channel, kind) if posting_now else None
         if retry_at is not None and schedule.local_date(retry_at) != day:
             retry_at = None

@@ -17,6 +17,8 @@ from bot.store.database import UNAVAILABLE, DatabaseUnavailable, first_line
 from bot.store.facade import Store
 from bot.store.records import (
     DAILY,
+    FEED_SOURCES,
+    NEW_PAPERS,
     POSTED,
     POSTING,
     RELATED,
@@ -33,6 +35,8 @@ from bot.store.signals import is_reaction_name
 
 __all__ = [
     "DAILY",
+    "FEED_SOURCES",
+    "NEW_PAPERS",
     "POSTED",
     "POSTING",
     "RELATED",

@@ -16,9 +16,10 @@ or a thread's first message) to find related papers for."""
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
 """States of a digest claim, in the order it goes through them."""
 
-DAILY, WEEKLY = "daily", "weekly"
-"""Kinds of digest a channel subscribes to: the paper of the day (claimed per local date)
-and the weekly team digest (claimed per ISO week)."""
+DAILY, WEEKLY, NEW_PAPERS = "daily", "weekly", "new"
+"""Kinds of digest a channel subscribes to: the paper of the day (claimed per local date),
+the weekly team digest (claimed per ISO week) and the new papers post (claimed per
+announcement day: the day the papers it shows were announced, not the day it is posted)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,9 @@ class PaperEngagement(NamedTuple):
 
 ARXIV_SOURCE, OPENREVIEW_SOURCE = "arxiv", "openreview"
 """The sources a feed's paper comes from (``ingested_papers.source``)."""
+FEED_SOURCES = frozenset((ARXIV_SOURCE, OPENREVIEW_SOURCE))
+"""A paper whose ``source`` is one of these came from a feed, any other from the shipped
+corpus (``Paper.source`` names its file)."""
 
 ACCEPTED, REJECTED, WITHDRAWN, UNDER_REVIEW = "accepted", "rejected", "withdrawn", "under review"
 """An OpenReview submission's decision, as its ``content.venueid`` says."""

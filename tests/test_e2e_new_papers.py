@@ -1,0 +1,208 @@
+"""A channel follows new papers, end to end: ``/paper subscribe new`` over HTTP through the real
+app, papers announced by the loopback arXiv fake and ingested into the app's database, the
+bot's index following the store, and two digest "processes" (two stores on that database)
+posting through the fake Slack on a frozen clock moved by the test.
+
+A paper announced on Monday is in Tuesday morning's post, once, whichever process runs and
+however often; a ``replace`` of a posted paper is never posted again; the weekend posts
+nothing and says so in the log; a process that dies after posting leaves no second post; and
+``/paper subscriptions`` lists the new papers beside the paper of the day and the weekly
+digest, and ``/paper unsubscribe new`` stops them."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+import time_machine
+from digest_probes import ProbedDigestService
+from feed_fakes import FeedFake, paper, running
+from feed_harness import HashEmbedder, SteppedClock, feed_settings, ingester
+from slack_harness import BOT_TOKEN, LiveBot, all_text
+from test_e2e_weekly import at, posted
+
+from bot.digest.posting import LEASE
+from bot.feeds.following import Follower
+from bot.settings import Settings
+from bot.shell.fake_slack import RESPONSE_URL
+from bot.slack.client import make_web_client
+from bot.store import NEW_PAPERS, WEEKLY, Store
+
+MONDAY = date(2025, 1, 6)
+FEED = "arxiv:cs.LG"
+
+
+class Feeds:
+    """arXiv's fake and an ingester writing into the bot's database, and the follower that
+    brings what it stored into the bot's index."""
+
+    def __init__(self, bot: LiveBot, fake: FeedFake) -> None:
+        self.fake = fake
+        self.clock = SteppedClock(datetime(2025, 1, 6, 5, 30, tzinfo=UTC))
+        self.store = Store(bot.settings.database_url, self.clock)
+        self.settings = feed_settings(fake, FEED, bot.settings.database_url)
+        self.store.record_feed(FEED, watermark=(MONDAY - timedelta(days=1)).isoformat())
+        self.follower = Follower(bot.services.library, bot.services.store, 3600)
+
+    def announce(self, day: date, *papers) -> None:
+        """arXiv announces ``papers`` on ``day``; the ingest stores them, the bot follows."""
+        self.clock.now = datetime(day.year, day.month, day.day, 5, 30, tzinfo=UTC)
+        self.fake.announcement_day = day
+        self.fake.announced = list(papers)
+        run = ingester(self.store, self.settings, self.clock, HashEmbedder()).run_arxiv(
+            day.isoformat(), day
+        )
+        assert run.error is None, run.error
+        self.follower.tick()
+
+
+@pytest.fixture
+def traveller() -> Iterator[time_machine.Coordinates]:
+    with time_machine.travel(at(MONDAY, 8), tick=False) as coordinates:
+        yield coordinates
+
+
+@pytest.fixture
+def feeds(bot: LiveBot) -> Iterator[Feeds]:
+    with running(FeedFake(clock=lambda: datetime.now(UTC))) as fake:
+        made = Feeds(bot, fake)
+        yield made
+        made.store.close()
+
+
+@pytest.fixture
+def processes(bot: LiveBot, traveller) -> Iterator[list[ProbedDigestService]]:
+    stores = [Store(bot.settings.database_url) for _ in range(2)]
+    yield [
+        ProbedDigestService(
+            store,
+            bot.services.index,
+            make_web_client(BOT_TOKEN, bot.recorder.base_url),
+            Settings(),
+            sleep=lambda _seconds: None,
+        )
+        for store in stores
+    ]
+    for store in stores:
+        store.close()
+
+
+def answer(bot: LiveBot, text: str) -> str:
+    before = len(bot.recorder.calls_to(RESPONSE_URL))
+    assert bot.slash(text).status == 200
+    return all_text(bot.recorder.wait_for(RESPONSE_URL, before + 1)[before].blocks)
+
+
+def serve(processes: list[ProbedDigestService], channel: str) -> list[str]:
+    return sorted(service.serve(channel, kind=NEW_PAPERS).status for service in processes)
+
+
+def shown(call) -> list[str]:
+    return call.args["metadata"]["event_payload"]["papers"].split()
+
+
+def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
+    bot: LiveBot, feeds: Feeds, processes, traveller, caplog
+) -> None:
+    channel = bot.workspace.channel_id
+    reply = answer(bot, "subscribe new 9:00 Europe/Berlin")
+    assert "Subscribed" in reply and "on days with new papers" in reply
+    feeds.announce(MONDAY, *(paper(number) for number in range(1, 8)))
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))  # Tuesday morning
+    assert serve(processes, channel) == ["already_posted", "posted"]
+    assert serve(processes, channel) == ["already_posted", "already_posted"]
+    [tuesday] = posted(bot, channel, NEW_PAPERS)
+    first = shown(tuesday)
+    assert len(first) == 5 and all(paper_id.startswith("arxiv:2501.0000") for paper_id in first)
+    blocks = json.dumps(tuesday.args["blocks"])
+    assert "Monday 6 January 2025" in blocks and "The 5 best of 7 new papers" in blocks
+    for paper_id in first:
+        assert bot.services.index.get(paper_id).title[:30] in blocks
+
+    wednesday = MONDAY + timedelta(days=2)
+    replaced = first[0].removeprefix("arxiv:2501.")
+    feeds.announce(
+        wednesday,
+        paper(int(replaced), version=2, announce="replace", abstract="A better abstract."),
+        paper(8),
+    )
+    traveller.move_to(at(wednesday + timedelta(days=1), 9, 5))  # Thursday
+    assert serve(processes, channel) == ["already_posted", "posted"]
+    thursday = shown(posted(bot, channel, NEW_PAPERS)[1])
+    assert first[0] not in thursday, "a replace of a posted paper is not new again"
+    assert "arxiv:2501.00008" in thursday
+    assert not set(thursday) & set(first)
+    assert set(thursday) <= {f"arxiv:2501.{number:05d}" for number in (6, 7, 8)}
+
+    caplog.set_level(logging.INFO, logger="bot.digest.service")
+    for offset in (4, 5):  # Friday (nothing announced since Wednesday) and Saturday
+        traveller.move_to(at(MONDAY + timedelta(days=offset), 9, 5))
+        assert serve(processes, channel) == ["no_papers", "no_papers"]
+    assert len(posted(bot, channel, NEW_PAPERS)) == 2
+    assert "nothing announced since 2025-01-08" in caplog.text
+
+
+def test_a_process_that_died_after_posting_leaves_one_post(
+    bot: LiveBot, feeds: Feeds, processes, traveller
+) -> None:
+    channel = bot.workspace.channel_id
+    answer(bot, "subscribe new 9:00 Europe/Berlin")
+    feeds.announce(MONDAY, paper(1), paper(2))
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
+    dying, other = processes
+
+    def crash(*_args, **_kwargs):
+        raise SystemExit("killed between the post and its record")
+
+    dying._store.record_post = crash
+    with pytest.raises(SystemExit):
+        dying.serve(channel, kind=NEW_PAPERS)
+    assert len(posted(bot, channel, NEW_PAPERS)) == 1
+    assert other.serve(channel, kind=NEW_PAPERS).status == "busy"
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5) + LEASE + timedelta(seconds=1))
+    assert other.serve(channel, kind=NEW_PAPERS).status == "recovered"
+    assert other.serve(channel, kind=NEW_PAPERS).status == "already_posted"
+    assert len(posted(bot, channel, NEW_PAPERS)) == 1
+    assert other._store.ever_seen(channel, ["arxiv:2501.00001", "arxiv:2501.00002"]) == {
+        "arxiv:2501.00001",
+        "arxiv:2501.00002",
+    }
+
+
+def test_the_weekly_digest_shows_the_weeks_new_papers_the_channel_was_not_shown(
+    bot: LiveBot, feeds: Feeds, processes, traveller
+) -> None:
+    channel = bot.workspace.channel_id
+    answer(bot, "subscribe new 9:00 Europe/Berlin")
+    answer(bot, "subscribe weekly friday 9:30 Europe/Berlin")
+    feeds.announce(MONDAY, *(paper(number) for number in range(1, 9)))
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
+    processes[0].serve(channel, kind=NEW_PAPERS)
+    daily = set(shown(posted(bot, channel, NEW_PAPERS)[0]))
+    traveller.move_to(at(MONDAY + timedelta(days=4), 9, 35))
+    assert processes[0].serve(channel, kind=WEEKLY).status == "posted"
+    [weekly] = posted(bot, channel, WEEKLY)
+    blocks = json.dumps(weekly.args["blocks"])
+    new_part = blocks.split("*New papers*")[1]
+    rest = {f"arxiv:2501.{number:05d}" for number in range(1, 9)} - daily
+    assert set(shown(weekly)) & rest == rest  # the three the new papers post did not show
+    for paper_id in rest:
+        assert bot.services.index.get(paper_id).title[:30] in new_part
+    assert not set(shown(weekly)) & daily
+
+
+def test_subscriptions_list_the_new_papers_and_unsubscribe_new_stops_them(bot: LiveBot) -> None:
+    answer(bot, "subscribe 9:00 Europe/Berlin")
+    reply = answer(bot, "subscribe new 8:30 graph neural networks")
+    assert "Same time and time zone" not in reply  # the time was typed
+    assert "Europe/Berlin" in reply  # the zone came from the paper of the day
+    listing = answer(bot, "subscriptions")
+    assert "Paper of the day:" in listing
+    assert "*New papers:* 08:30 Europe/Berlin, on days with new papers" in listing
+    assert "“graph neural networks”" in listing
+    assert "Unsubscribed: no more new papers post here" in answer(bot, "unsubscribe new")
+    assert "*New papers:*" not in answer(bot, "subscriptions")
+    assert "`/paper unsubscribe new` the new papers post" in answer(bot, "unsubscribe nwe")
