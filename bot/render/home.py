@@ -42,8 +42,7 @@ HOW_TO = (
     "• On any message, *More actions → Find related papers* shows related papers to you alone.\n"
     "• Paste an OpenReview link and I show a preview of the paper.\n"
     "• `/paper subscribe 9:00 Europe/Berlin` brings a paper of the day to a channel, "
-    "`/paper subscribe weekly monday 9am` a weekly team digest, `/paper subscribe new 9am "
-    "TOPIC` the best new papers each day papers are announced."
+    "`/paper subscribe weekly monday 9am` a weekly team digest."
 )
 
 
