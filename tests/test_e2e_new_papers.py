@@ -26,6 +26,7 @@ from test_e2e_weekly import at, posted
 
 from bot.digest.posting import LEASE
 from bot.feeds.following import Follower
+from bot.render import papers as render_papers
 from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL
 from bot.slack.client import make_web_client
@@ -127,15 +128,17 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     feeds.announce(
         wednesday,
         paper(int(replaced), version=2, announce="replace", abstract="A better abstract."),
+        paper(6, version=2, announce="replace"),  # Monday's, never posted: not new either
         paper(8),
     )
     traveller.move_to(at(wednesday + timedelta(days=1), 9, 5))  # Thursday
     assert serve(processes, channel) == ["already_posted", "posted"]
     thursday = shown(posted(bot, channel, NEW_PAPERS)[1])
     assert first[0] not in thursday, "a replace of a posted paper is not new again"
-    assert "arxiv:2501.00008" in thursday
-    assert not set(thursday) & set(first)
-    assert set(thursday) <= {f"arxiv:2501.{number:05d}" for number in (6, 7, 8)}
+    assert thursday == ["arxiv:2501.00008"], "Wednesday's one new paper, no replace"
+    assert "1 new paper announced on Wednesday 8 January 2025" in json.dumps(
+        posted(bot, channel, NEW_PAPERS)[1].args["blocks"]
+    )
 
     caplog.set_level(logging.INFO, logger="bot.digest.service")
     for offset in (4, 5):  # Friday (nothing announced since Wednesday) and Saturday
@@ -206,3 +209,46 @@ def test_subscriptions_list_the_new_papers_and_unsubscribe_new_stops_them(bot: L
     assert "Unsubscribed: no more new papers post here" in answer(bot, "unsubscribe new")
     assert "*New papers:*" not in answer(bot, "subscriptions")
     assert "`/paper unsubscribe new` the new papers post" in answer(bot, "unsubscribe nwe")
+
+
+def test_the_post_keeps_to_the_topic_and_puts_papers_like_the_channel_s_shares_first(
+    bot: LiveBot, feeds: Feeds, processes, traveller
+) -> None:
+    """A paper shared in the channel with the Share button is never posted, and the new
+    papers most like it come first among those about the topic."""
+    channel = bot.workspace.channel_id
+    feeds.announce(MONDAY, *(paper(number) for number in range(1, 40)))
+    index = bot.services.index
+    about = [hit.id for hit in index.results("attention") if hit.id.startswith("arxiv:")]
+    assert len(about) > 6
+
+    def nearest(shared: str) -> str:
+        return next(
+            hit.paper.id
+            for hit in index.similar(shared, limit=20).hits
+            if hit.paper.id in about and hit.paper.id != shared
+        )
+
+    shared = next(paper_id for paper_id in about[1:] if nearest(paper_id) != about[0])
+    answer(bot, "subscribe new 9:00 Europe/Berlin attention")
+    bot.slash(index.get(shared).title)
+    bot.drain()
+    page = bot.recorder.calls_to(RESPONSE_URL)[-1].blocks
+    shares = [
+        element["value"]
+        for block in page
+        if block["type"] == "actions"
+        for element in block["elements"]
+        if element["action_id"] == render_papers.ACTION_SHARE
+    ]
+    bot.click(page, render_papers.ACTION_SHARE, index=shares.index(shared))
+    bot.drain()
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
+    assert processes[0].serve(channel, kind=NEW_PAPERS).status == "posted"
+    [post] = posted(bot, channel, NEW_PAPERS)
+    papers = shown(post)
+    assert shared not in papers and set(papers) <= set(about)
+    assert papers[0] == nearest(shared) != about[0]
+    blocks = json.dumps(post.args["blocks"], ensure_ascii=False)
+    assert f"of {len(about) - 1} new papers" in blocks and "on “attention”" in blocks
+    assert "Papers like those shared and reacted to here come first" in blocks

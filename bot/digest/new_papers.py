@@ -43,8 +43,8 @@ CATCH_UP_DAYS = 7
 @dataclass(frozen=True)
 class NewPick:
     """The new papers chosen for a channel, how many new papers it had not seen matched
-    (its topic, if any), the days they were announced on, and whether the channel's
-    reactions and shares ordered them."""
+    (its topic, if any), the first and last days those were announced on, and whether the
+    channel's reactions and shares ordered them."""
 
     papers: list[Paper]
     matching: int
@@ -102,7 +102,8 @@ class NewPapers:
             unseen = [paper for paper in self._index.results(topic) if paper.id in wanted]
         interest = self._store.channel_interest(channel)
         ranked = self._rotation.by_interest(unseen, interest)
-        return NewPick(ranked[:count], len(ranked), first, last, bool(interest))
+        announced = min((paper.announced for paper in ranked if paper.announced), default=last)
+        return NewPick(ranked[:count], len(ranked), announced, last, bool(interest))
 
 
 def _fed(papers: tuple[Paper, ...] | list[Paper]) -> list[Paper]:
