@@ -143,7 +143,7 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     caplog.set_level(logging.INFO, logger="bot.digest.service")
     for offset in (4, 5):  # Friday (nothing announced since Wednesday) and Saturday
         traveller.move_to(at(MONDAY + timedelta(days=offset), 9, 5))
-        assert serve(processes, channel) == ["no_papers", "no_papers"]
+        assert serve(processes, channel) == ["nothing_new", "nothing_new"]
     assert len(posted(bot, channel, NEW_PAPERS)) == 2
     assert "nothing announced since 2025-01-08" in caplog.text
 

@@ -65,6 +65,7 @@ Status = Literal[
     "failed",
     "paused",
     "no_papers",
+    "nothing_new",
     "not_subscribed",
     "dry_run",
 ]

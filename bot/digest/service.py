@@ -273,4 +273,4 @@ class DigestService:
         """A day without a new papers post (a weekend, a holiday, nothing on the topic):
         logged, and nothing is claimed, so a later run the same day posts what came since."""
         log.info("no new papers post in %s on %s: %s", channel, local, why)
-        return DigestOutcome(channel, local, "no_papers", why)
+        return DigestOutcome(channel, local, "nothing_new", why)

@@ -162,12 +162,12 @@ digest_claims = Table(
     Column("team_id", String(64), index=True),
 )
 """At most one post per (channel, kind, period): the primary key is the guarantee. The period
-is the local date for the paper of the day, the ISO week (``2025-W13``) for the weekly
-digest and the announcement day of its papers for the new papers post; ``local_date`` is the
-day the post is for each way (a new papers claim's paper is its first, its counts 0). A weekly claim's paper is the
-digest's first, its ``round`` the channel's round its picks were drawn from (the next one
-when they started it) and its ``position`` and ``pool_size`` 0; a paper of the day found in
-the channel from a version that did not write its place has 0 for both too (not known).
+is the local date for the paper of the day, the ISO week (``2025-W13``) for the weekly digest
+and the announcement day of its papers for the new papers post; ``local_date`` is the day the
+post is for each way. A weekly or new papers claim's paper is the post's first, its
+``position`` and ``pool_size`` 0, and a weekly claim's ``round`` the channel's round its picks
+were drawn from (the next one when they started it); a paper of the day found in the channel
+from a version that did not write its place has 0 for both too (not known).
 
 ``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
 the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
