@@ -18,18 +18,15 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 import time_machine
-from digest_probes import ProbedDigestService
 from feed_fakes import FeedFake, paper, running
 from feed_harness import HashEmbedder, SteppedClock, feed_settings, ingester
-from slack_harness import BOT_TOKEN, LiveBot, all_text
-from test_e2e_weekly import at, posted
+from slack_harness import LiveBot, all_text
+from test_e2e_weekly import at, posted, processes  # noqa: F401  (two digest processes)
 
 from bot.digest.posting import LEASE
 from bot.feeds.following import Follower
 from bot.render import papers as render_papers
-from bot.settings import Settings
 from bot.shell.fake_slack import RESPONSE_URL
-from bot.slack.client import make_web_client
 from bot.store import NEW_PAPERS, WEEKLY, Store
 
 MONDAY = date(2025, 1, 6)
@@ -74,31 +71,14 @@ def feeds(bot: LiveBot) -> Iterator[Feeds]:
         made.store.close()
 
 
-@pytest.fixture
-def processes(bot: LiveBot, traveller) -> Iterator[list[ProbedDigestService]]:
-    stores = [Store(bot.settings.database_url) for _ in range(2)]
-    yield [
-        ProbedDigestService(
-            store,
-            bot.services.index,
-            make_web_client(BOT_TOKEN, bot.recorder.base_url),
-            Settings(),
-            sleep=lambda _seconds: None,
-        )
-        for store in stores
-    ]
-    for store in stores:
-        store.close()
-
-
 def answer(bot: LiveBot, text: str) -> str:
     before = len(bot.recorder.calls_to(RESPONSE_URL))
     assert bot.slash(text).status == 200
     return all_text(bot.recorder.wait_for(RESPONSE_URL, before + 1)[before].blocks)
 
 
-def serve(processes: list[ProbedDigestService], channel: str) -> list[str]:
-    return sorted(service.serve(channel, kind=NEW_PAPERS).status for service in processes)
+def serve(services: list, channel: str) -> list[str]:
+    return sorted(service.serve(channel, kind=NEW_PAPERS).status for service in services)
 
 
 def shown(call) -> list[str]:
@@ -106,7 +86,11 @@ def shown(call) -> list[str]:
 
 
 def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
-    bot: LiveBot, feeds: Feeds, processes, traveller, caplog
+    bot: LiveBot,
+    feeds: Feeds,
+    processes,  # noqa: F811 (the fixture imported above)
+    traveller,
+    caplog,
 ) -> None:
     channel = bot.workspace.channel_id
     reply = answer(bot, "subscribe new 9:00 Europe/Berlin")
@@ -149,7 +133,10 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
 
 
 def test_a_process_that_died_after_posting_leaves_one_post(
-    bot: LiveBot, feeds: Feeds, processes, traveller
+    bot: LiveBot,
+    feeds: Feeds,
+    processes,  # noqa: F811 (the fixture imported above)
+    traveller,
 ) -> None:
     channel = bot.workspace.channel_id
     answer(bot, "subscribe new 9:00 Europe/Berlin")
@@ -176,7 +163,10 @@ def test_a_process_that_died_after_posting_leaves_one_post(
 
 
 def test_the_weekly_digest_shows_the_weeks_new_papers_the_channel_was_not_shown(
-    bot: LiveBot, feeds: Feeds, processes, traveller
+    bot: LiveBot,
+    feeds: Feeds,
+    processes,  # noqa: F811 (the fixture imported above)
+    traveller,
 ) -> None:
     channel = bot.workspace.channel_id
     answer(bot, "subscribe new 9:00 Europe/Berlin")
@@ -212,7 +202,10 @@ def test_subscriptions_list_the_new_papers_and_unsubscribe_new_stops_them(bot: L
 
 
 def test_the_post_keeps_to_the_topic_and_puts_papers_like_the_channel_s_shares_first(
-    bot: LiveBot, feeds: Feeds, processes, traveller
+    bot: LiveBot,
+    feeds: Feeds,
+    processes,  # noqa: F811 (the fixture imported above)
+    traveller,
 ) -> None:
     """A paper shared in the channel with the Share button is never posted, and the new
     papers most like it come first among those about the topic."""

@@ -145,26 +145,8 @@ class DigestReplies:
         new = self._subscriptions.of(channel_id, NEW_PAPERS)
         if sub is None and weekly is None and new is None:
             return self._not_subscribed(channel_id)
-        weekly_lines = (
-            []
-            if weekly is None
-            else render_weekly.subscription_lines(
-                weekly.schedule.describe(),
-                weekly.topic,
-                paused_reason=weekly.paused_reason,
-                next_post=self._next_post_text(channel_id, WEEKLY, weekly.schedule),
-            )
-        )
-        new_lines = (
-            []
-            if new is None
-            else render_new.subscription_lines(
-                new.schedule.describe(),
-                new.topic,
-                paused_reason=new.paused_reason,
-                next_post=self._next_post_text(channel_id, NEW_PAPERS, new.schedule),
-            )
-        )
+        weekly_lines = self._lines(weekly, render_weekly.subscription_lines)
+        new_lines = self._lines(new, render_new.subscription_lines)
         if sub is None:
             return render.subscriptions_message(
                 None, None, weekly=weekly_lines, new=new_lines, follows_feeds=self._follows_feeds
@@ -179,6 +161,17 @@ class DigestReplies:
             weekly=weekly_lines,
             new=new_lines,
             follows_feeds=self._follows_feeds,
+        )
+
+    def _lines(self, sub: ChannelSubscription | None, lines: Callable[..., list[str]]) -> list[str]:
+        """A weekly digest's or new papers' lines in ``/paper subscriptions`` (none without)."""
+        if sub is None:
+            return []
+        return lines(
+            sub.schedule.describe(),
+            sub.topic,
+            paused_reason=sub.paused_reason,
+            next_post=self._next_post_text(sub.channel, sub.kind, sub.schedule),
         )
 
     def today(self, channel_id: str, kind: str = DAILY) -> Message:

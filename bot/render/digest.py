@@ -8,6 +8,7 @@ are user-typed and are escaped before they are echoed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -312,6 +313,41 @@ def subscriptions_message(
     elif next_post:
         lines.append(f"*Next paper:* {next_post}")
     return _by_kind(lines, weekly, new, feeds)
+
+
+@dataclass(frozen=True)
+class KindWords:
+    """How ``/paper subscriptions`` names one more kind (the weekly digest, new papers): its
+    topic's label, its pause's, the command that resumes it and its next post's label."""
+
+    topic: str
+    paused: str
+    again: str
+    next: str
+
+
+def kind_lines(
+    heading: str,
+    topic: str | None,
+    words: KindWords,
+    *,
+    paused_reason: str | None,
+    next_post: str,
+) -> list[str]:
+    """One more kind's lines in ``/paper subscriptions``: ``heading``, its topic, then its
+    pause and the way back, or when it comes next."""
+    lines = [heading]
+    if topic:
+        lines.append(f"*{words.topic}:* {quoted(topic)}")
+    if paused_reason:
+        lines.append(
+            f":double_vertical_bar: *{words.paused}:* I can't post here "
+            f"(`{escape_mrkdwn(paused_reason)}`). Invite me back with `/invite @paperbot`, then "
+            f"run `{words.again}` again."
+        )
+    else:
+        lines.append(f"*{words.next}:* {next_post}")
+    return lines
 
 
 def _by_kind(*kinds: Sequence[str]) -> Message:

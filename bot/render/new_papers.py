@@ -12,7 +12,7 @@ from datetime import date
 
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
-from bot.render.digest import long_date, subscribe_verb
+from bot.render.digest import KindWords, kind_lines, long_date, subscribe_verb
 from bot.render.message import Message
 from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
@@ -107,19 +107,19 @@ def subscribed_new_message(
     return notice_message("\n".join(lines))
 
 
+NEW_WORDS = KindWords(
+    "New papers on", "New papers paused", "/paper subscribe new", "Next look for new papers"
+)
+
+
 def subscription_lines(
     description: str, topic: str | None, *, paused_reason: str | None, next_post: str
 ) -> list[str]:
     """The new papers post's lines in ``/paper subscriptions``."""
-    lines = [f"*New papers:* {description}, up to 5 a post, each paper once"]
-    if topic:
-        lines.append(f"*New papers on:* {quoted(topic)}")
-    if paused_reason:
-        lines.append(
-            f":double_vertical_bar: *New papers paused:* I can't post here "
-            f"(`{escape_mrkdwn(paused_reason)}`). Invite me back with `/invite @paperbot`, then "
-            "run `/paper subscribe new` again."
-        )
-    else:
-        lines.append(f"*Next look for new papers:* {next_post}")
-    return lines
+    return kind_lines(
+        f"*New papers:* {description}, up to 5 a post, each paper once",
+        topic,
+        NEW_WORDS,
+        paused_reason=paused_reason,
+        next_post=next_post,
+    )

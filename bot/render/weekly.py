@@ -13,9 +13,9 @@ from datetime import date
 
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
-from bot.render.digest import NEW, long_date, subscribe_verb
+from bot.render.digest import NEW, KindWords, kind_lines, long_date, subscribe_verb
 from bot.render.message import Message
-from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
+from bot.render.mrkdwn import notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_buttons, title_mrkdwn
 
 FEWEST_PEOPLE_SHOWN = 2
@@ -142,22 +142,22 @@ def subscribed_weekly_message(
     )
 
 
+WEEKLY_WORDS = KindWords(
+    "Weekly picks on", "Weekly digest paused", "/paper subscribe weekly DAY", "Next digest"
+)
+
+
 def subscription_lines(
     description: str, topic: str | None, *, paused_reason: str | None, next_post: str
 ) -> list[str]:
     """The weekly digest's lines in ``/paper subscriptions``."""
-    lines = [f"*Weekly team digest:* {description}"]
-    if topic:
-        lines.append(f"*Weekly picks on:* {quoted(topic)}")
-    if paused_reason:
-        lines.append(
-            f":double_vertical_bar: *Weekly digest paused:* I can't post here "
-            f"(`{escape_mrkdwn(paused_reason)}`). Invite me back with `/invite @paperbot`, then "
-            "run `/paper subscribe weekly DAY` again."
-        )
-    else:
-        lines.append(f"*Next digest:* {next_post}")
-    return lines
+    return kind_lines(
+        f"*Weekly team digest:* {description}",
+        topic,
+        WEEKLY_WORDS,
+        paused_reason=paused_reason,
+        next_post=next_post,
+    )
 
 
 def no_weekly_message() -> Message:
