@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from bot.digest.rotation import Rotation
 from bot.papers.announcements import announced_since, last_announcement_day
 from bot.papers.paper import Paper
-from bot.store import FEED_SOURCES, NEW_PAPERS, Store
+from bot.store import NEW_PAPERS, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
@@ -66,7 +66,7 @@ class NewPapers:
 
     def matching(self, topic: str) -> int:
         """How many of the stored new papers ``topic`` finds."""
-        return sum(1 for paper in self._index.results(topic) if paper.source in FEED_SOURCES)
+        return sum(1 for paper in self._index.results(topic) if paper.from_feed)
 
     def for_post(self, channel: str, topic: str | None, day: date) -> NewPick:
         """The post for announcement day ``day``: the papers announced after the channel's
@@ -107,7 +107,7 @@ class NewPapers:
 
 
 def _fed(papers: tuple[Paper, ...] | list[Paper]) -> list[Paper]:
-    return [paper for paper in papers if paper.source in FEED_SOURCES]
+    return [paper for paper in papers if paper.from_feed]
 
 
 def _announced(paper: Paper) -> tuple[date, str]:

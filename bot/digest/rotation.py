@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.papers.paper import Paper
-from bot.store import FEED_SOURCES, DigestClaim, Store
+from bot.store import DigestClaim, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
@@ -82,7 +82,7 @@ class Rotation:
         papers post and its weekly digest's new papers (``bot.digest.new_papers``), and a
         rotation that grew every day would never come round."""
         papers = self._index.results(topic) if topic else self._index.papers
-        return [paper for paper in papers if paper.source not in FEED_SOURCES]
+        return [paper for paper in papers if not paper.from_feed]
 
     def next(self, channel: str, topic: str | None) -> Pick | None:
         """The channel's next paper: the first of its round's order not yet posted."""

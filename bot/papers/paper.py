@@ -15,6 +15,11 @@ from bot.papers.summary import paper_tldr
 
 ACCEPTED_STATUSES = frozenset({"Oral", "Spotlight", "Poster"})
 """The catalogue's decisions for an accepted paper (others: rejected, withdrawn, …)."""
+ARXIV_SOURCE, OPENREVIEW_SOURCE = "arxiv", "openreview"
+"""The ``source`` of a paper a feed brought (a corpus file's papers name their file)."""
+FEED_SOURCES = (ARXIV_SOURCE, OPENREVIEW_SOURCE)
+CATALOGUE_VENUE = "ICLR 2025"
+"""The conference of every paper the catalogue and the seeds hold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +39,9 @@ class Paper:
 
     The fields after ``tldr`` are known only for a paper a feed brought (arXiv, OpenReview;
     ``bot.feeds``): its arXiv id without version and the version, its venue and decision,
-    when it was announced, published and last updated, and ``pages``, the abstract pages and
-    PDFs of every source that gave it (one paper on arXiv and OpenReview has both).
+    when it was announced, published and last updated, ``pages``, the abstract pages and
+    PDFs of every source that gave it (one paper on arXiv and OpenReview has both), and its
+    arXiv ``categories`` (``cs.LG``), the primary one first.
     """
 
     id: str
@@ -59,6 +65,7 @@ class Paper:
     published: datetime | None = None
     updated: datetime | None = None
     pages: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # An emptied slot makes the first read fall through to ``__getattr__``, which fills
@@ -78,6 +85,11 @@ class Paper:
     @property
     def accepted(self) -> bool:
         return self.status in ACCEPTED_STATUSES
+
+    @property
+    def from_feed(self) -> bool:
+        """Whether a feed brought the paper, rather than a corpus file (the catalogue)."""
+        return self.source in FEED_SOURCES
 
     @property
     def openreview_id(self) -> str | None:

@@ -9,18 +9,28 @@ a word like ``*Jegelka*`` must reach Slack as two stars, not bold.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date
 
+from bot.papers.paper import CATALOGUE_VENUE
 from bot.render.mrkdwn import command_code, escape_mrkdwn, quoted
 from bot.search.results import (
     AUTHOR,
+    BEFORE,
+    CATEGORY,
+    DATE_FILTERS,
     EXCLUSION,
     LIKE,
     PHRASE,
+    SINCE,
+    SOURCE,
+    VENUE,
     Advice,
     AllExcluded,
     AuthorsNamed,
+    BadFilterValue,
     EmptyQuery,
     NearName,
+    NoFilterMatch,
     NoJointPaper,
     NoKnownWords,
     NoPhrase,
@@ -28,6 +38,7 @@ from bot.search.results import (
     NoSuchAuthor,
     NoSuchFullName,
     NothingByAuthor,
+    NothingFiltered,
     OnlyCommonWords,
     OnlyExclusions,
     Reason,
@@ -39,6 +50,7 @@ from bot.search.results import (
     UnknownLike,
     Unmatched,
     Usage,
+    written,
 )
 
 UNMATCHED_NAMED = 3
@@ -130,6 +142,94 @@ def _no_such_author(reason: NoSuchAuthor) -> tuple[str, tuple[str, ...]]:
     return text, (*reason.names, quoted_full)
 
 
+SOURCE_LABELS = {"arxiv": "arXiv", "openreview": "OpenReview"}
+"""How a note names each ``source:`` value."""
+_WHAT_FILTER_TAKES = {
+    SINCE: "a date",
+    BEFORE: "a date",
+    SOURCE: "a source",
+    VENUE: "a venue",
+    CATEGORY: "an arXiv category",
+}
+
+
+FILTER_USES = {
+    SINCE: "papers announced (or published) on that day or later",
+    BEFORE: "papers announced (or published) before that day",
+    SOURCE: "papers from arXiv or from OpenReview",
+    VENUE: "papers of a venue (its words, any case)",
+    CATEGORY: "papers in an arXiv category (cs.LG; cs for all of cs.*)",
+}
+"""What each filter does, as the usage of a filter typed alone and the help say it."""
+
+
+def day_text(day: date) -> str:
+    """``1 Nov 2026``: a day as a note writes it, unmistakable in any locale."""
+    return f"{day.day} {day:%b %Y}"
+
+
+def _bad_filter_value(reason: BadFilterValue) -> tuple[str, tuple[str, ...]]:
+    """A filter's value that means nothing, and the forms it takes."""
+    operator = reason.operator
+    forms = tuple(Command(f"{operator.prefix}{form}") for form in operator.examples)
+    text = f"{{}} is not {_WHAT_FILTER_TAKES[operator]}: write {_places(len(forms), 'or')}."
+    if operator in DATE_FILTERS:
+        text = (
+            f"{{}} is not a date: write a day, a month, days or weeks back, or yesterday "
+            f"({_places(len(forms), 'or')})."
+        )
+    if reason.suggestion is not None:
+        text += " Did you mean {}?"
+        forms = (*forms, Command(f"{operator.prefix}{reason.suggestion}"))
+    return text, (Command(f"{operator.prefix}{reason.typed}"), *forms)
+
+
+def _no_filter_match(reason: NoFilterMatch) -> tuple[str, tuple[str, ...]]:
+    """Why a filter allows no paper: the library's dates, or some values it does have."""
+    one = reason.filter
+    typed = Command(one.query)
+    if one.negated:
+        return "Every paper here is excluded by {}.", (typed,)
+    if isinstance(one.value, date):
+        if reason.newest is None or reason.oldest is None:
+            return (
+                f"No paper here has a date to filter by with {{}}: the {CATALOGUE_VENUE} "
+                "papers have none, only the papers the arXiv and OpenReview feeds bring do.",
+                (typed,),
+            )
+        if one.operator is SINCE:
+            return (
+                f"No paper here is dated {day_text(one.value)} or later (the newest is from "
+                f"{day_text(reason.newest)}).",
+                (),
+            )
+        return (
+            f"No paper here is dated before {day_text(one.value)} (the oldest is from "
+            f"{day_text(reason.oldest)}).",
+            (),
+        )
+    known = reason.known
+    if one.operator is SOURCE:
+        named = " or ".join(SOURCE_LABELS[name] for name in known)
+        elsewhere = f"; they come from {named}" if known else ""
+        return f"No paper here comes from {SOURCE_LABELS[str(one.value)]}{elsewhere}.", ()
+    what = "from a venue called {}" if one.operator is VENUE else "in the arXiv category {}"
+    if not known:
+        if one.operator is CATEGORY:
+            return (
+                "No paper here is in the arXiv category {}: only papers from the arXiv "
+                "feeds have categories.",
+                (one.typed,),
+            )
+        return f"No paper here is {what}.", (one.typed,)
+    examples = tuple(Command(written(one.operator, value)) for value in known)
+    kinds = "venues" if one.operator is VENUE else "categories"
+    return (
+        f"No paper here is {what}; its {kinds} include {_places(len(known), 'and')}.",
+        (one.typed, *examples),
+    )
+
+
 def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
     """A reason's sentence, with one ``{}`` for each of the typed words (or ``Command``s)
     that follow it."""
@@ -172,6 +272,16 @@ def sentence(reason: Reason) -> tuple[str, tuple[str, ...]]:
             )
         case NoPhrase(phrase):
             return "No paper contains the phrase {}; try it without quotes.", (phrase,)
+        case BadFilterValue():
+            return _bad_filter_value(reason)
+        case NoFilterMatch():
+            return _no_filter_match(reason)
+        case NothingFiltered(filters, alone):
+            return (
+                f"No paper passing {_places(len(filters), 'and')} matches the rest of the "
+                "query; {} lists the papers that pass.",
+                (*(Command(one.query) for one in filters), _search(alone)),
+            )
         case AllExcluded(exclusions):
             words = " ".join(f"{EXCLUSION.prefix}{phrase}" for phrase in exclusions)
             return "Every paper that matched was excluded by {}.", (words,)
@@ -209,10 +319,12 @@ def _usage_pieces(usage: Usage) -> list[tuple[str, bool]]:
             (f"{LIKE.prefix}{usage.example}", True),
             (", or click More like this under a result.", False),
         ]
-    pieces = [(operator.syntax, True), (" finds papers by an author, e.g. ", False)]
-    for number, example in enumerate(operator.examples):
+    use = FILTER_USES.get(operator, "papers by an author")
+    pieces = [(operator.syntax, True), (f" finds {use}, e.g. ", False)]
+    examples = operator.examples
+    for number, example in enumerate(examples):
         if number:
-            pieces.append((" or ", False))
+            pieces.append((" or " if number == len(examples) - 1 else ", ", False))
         pieces.append((f"{operator.prefix}{example}", True))
     return [*pieces, (".", False)]
 

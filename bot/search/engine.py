@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from bot.clock import Clock, system_clock
 from bot.papers.openreview import openreview_link_id
 from bot.papers.paper import Paper
 from bot.search.analyzer import CorpusAnalyzer
@@ -22,6 +23,7 @@ from bot.search.authors import AuthorIndex
 from bot.search.defined_acronyms import Acronym, AcronymMiner
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
+from bot.search.filtering import FilterColumns, read_filter
 from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table
 from bot.search.growth import extend_index
 from bot.search.indexing import ChunkIndexer
@@ -36,7 +38,9 @@ from bot.search.results import (
     FIELDS,
     LIKE,
     MIN_SAVES,
+    BadFilterValue,
     EmptyQuery,
+    Filter,
     ForYou,
     Hit,
     NoSharedWords,
@@ -62,7 +66,8 @@ class SearchIndex:
     """An immutable index over one corpus; build once per process, query from any thread.
 
     The planner's and the ranker's options default to everything on, as the bot searches;
-    the quality bench builds variants with one part off through them."""
+    the quality bench builds variants with one part off through them. ``clock`` says what
+    day it is, for the filters that count days back (``since:7d``)."""
 
     def __init__(
         self,
@@ -75,8 +80,11 @@ class SearchIndex:
         planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
         miner: AcronymMiner | None = None,
+        clock: Clock = system_clock,
     ) -> None:
         self.papers = papers
+        self._clock = clock
+        self._columns = FilterColumns(papers)
         self._semantic = semantic
         self._options = (planner_options, ranker_options)
         self._miner = miner
@@ -84,10 +92,12 @@ class SearchIndex:
         self._analyzer = analyzer
         self._authors = AuthorIndex(papers)
         self._planner = QueryPlanner(
-            papers, bm25, analyzer, acronyms, self._authors, planner_options
+            papers, bm25, analyzer, acronyms, self._authors, planner_options, self._columns
         )
         self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic, ranker_options)
-        self._explanations = Explanations(bm25, self._authors, self._ranker.has_phrase)
+        self._explanations = Explanations(
+            bm25, self._authors, self._ranker.has_phrase, self._columns
+        )
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
         for doc, paper in enumerate(papers):
@@ -104,6 +114,7 @@ class SearchIndex:
         *,
         planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
+        clock: Clock = system_clock,
     ) -> SearchIndex:
         """The index of ``papers``; ``semantic`` makes the re-ranker over them (None: BM25
         alone)."""
@@ -121,6 +132,7 @@ class SearchIndex:
             planner_options=planner_options,
             ranker_options=ranker_options,
             miner=miner,
+            clock=clock,
         )
 
     def extended(
@@ -148,6 +160,7 @@ class SearchIndex:
             planner_options=planner_options,
             ranker_options=ranker_options,
             miner=miner,
+            clock=self._clock,
         )
 
     @property
@@ -220,6 +233,9 @@ class SearchIndex:
         if parsed.is_empty:
             reasons.append(OnlyExclusions() if parsed.excluded else EmptyQuery())
             return _nothing(query, offset, reasons)
+        filters = self._read_filters(parsed)
+        if bad := [read for read in filters if isinstance(read, BadFilterValue)]:
+            return _nothing(query, offset, [*reasons, *bad])
         named = self.get(parsed.named_reference) if parsed.named_reference else None
         if named is not None:
             return SearchResult(query, (Hit(named, None, ()),), 1, 0, None, tuple(reasons))
@@ -228,7 +244,9 @@ class SearchIndex:
             similar_to = self.get(parsed.like)
             if similar_to is None:
                 return _nothing(query, offset, [*reasons, UnknownLike(parsed.like)])
-        plan = self._planner.plan(parsed, None if similar_to is None else self._doc(similar_to))
+        similar_doc = None if similar_to is None else self._doc(similar_to)
+        read = [one for one in filters if isinstance(one, Filter)]
+        plan = self._planner.plan(parsed, similar_doc, read)
         if plan.is_empty:
             reasons.append(OnlyCommonWords())
             return _nothing(query, offset, reasons, similar_to)
@@ -236,6 +254,14 @@ class SearchIndex:
         if self._semantic is not None:
             meaning = self._meaning(self._semantic, parsed, plan, similar_to)
         return self._ranked(query, plan, parsed, limit, offset, reasons, similar_to, meaning)
+
+    def _read_filters(self, parsed: ParsedQuery) -> list[Filter | BadFilterValue]:
+        """The query's filters as read, days back counted from the clock's today (asked
+        only of a query with filters)."""
+        if not parsed.filters:
+            return []
+        today = self._clock().date()
+        return [read_filter(typed, today) for typed in parsed.filters]
 
     def _usage(self, parsed: ParsedQuery) -> Usage:
         """How to write the first field typed with nothing after it."""

@@ -9,11 +9,11 @@ from dataclasses import replace
 from itertools import takewhile
 
 from bot.search.authors import NEAR_NAMES, AuthorIndex
+from bot.search.filtering import FilterColumns
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery
 from bot.search.results import (
     AUTHOR,
-    PHRASE,
     Advice,
     AllExcluded,
     AuthorsNamed,
@@ -24,9 +24,11 @@ from bot.search.results import (
     NoSuchAuthor,
     NoSuchFullName,
     NothingByAuthor,
+    NothingFiltered,
     Reason,
     TooManyConditions,
     Unmatched,
+    written,
 )
 
 
@@ -39,10 +41,12 @@ class Explanations:
         vocabulary: Container[str],
         authors: AuthorIndex,
         has_phrase: Callable[[Variants], bool],
+        columns: FilterColumns,
     ) -> None:
         self._vocabulary = vocabulary
         self._authors = authors
         self._has_phrase = has_phrase
+        self._columns = columns
 
     def of_matches(self, plan: Plan, parsed: ParsedQuery | None) -> list[Reason]:
         """What to know about papers found: whose they are, the full name nobody has that
@@ -62,7 +66,13 @@ class Explanations:
 
     def of_nothing(self, plan: Plan, parsed: ParsedQuery | None) -> Reason:
         """Why a planned query matched no paper: the first condition that fails alone
-        (``parsed`` is None for a paper or a text that is no query)."""
+        (``parsed`` is None for a paper or a text that is no query). A filter that allows
+        no paper comes first: nothing else typed could have helped."""
+        for one in plan.filters:
+            if not self._columns.allows(one).any():
+                return self._columns.no_match(one)
+        if plan.allowed is not None and not plan.allowed.any():
+            return TooManyConditions()
         text, excluded = (parsed.text, parsed.excluded) if parsed else ("", ())
         full, capitalised = _full_name(plan, parsed)
         if misnamed := self._misnamed(parsed, full):
@@ -87,6 +97,9 @@ class Explanations:
         for phrase, variants in plan.phrases:
             if not self._has_phrase(variants):
                 return NoPhrase(phrase)
+        if plan.filters:
+            alone = " ".join(one.query for one in plan.filters)
+            return NothingFiltered(tuple(plan.filters), alone)
         if excluded:
             return AllExcluded(excluded)
         if plan.authors:
@@ -145,9 +158,7 @@ def _full_name(plan: Plan, parsed: ParsedQuery | None) -> tuple[str | None, list
 
 def author_query(name: str) -> str:
     """``author:`` with a name, quoted when it has more than one word."""
-    if " " in name:
-        return f"{AUTHOR.prefix}{PHRASE.prefix}{name}{PHRASE.closing}"
-    return f"{AUTHOR.prefix}{name}"
+    return written(AUTHOR, name)
 
 
 def _unmatched(plan: Plan, advice: Advice | None = None) -> Unmatched:

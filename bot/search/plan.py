@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bot.search.analyzer import word_tokens
+from bot.search.results import Filter
 
 Variants = list[tuple[str, ...]]
 """The token sequences a phrase may appear as (see ``QueryPlanner.phrase_variants``)."""
@@ -36,6 +37,12 @@ class Plan:
     # The query's words and phrases as typed, each as the token sequences of which a paper
     # must hold one to hold it (``Ranker.about``); none for a paper's or a text's terms.
     words: list[list[tuple[str, ...]]] = field(default_factory=list)
+    filters: list[Filter] = field(default_factory=list)  # ``since:``, ``source:``, …
+    # The papers the filters allow (None: the query has none); the ranker ANDs it in.
+    allowed: np.ndarray | None = None
+    # The order of equal scores, lower first, when not the ranker's own (by id): newest
+    # first for a query of filters alone, whose papers all score 0.
+    tiebreak: np.ndarray | None = None
 
     @property
     def names_authors(self) -> bool:
@@ -44,8 +51,8 @@ class Plan:
 
     @property
     def is_empty(self) -> bool:
-        """Nothing to search for: only stopwords or punctuation."""
-        return not self.tokens and not self.names_authors
+        """Nothing to search for: only stopwords or punctuation, and no filter."""
+        return not self.tokens and not self.names_authors and self.allowed is None
 
 
 def is_known(vocabulary: Container[str], word: str) -> bool:

@@ -28,10 +28,12 @@ from bot.search.authors import AuthorIndex, name_tokens
 from bot.search.built_once import built_once
 from bot.search.defined_acronyms import Acronym
 from bot.search.fielded import FieldedBM25
+from bot.search.filtering import FilterColumns
 from bot.search.indexing import field_tokens
 from bot.search.lexicon import english_words, is_english
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
+from bot.search.results import Filter
 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 LIKE_REPEATS = 3
@@ -86,8 +88,10 @@ class QueryPlanner:
         acronyms: dict[str, Acronym],
         authors: AuthorIndex,
         options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
+        columns: FilterColumns | None = None,
     ) -> None:
         self._papers = papers
+        self._columns = columns or FilterColumns(papers)
         self._bm25 = bm25
         self._analyzer = analyzer
         self._acronyms = acronyms
@@ -199,9 +203,19 @@ class QueryPlanner:
 
     # --- planning ---------------------------------------------------------------------------
 
-    def plan(self, parsed: ParsedQuery, similar_doc: int | None = None) -> Plan:
-        """The plan of a resolved query; ``similar_doc`` is the paper ``like:`` names."""
+    def plan(
+        self,
+        parsed: ParsedQuery,
+        similar_doc: int | None = None,
+        filters: Sequence[Filter] = (),
+    ) -> Plan:
+        """The plan of a resolved query; ``similar_doc`` is the paper ``like:`` names,
+        ``filters`` its filters as read (``bot.search.filtering.read_filter``)."""
         plan = Plan()
+        if filters:
+            plan.filters.extend(filters)
+            plan.allowed = self._columns.mask(filters)
+        plan.corrections.extend(parsed.field_fixes)
         typed = self._typed_words(parsed, plan.corrections)
         for word in typed:
             if not word.author_only:
@@ -236,6 +250,8 @@ class QueryPlanner:
             plan.phrases.append((phrase, self.phrase_variants(phrase)))
         for phrase in parsed.excluded:
             plan.excluded.append((phrase, self.phrase_variants(phrase)))
+        if filters and not plan.tokens and not plan.authors and plan.author_scores is None:
+            plan.tiebreak = self._columns.newest_first
         if similar_doc is not None:
             # The paper's own terms are the query: every paper like it is a result.
             plan.words.clear()

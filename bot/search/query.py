@@ -13,12 +13,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
 from bot.papers.openreview import openreview_link_id
-from bot.search.results import AUTHOR, EXCLUSION, FIELDS, PHRASE, field_name
+from bot.search.results import AUTHOR, EXCLUSION, FIELDS, FILTERS, LIKE, PHRASE, field_name
 
 MAX_QUERY_CHARS = 1000
 
@@ -26,15 +26,25 @@ _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u0
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 _FIELDS_BY_NAME = {field_name(field): field for field in FIELDS}
 _OPEN, _CLOSE = re.escape(PHRASE.prefix), re.escape(PHRASE.closing)
-_CHUNK = re.compile(
-    rf"""(?P<neg>{re.escape(EXCLUSION.prefix)})?(?:
-        (?P<field>{"|".join(map(re.escape, _FIELDS_BY_NAME))}):
-            (?:{_OPEN}(?P<fquoted>[^{_CLOSE}]*){_CLOSE}?|(?P<fvalue>\S+))?
-      | {_OPEN}(?P<quoted>[^{_CLOSE}]*){_CLOSE}?
-      | (?P<word>\S+)
-    )""",
-    re.VERBOSE | re.IGNORECASE,
-)
+
+
+@cache
+def _chunk_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """A query's pieces, reading ``names`` as fields: the operators' names, and the misspelt
+    names a query types for them (``sinse:``)."""
+    return re.compile(
+        rf"""(?P<neg>{re.escape(EXCLUSION.prefix)})?(?:
+            (?P<field>{"|".join(map(re.escape, names))}):
+                (?:{_OPEN}(?P<fquoted>[^{_CLOSE}]*){_CLOSE}?|(?P<fvalue>\S+))?
+          | {_OPEN}(?P<quoted>[^{_CLOSE}]*){_CLOSE}?
+          | (?P<word>\S+)
+        )""",
+        re.VERBOSE | re.IGNORECASE,
+    )
+
+
+_NAMED_VALUE = re.compile(rf"(?:^|(?<=\s)){re.escape(EXCLUSION.prefix)}?(?P<name>[^\W\d_]+):(?=\S)")
+"""A word that looks like an operator with its value (``sinse:2026-11-01``)."""
 _AROUND_A_LINK = "(.,;:!?)\"'\u201c\u201d\u2018\u2019"
 """Punctuation a sentence puts around a link, which no OpenReview link starts or ends with."""
 _LONE_LINK = re.compile(r"<(?P<wrapped>https?://[^\s|<>]+)(?:\|[^<>]*)?>|(?P<bare>https?://\S+)")
@@ -49,6 +59,16 @@ class Span:
     text: str
     start: int
     end: int
+
+
+@dataclass(frozen=True)
+class TypedFilter:
+    """A filter as typed: its field's name (``since``), the value after it, and whether a
+    minus excludes what it allows (``-source:arxiv``)."""
+
+    field: str
+    value: str
+    negated: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,10 +91,22 @@ class ParsedQuery:
     """Fields typed with nothing after them (``like:``), which need their usage, not a search."""
     name_words: tuple[Span, ...] = ()
     """Free words the planner took into an ``author:`` name (no longer in ``words``)."""
+    filters: tuple[TypedFilter, ...] = ()
+    """The filters (``since:``, ``source:``, …) as typed, in order; the planner reads them."""
+    field_fixes: tuple[tuple[int, int, str], ...] = ()
+    """Misspelt operator names read as the operator they are nearest (``sinse`` as
+    ``since``), as (start, end, name) in ``text``, for "showing results for"."""
 
     @property
     def is_empty(self) -> bool:
-        return not (self.words or self.phrases or self.authors or self.like or self.reference)
+        return not (
+            self.words
+            or self.phrases
+            or self.authors
+            or self.like
+            or self.reference
+            or self.filters
+        )
 
     @property
     def named_reference(self) -> str | None:
@@ -83,7 +115,7 @@ class ParsedQuery:
         if self.reference:
             return self.reference
         only_word = len(self.words) == 1 and not (
-            self.phrases or self.excluded or self.authors or self.like
+            self.phrases or self.excluded or self.authors or self.like or self.filters
         )
         return self.words[0].text if only_word else None
 
@@ -92,7 +124,14 @@ class ParsedQuery:
         """The one OpenReview link among plain words (``has anyone read <link>?`` asks about
         that paper, not for papers about "anyone"); None when the query uses an operator
         (``author:X <link>`` is a search to run)."""
-        if self.phrases or self.excluded or self.authors or self.like or self.bare_fields:
+        if (
+            self.phrases
+            or self.excluded
+            or self.authors
+            or self.like
+            or self.bare_fields
+            or self.filters
+        ):
             return None
         linked = {
             paper_id
@@ -122,25 +161,34 @@ def parse_query(raw: str) -> ParsedQuery:
     authors: list[str] = []
     tails: list[list[int]] = []
     bare: list[str] = []
+    filters: list[TypedFilter] = []
+    fixes: list[tuple[int, int, str]] = []
     like: str | None = None
     tail: list[int] | None = None  # the words following an unquoted author:, while they do
-    for match in _CHUNK.finditer(text):
+    misspelt = _misspelt_fields(text)
+    for match in _chunk_pattern((*_FIELDS_BY_NAME, *misspelt)).finditer(text):
         negative = bool(match.group("neg"))
         if not (match.group("word") and not negative and tail is not None):
             tail = None
         if match.group("field"):
             field = match.group("field").lower()
+            if field in misspelt:
+                field = misspelt[field]
+                fixes.append((match.start("field"), match.end("field"), field))
             value = (match.group("fquoted") or match.group("fvalue") or "").strip()
             if not value:
                 if match.group("fquoted") is None and field not in bare:
                     bare.append(field)
                 continue
-            if _FIELDS_BY_NAME[field] is AUTHOR:
+            operator = _FIELDS_BY_NAME[field]
+            if operator is AUTHOR:
                 authors.append(value)
                 tail = [] if match.group("fvalue") else None
                 tails.append(tail if tail is not None else [])
-            else:
+            elif operator is LIKE:
                 like = value
+            else:
+                filters.append(TypedFilter(field, value, negative))
         elif match.group("quoted") is not None:
             phrase = match.group("quoted").strip()
             if phrase:
@@ -162,7 +210,25 @@ def parse_query(raw: str) -> ParsedQuery:
         truncated=truncated,
         author_tails=tuple(map(tuple, tails)),
         bare_fields=tuple(bare),
+        filters=tuple(filters),
+        field_fixes=tuple(fixes),
     )
+
+
+def _misspelt_fields(text: str) -> dict[str, str]:
+    """The words a query types as operators that are none but near one (``sinse:7d``,
+    ``catgory:cs.LG``), folded, each with the operator's name; a word near two stays a word.
+    Only the filters' names are guessed at: ``author:`` and ``like:`` are short enough for
+    ordinary words (``lime:``) to sit one letter away."""
+    names = [field_name(operator) for operator in FILTERS]
+    misspelt = {}
+    for match in _NAMED_VALUE.finditer(text):
+        typed = match.group("name").lower()
+        if typed not in _FIELDS_BY_NAME and typed not in misspelt:
+            near = closest_words(typed, names)
+            if len(near) == 1:
+                misspelt[typed] = near[0]
+    return misspelt
 
 
 # --- typo correction ------------------------------------------------------------------------

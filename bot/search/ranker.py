@@ -188,7 +188,7 @@ class Ranker:
         about = held >= ABOUT_SHARE * sum(weights) * (1 - 1e-9)
         if plan.author_scores is not None:
             about |= plan.author_scores > 0
-        if plan.phrases or plan.excluded or plan.authors:
+        if plan.phrases or plan.excluded or plan.authors or plan.allowed is not None:
             about &= self.score(plan)[1]  # otherwise holding a word is matching
         return about
 
@@ -226,6 +226,8 @@ class Ranker:
             matched &= ~self.phrase_mask(variants)
         if plan.authors:
             matched &= self._authors.mask(plan.authors)
+        if plan.allowed is not None:
+            matched &= plan.allowed
         if plan.exclude_doc is not None:
             matched[plan.exclude_doc] = False
         return scores, matched
@@ -261,9 +263,10 @@ class Ranker:
         """The ``k`` best matches, best first, their scores, and how many papers matched.
 
         A plain ranked query lets the index score only the papers that can make the page;
-        filters (phrases, exclusions, authors, the paper of "more like this") need every
-        match's score, and so does a query the index finds not worth pruning."""
-        plain = not (plan.phrases or plan.excluded or plan.authors)
+        filters (phrases, exclusions, authors, ``since:`` and the other filters, the paper of
+        "more like this") need every match's score, and so does a query the index finds not
+        worth pruning."""
+        plain = not (plan.phrases or plan.excluded or plan.authors or plan.allowed is not None)
         if self.prunes and plain and plan.exclude_doc is None and plan.author_scores is None:
             ranking = self.pruned.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
@@ -278,7 +281,10 @@ class Ranker:
         """The order of equal scores: by id, except among the papers of the authors a query
         names, which ``author:Yoshua Bengio`` scores alike: there a reader expects the
         papers the author leads first, so they go by the author's position on the paper
-        (where its author order is known), then oral, spotlight, poster, then id."""
+        (where its author order is known), then oral, spotlight, poster, then id; and as the
+        plan says for a query of filters alone (newest first)."""
+        if plan.tiebreak is not None:
+            return plan.tiebreak
         if not plan.names_authors:
             return self._tiebreak
         named = candidates

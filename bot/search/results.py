@@ -9,6 +9,7 @@ carries exactly what was typed, for the renderer to quote.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from enum import Enum, auto
 from functools import cached_property
 from typing import Protocol
@@ -36,7 +37,16 @@ AUTHOR = Operator("author:", "NAME", ("Bengio", '"Le Song"'))
 LIKE = Operator("like:", "ID")
 PHRASE = Operator('"', "a phrase", closing='"')
 EXCLUSION = Operator("-", "word")
-FIELDS = (AUTHOR, LIKE)
+SINCE = Operator("since:", "DATE", ("2026-11-01", "2026-11", "7d", "2w", "yesterday"))
+BEFORE = Operator("before:", "DATE", ("2026-11-15", "2026-11", "30d"))
+SOURCE = Operator("source:", "SOURCE", ("arxiv", "openreview"))
+VENUE = Operator("venue:", "VENUE", ('"ICLR 2026"', "iclr"))
+CATEGORY = Operator("category:", "CATEGORY", ("cs.LG", "cs"))
+FILTERS = (SINCE, BEFORE, SOURCE, VENUE, CATEGORY)
+"""The fields that narrow a search to some papers without searching for any word: a query
+of filters alone lists every paper they allow, newest first."""
+DATE_FILTERS = (SINCE, BEFORE)
+FIELDS = (AUTHOR, LIKE, *FILTERS)
 """The operators written ``name:value``; the parser reads a field by its name."""
 OPERATORS = (PHRASE, EXCLUSION, *FIELDS)
 """Every operator, in the order a usage text lists them."""
@@ -45,6 +55,36 @@ OPERATORS = (PHRASE, EXCLUSION, *FIELDS)
 def field_name(operator: Operator) -> str:
     """``author`` for ``author:``: how a parsed query names the field."""
     return operator.prefix.removesuffix(":")
+
+
+SOURCE_NAMES = ("arxiv", "openreview")
+"""What ``source:`` takes: the sources a paper can come from (the catalogue's papers are
+OpenReview's, as are the papers of a followed OpenReview venue)."""
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A filter as the query wrote it and as it was read: ``typed`` is the value after the
+    operator, ``value`` the day it names (for ``since:`` and ``before:``, relative days
+    counted from today) or the value folded to compare; ``negated`` for ``-source:arxiv``."""
+
+    operator: Operator
+    typed: str
+    value: date | str
+    negated: bool = False
+
+    @property
+    def query(self) -> str:
+        """The filter as a query writes it."""
+        return written(self.operator, self.typed, self.negated)
+
+
+def written(operator: Operator, value: str, negated: bool = False) -> str:
+    """A field with its value as a query writes it, the value quoted when it has a space
+    (``venue:"ICLR 2026"``)."""
+    if " " in value:
+        value = f"{PHRASE.prefix}{value}{PHRASE.closing}"
+    return f"{EXCLUSION.prefix if negated else ''}{operator.prefix}{value}"
 
 
 Pieces = tuple[tuple[str, bool], ...]
@@ -234,6 +274,40 @@ class AllExcluded:
 
 
 @dataclass(frozen=True)
+class BadFilterValue:
+    """A filter's value that means nothing to it (``since:yesterdy``, ``source:biorxiv``),
+    as typed; ``suggestion`` is the value it was closest to, if any. Nothing is searched:
+    results without the filter would look like results with it."""
+
+    operator: Operator
+    typed: str
+    suggestion: str | None = None
+
+
+@dataclass(frozen=True)
+class NoFilterMatch:
+    """No paper of the library passes ``filter`` alone. For a date, ``newest`` and
+    ``oldest`` are the days of the library's newest and oldest dated papers (None: no paper
+    has a date, as the catalogue's have none); for a venue, source or category, ``known``
+    are a few values the library does have."""
+
+    filter: Filter
+    newest: date | None = None
+    oldest: date | None = None
+    known: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NothingFiltered:
+    """Each filter allows papers and the rest of the query matches some, but none of those
+    pass the filters; ``alone`` is the query of the filters alone, which lists the papers
+    they allow."""
+
+    filters: tuple[Filter, ...]
+    alone: str
+
+
+@dataclass(frozen=True)
 class TooManyConditions:
     """Each condition matches papers, but no paper matches all of them."""
 
@@ -274,6 +348,9 @@ Reason = (
     | NothingByAuthor
     | NoPhrase
     | AllExcluded
+    | BadFilterValue
+    | NoFilterMatch
+    | NothingFiltered
     | TooManyConditions
     | TooFewSaves
     | NoVectors

@@ -17,7 +17,6 @@ from bot.store.database import UNAVAILABLE, DatabaseUnavailable, first_line
 from bot.store.facade import Store
 from bot.store.records import (
     DAILY,
-    FEED_SOURCES,
     NEW_PAPERS,
     POSTED,
     POSTING,
@@ -35,7 +34,6 @@ from bot.store.signals import is_reaction_name
 
 __all__ = [
     "DAILY",
-    "FEED_SOURCES",
     "NEW_PAPERS",
     "POSTED",
     "POSTING",

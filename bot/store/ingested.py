@@ -380,4 +380,5 @@ def _merged(paper_id: str, rows: list[Row[Any]]) -> Paper:
         published=min(published, default=None),
         updated=max(revised, default=None),
         pages=pages,
+        categories=tuple(dict.fromkeys(c for row in rows for c in row.categories.split())),
     )

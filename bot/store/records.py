@@ -9,6 +9,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+# The sources a feed's paper comes from (``ingested_papers.source``), as papers name them.
+from bot.papers.paper import ARXIV_SOURCE as ARXIV_SOURCE
+from bot.papers.paper import OPENREVIEW_SOURCE as OPENREVIEW_SOURCE
+
 SEARCH, RELATED = "search", "related"
 """Kinds of remembered search: a query typed in the query language, or free text (a message
 or a thread's first message) to find related papers for."""
@@ -114,12 +118,6 @@ class PaperEngagement(NamedTuple):
     sharers: int
     reactors: int
 
-
-ARXIV_SOURCE, OPENREVIEW_SOURCE = "arxiv", "openreview"
-"""The sources a feed's paper comes from (``ingested_papers.source``)."""
-FEED_SOURCES = frozenset((ARXIV_SOURCE, OPENREVIEW_SOURCE))
-"""A paper whose ``source`` is one of these came from a feed, any other from the shipped
-corpus (``Paper.source`` names its file)."""
 
 ACCEPTED, REJECTED, WITHDRAWN, UNDER_REVIEW = "accepted", "rejected", "withdrawn", "under review"
 """An OpenReview submission's decision, as its ``content.venueid`` says."""

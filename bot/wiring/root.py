@@ -77,6 +77,8 @@ class Services:
     """The corpus loaded at start-up, once ``load`` has run."""
     follower: Follower | None = None
     """What puts the papers the feeds stored in the library, once ``follow`` has run."""
+    clock: Clock = system_clock
+    """What day it is to the searches' ``since:7d``, as to the rest of the bot."""
 
     @property
     def index(self) -> CurrentIndex:
@@ -88,7 +90,7 @@ class Services:
         spec = self.settings.corpus_for(slack=self.slack)
         corpus = corpus or load_corpus(spec)
         semantic = ranker_for(spec) if self.settings.semantic else None
-        self.library.swap(SearchIndex.build(corpus.papers, semantic))
+        self.library.swap(SearchIndex.build(corpus.papers, semantic, clock=self.clock))
         wider = None
         if spec.strip() in SEED_SPECS:
             wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)
@@ -140,7 +142,9 @@ def build_services(
     digest = DigestService(store, index, client, settings, clock=clock, clients=clients)
     feeds = feed_service(settings, store, clock) if settings.feeds else None
     answers = Answers(index, store, digest, clock=clock, feeds=feeds)
-    services = Services(library, store, digest, answers, settings, slack, distribution, feeds)
+    services = Services(
+        library, store, digest, answers, settings, slack, distribution, feeds, clock=clock
+    )
     if not deferred:
         try:
             services.load(corpus)
