@@ -245,3 +245,24 @@ def test_the_post_keeps_to_the_topic_and_puts_papers_like_the_channel_s_shares_f
     blocks = json.dumps(post.args["blocks"], ensure_ascii=False)
     assert f"of {len(about) - 1} new papers" in blocks and "on “attention”" in blocks
     assert "Papers like those shared and reacted to here come first" in blocks
+
+
+def test_a_topic_with_category_takes_only_that_category_s_new_papers(
+    bot: LiveBot,
+    feeds: Feeds,
+    processes,  # noqa: F811 (the fixture imported above)
+    traveller,
+) -> None:
+    channel = bot.workspace.channel_id
+    answer(bot, "subscribe new 9:00 Europe/Berlin category:cs.CL")
+    feeds.announce(
+        MONDAY,
+        *(
+            paper(number, categories=("cs.LG", "cs.CL") if number in (2, 5) else ("cs.LG",))
+            for number in range(1, 7)
+        ),
+    )
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
+    assert processes[0].serve(channel, kind=NEW_PAPERS).status == "posted"
+    [post] = posted(bot, channel, NEW_PAPERS)
+    assert sorted(shown(post)) == ["arxiv:2501.00002", "arxiv:2501.00005"]

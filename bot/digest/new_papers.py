@@ -12,9 +12,10 @@ post, or one after a long stop, covers at most ``CATCH_UP_DAYS``.
 of a paper announced before and is never new again. None the channel was ever shown, in any
 round of its rotation (``Store.ever_seen``): each new paper reaches a channel once, whether
 in this post, the weekly digest or a link posted there. They are ranked by the channel's
-topic as ``/paper TOPIC`` ranks them (its ``category:`` and ``venue:`` included), else in the
-order they were announced, and then, as the paper of the day's rotation does, the papers
-like those the channel shared and reacted to come first (``Rotation.by_interest``).
+topic as ``/paper TOPIC since:FIRST before:LAST+1`` ranks them (the search's own date
+filter, and the topic's ``category:`` and ``venue:``), else in the order they were
+announced; then, as in the paper of the day's rotation, the papers like those the channel
+shared and reacted to come first (``Rotation.by_interest``).
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ class NewPapers:
         unseen = sorted((paper for paper in fresh if paper.id not in seen), key=_announced)
         if topic:
             wanted = {paper.id for paper in unseen}
-            unseen = [paper for paper in self._index.results(topic) if paper.id in wanted]
+            days = f"since:{first.isoformat()} before:{(last + timedelta(days=1)).isoformat()}"
+            found = self._index.results(f"{topic} {days}")
+            unseen = [paper for paper in found if paper.id in wanted]
         interest = self._store.channel_interest(channel)
         ranked = self._rotation.by_interest(unseen, interest)
         announced = min((paper.announced for paper in ranked if paper.announced), default=last)
