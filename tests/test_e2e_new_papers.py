@@ -96,8 +96,11 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     reply = answer(bot, "subscribe new 9:00 Europe/Berlin")
     assert "Subscribed" in reply and "on days with new papers" in reply
     feeds.announce(MONDAY, *(paper(number) for number in range(1, 8)))
+    preview = answer(bot, "today new")
+    assert "New papers · Monday 6 January 2025" in preview and "The 5 best of 7" in preview
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))  # Tuesday morning
     assert serve(processes, channel) == ["already_posted", "posted"]
+    assert "announced up to Monday 6 January 2025 are posted here" in answer(bot, "today new")
     assert serve(processes, channel) == ["already_posted", "already_posted"]
     [tuesday] = posted(bot, channel, NEW_PAPERS)
     first = shown(tuesday)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.answers.typed import WEEKLY_ARGUMENT, Intent, Request
+from bot.answers.typed import NEW_ARGUMENT, WEEKLY_ARGUMENT, Intent, Request
 from bot.render.digest import mistyped_command_message, unsubscribe_usage_message
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
@@ -57,7 +57,7 @@ def digest_reply(
         return digest.subscribe(channel_id, request.argument, team_id)
     if request.intent is Intent.SUBSCRIPTIONS:
         return digest.subscriptions(channel_id)
-    kind = _UNSUBSCRIBE_ARGUMENTS.get(request.argument.lower())
+    kind = _KIND_ARGUMENTS.get(request.argument.lower())
     if request.intent is Intent.UNSUBSCRIBE:
         if kind is None:
             return unsubscribe_usage_message(request.argument, _near_kind(request.argument))
@@ -65,14 +65,14 @@ def digest_reply(
     return digest.today(channel_id, kind or DAILY)
 
 
-_UNSUBSCRIBE_ARGUMENTS = {"": DAILY, DAILY: DAILY, WEEKLY_ARGUMENT: WEEKLY, NEW_PAPERS: NEW_PAPERS}
+_KIND_ARGUMENTS = {"": DAILY, DAILY: DAILY, WEEKLY_ARGUMENT: WEEKLY, NEW_ARGUMENT: NEW_PAPERS}
 """``/paper unsubscribe`` stops the paper of the day (``daily`` says so too), ``weekly`` the
 weekly digest, ``new`` the new papers post: anything else stops nothing, as a guess could stop
-the wrong one."""
+the wrong one. ``/paper today`` previews them alike."""
 
 
 def _near_kind(argument: str) -> str | None:
     """``wekly``, ``weeklly``: the weekly digest was probably meant (it is still not
     stopped)."""
-    near = closest_words(argument, (WEEKLY_ARGUMENT, NEW_PAPERS))
+    near = closest_words(argument, (WEEKLY_ARGUMENT, NEW_ARGUMENT))
     return near[0] if near else None

@@ -180,6 +180,8 @@ class DigestReplies:
             return self._not_subscribed(channel_id, kind)
         if kind == WEEKLY:
             return self._weekly_preview(sub)
+        if kind == NEW_PAPERS:
+            return self._new_preview(sub)
         schedule = sub.schedule
         now = self._clock()
         day = schedule.local_date(now)
@@ -236,6 +238,27 @@ class DigestReplies:
             status = f"The weekly digest is paused here (`{sub.paused_reason}`); it would be"
         return render_weekly.weekly_preview(f"{status}:", self._drafts.weekly(sub, day).message)
 
+    def _new_preview(self, sub: ChannelSubscription) -> Message:
+        """The new papers post as it would be posted now, or why there is none: nothing
+        announced since the channel's last post, or nothing new on its topic."""
+        schedule, now = sub.schedule, self._clock()
+        day = self._new_papers.latest_day(schedule.local_date(now))
+        claim = self._store.digest_claim(sub.channel, day, kind=NEW_PAPERS) if day else None
+        posted = claim is not None and claim.state == POSTED
+        draft = self._drafts.draft(sub, day, claim) if day and not posted else None
+        upcoming = render.local_moment(schedule.next_run(now), schedule.zone)
+        if draft is None:
+            return render_new.nothing_new_message(day, sub.topic, posted=posted, then=upcoming)
+        if sub.paused_reason:
+            status = f"The new papers post is paused here (`{sub.paused_reason}`); it would be"
+        elif schedule.due(now):
+            status = "New papers, due since " + render.local_moment(
+                schedule.instant_on(schedule.local_date(now)), schedule.zone
+            )
+        else:
+            status = f"The next new papers post, coming {upcoming}"
+        return render_weekly.weekly_preview(f"{status}:", draft.message)
+
     @staticmethod
     def _not_subscribed(channel_id: str, kind: str = DAILY) -> Message:
         """How to get a paper of the day or a weekly digest: here, or (from a DM) in a
@@ -244,6 +267,8 @@ class DigestReplies:
             return render.direct_message_subscription_message()
         if kind == WEEKLY:
             return render_weekly.no_weekly_message()
+        if kind == NEW_PAPERS:
+            return render_new.no_new_papers_message()
         return render.subscriptions_message(None, None)
 
     def _next_post_text(self, channel: str, kind: str, schedule: Schedule) -> str:

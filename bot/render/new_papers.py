@@ -100,9 +100,9 @@ def subscribed_new_message(
             "day one is announced."
         )
     lines.append(
-        f"Next look: {next_post}. Change it with `/paper subscribe new …`, stop it with "
-        "`/paper unsubscribe new`.\nI can only post where I'm a member: if I'm not in this "
-        "channel yet, `/invite @paperbot`."
+        f"Next look: {next_post}. See it now with `/paper today new`, change it with "
+        "`/paper subscribe new …`, stop it with `/paper unsubscribe new`.\nI can only post "
+        "where I'm a member: if I'm not in this channel yet, `/invite @paperbot`."
     )
     return notice_message("\n".join(lines))
 
@@ -122,4 +122,23 @@ def subscription_lines(
         NEW_WORDS,
         paused_reason=paused_reason,
         next_post=next_post,
+    )
+
+
+def nothing_new_message(day: date | None, topic: str | None, *, posted: bool, then: str) -> Message:
+    """``/paper today new`` when no post is due: nothing announced yet (``day`` None), the
+    papers of ``day`` already ``posted``, or none of them new here on ``topic``."""
+    if day is None:
+        said = "No feed has announced a paper yet."
+    elif posted:
+        said = f"The papers announced up to {long_date(day)} are posted here already."
+    else:
+        about = f" on {quoted(topic)}" if topic else ""
+        said = f"No paper announced up to {long_date(day)}{about} is new to this channel."
+    return notice_message(f"{said} I look again {then}, and post when new papers come.")
+
+
+def no_new_papers_message() -> Message:
+    return notice_message(
+        f"This channel does not follow new papers. Start with `{USAGE}`, e.g. `{EXAMPLE}`."
     )
