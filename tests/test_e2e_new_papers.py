@@ -97,7 +97,7 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     assert "Subscribed" in reply and "on days with new papers" in reply
     feeds.announce(MONDAY, *(paper(number) for number in range(1, 8)))
     preview = answer(bot, "today new")
-    assert "New papers · Monday 6 January 2025" in preview and "The 5 best of 7" in preview
+    assert "New papers · Monday 6 January 2025" in preview and "The first 5 of 7" in preview
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))  # Tuesday morning
     assert serve(processes, channel) == ["already_posted", "posted"]
     assert "announced up to Monday 6 January 2025 are posted here" in answer(bot, "today new")
@@ -106,7 +106,7 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     first = shown(tuesday)
     assert len(first) == 5 and all(paper_id.startswith("arxiv:2501.0000") for paper_id in first)
     blocks = json.dumps(tuesday.args["blocks"])
-    assert "Monday 6 January 2025" in blocks and "The 5 best of 7 new papers" in blocks
+    assert "Monday 6 January 2025" in blocks and "The first 5 of 7 new papers" in blocks
     for paper_id in first:
         assert bot.services.index.get(paper_id).title[:30] in blocks
 

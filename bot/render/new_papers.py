@@ -45,10 +45,9 @@ def new_papers_post(
     """The post for announcement day ``day``: ``papers`` are the best of ``matching`` new
     papers announced from ``first`` to ``day`` (on ``topic``), in order."""
     about = f" on {quoted(topic)}" if topic else ""
+    chosen = f"The {len(papers)} best" if topic or follow_channel else f"The first {len(papers)}"
     shown = (
-        _papers(len(papers))
-        if matching <= len(papers)
-        else f"The {len(papers)} best of {matching} new papers"
+        _papers(len(papers)) if matching <= len(papers) else f"{chosen} of {matching} new papers"
     )
     if follow_channel:
         order = "Papers like those shared and reacted to here come first."
