@@ -269,3 +269,13 @@ def test_a_topic_with_category_takes_only_that_category_s_new_papers(
     assert processes[0].serve(channel, kind=NEW_PAPERS).status == "posted"
     [post] = posted(bot, channel, NEW_PAPERS)
     assert sorted(shown(post)) == ["arxiv:2501.00002", "arxiv:2501.00005"]
+
+
+def test_a_topic_only_new_papers_match_points_the_paper_of_the_day_to_them(
+    bot: LiveBot, feeds: Feeds
+) -> None:
+    feeds.announce(MONDAY, paper(1, title="Zymurgy for quasicrystal growth"))
+    reply = answer(bot, "subscribe 9:00 Europe/Berlin zymurgy")
+    assert "No paper of the collection matches “zymurgy”, but 1 new paper matches it" in reply
+    assert "`/paper subscribe new`" in reply and "Nothing was changed" in reply
+    assert bot.services.digest.subscription(bot.workspace.channel_id) is None

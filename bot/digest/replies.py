@@ -74,7 +74,10 @@ class DigestReplies:
         )
         pool = [] if kind == NEW_PAPERS else self._rotation.pool(outcome.topic)
         if kind != NEW_PAPERS and not pool:
-            return render.no_papers_for_topic_message(outcome.topic or "")
+            topic = outcome.topic or ""
+            return render.no_papers_for_topic_message(
+                topic, new_papers=self._new_papers.matching(topic) if topic else 0
+            )
         status = self._status(channel_id, kind, current, outcome)
         schedule = outcome.schedule
         self._subscriptions.save(

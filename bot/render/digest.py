@@ -237,7 +237,16 @@ def subscription_error_message(problem: SubscribeProblem) -> Message:
     return notice_message(f":warning: {escape_mrkdwn(refusal_text(problem))}\nNothing was changed.")
 
 
-def no_papers_for_topic_message(topic: str) -> Message:
+def no_papers_for_topic_message(topic: str, *, new_papers: int = 0) -> Message:
+    """No shipped paper matches ``topic``; ``new_papers`` of the feeds' papers do, which the
+    new papers post can follow."""
+    if new_papers:
+        count = "1 new paper matches" if new_papers == 1 else f"{new_papers} new papers match"
+        return notice_message(
+            f":warning: No paper of the collection matches {quoted(topic)}, but {count} it: "
+            "`/paper subscribe new` with the topic brings the best of each day's to this "
+            "channel. Nothing was changed."
+        )
     return notice_message(
         f":warning: No paper matches {quoted(topic)}, so there is nothing to send.\n"
         "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
