@@ -62,6 +62,9 @@ class PageKind(StrEnum):
     """Papers related to a message (the shortcut); the key is a ``RelatedTarget``."""
     FOR_YOU = "f"
     """The clicker's For you suggestions; the key is a placeholder (the clicker is known)."""
+    NEW = "w"
+    """A ``/paper new`` list; the key is the store's key for what it lists (its day, topic
+    and whose engagement ranks it)."""
 
 
 _PAGE_KINDS = frozenset(kind.value for kind in PageKind)

@@ -45,6 +45,7 @@ KEY = "0123456789abcdef"
         (f"a:0:{PAPER}", PageCursor(PageKind.ABSTRACT, PaperButton(PAPER), 0)),
         (f"n:0:{PAPER}", PageCursor(PageKind.NOTICE, PAPER, 0)),
         ("r:5:me", PageCursor(PageKind.SAVED, "me", 5)),
+        (f"w:5:{KEY}", PageCursor(PageKind.NEW, KEY, 5)),
         (f"t:0:{KEY}", PageCursor(PageKind.RELATED, RelatedTarget(KEY), 0)),
         (
             f"t:5:{KEY} C0CHANNEL 1700000000.000100",

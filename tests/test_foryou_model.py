@@ -1,6 +1,7 @@
 """The per-person model behind "For you" (``SearchIndex.for_you``), on the seed corpus with
 its shipped vectors: what it must never suggest, when it declines to guess, that it follows a
-reading list's topic and a dismissal, and that its pages add up."""
+reading list's topic and a dismissal, and that its pages add up; and the taste that orders
+``/paper new`` (``SearchIndex.by_taste``)."""
 
 from __future__ import annotations
 
@@ -127,3 +128,45 @@ def test_the_fit_separates_what_it_was_given() -> None:
     weight, bias = fit_logistic(features, labels, np.ones(4))
     scores = features @ weight + bias
     assert scores[:2].min() > 0 > scores[2:].max()
+
+
+def test_a_taste_ranks_candidates_like_its_papers_first_and_unlike_its_downvotes_last(
+    learning: SearchIndex, graph_papers: list[Paper]
+) -> None:
+    """``by_taste`` (``/paper new`` without a topic): one liked paper is enough, a negative
+    weight pushes its neighbours back, and each placed paper names the liked one behind it."""
+    language = [hit.paper for hit in learning.search("large language models", limit=4).hits]
+    candidates = [paper.id for paper in language + graph_papers[1:]]
+    liked = learning.by_taste(candidates, {graph_papers[0].id: 1.0})
+    assert liked is not None
+    assert {one.paper.id for one in liked[: len(graph_papers) - 1]} == {
+        paper.id for paper in graph_papers[1:]
+    }
+    assert liked[0].like == graph_papers[0]
+    disliked = learning.by_taste(candidates, {graph_papers[0].id: -1.0})
+    assert disliked is not None
+    assert {one.paper.id for one in disliked[-(len(graph_papers) - 1) :]} == {
+        paper.id for paper in graph_papers[1:]
+    }
+    assert all(one.like is None for one in disliked)
+
+
+def test_a_taste_without_a_usable_paper_or_vectors_says_nothing(
+    learning: SearchIndex, index: SearchIndex, graph_papers: list[Paper]
+) -> None:
+    candidates = [paper.id for paper in graph_papers]
+    assert learning.by_taste(candidates, {}) is None
+    assert learning.by_taste(candidates, {"no-such-paper": 1.0, graph_papers[0].id: 0.0}) is None
+    assert index.by_taste(candidates, {graph_papers[0].id: 1.0}) is None
+
+
+def test_a_liked_paper_among_the_candidates_is_ranked_by_the_others(
+    learning: SearchIndex, graph_papers: list[Paper]
+) -> None:
+    first, second = graph_papers[0], graph_papers[1]
+    liked = learning.by_taste([first.id, second.id], {first.id: 1.0, second.id: 1.0})
+    assert liked is not None
+    assert {(one.paper.id, one.like.id if one.like else None) for one in liked} == {
+        (first.id, second.id),
+        (second.id, first.id),
+    }

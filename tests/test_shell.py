@@ -326,6 +326,7 @@ SAVE_USAGE = "Write it like `save 6`: the number on the paper's card in the last
         ("dimiss 2", "Did you mean `dismiss 2`? Type `help` for what the shell understands.\n"),
         ("mroe", "Did you mean `more`? Type `help` for what the shell understands.\n"),
         ("sorces", "Did you mean `sources`? Type `help` for what the shell understands.\n"),
+        ("neew", "Did you mean `new`? Type `help` for what the shell understands.\n"),
         ("save six", SAVE_USAGE),
         ("save", SAVE_USAGE),
         ("save 0", "The last answer has no paper 0 to save: its papers are numbered 1\u20135.\n"),

@@ -1,6 +1,7 @@
 """``/paper sources`` and the shell's ``sources``, through the real app: what is followed,
 each feed's papers, its last good fetch, the next one, and what failed; with no feed, what
-the bot searches instead, and not one request to any source."""
+the bot searches instead, and not one request to any source. The shell's ``new`` is
+``/paper new``, which says where new papers would come from while there are none."""
 
 from __future__ import annotations
 
@@ -58,3 +59,16 @@ def test_with_no_feed_sources_says_what_is_searched(settings: Settings, seed_cor
     for shell, _store in shell_for(settings, seed_corpus):
         text = shell.handle("sources")
         assert "The bot follows no feed" in text and "PAPERBOT_FEEDS" in text
+
+
+def test_new_says_where_new_papers_come_from_while_there_are_none(
+    settings: Settings, seed_corpus
+) -> None:
+    for shell, _store in shell_for(settings, seed_corpus):
+        text = shell.handle("new")
+        assert "New papers come from the arXiv" in text and "PAPERBOT_FEEDS=arxiv:cs.LG" in text
+    for shell, _store in shell_for(
+        replace(settings, feeds=parse_feeds("arxiv:cs.LG")), seed_corpus
+    ):
+        text = shell.handle("new")
+        assert "No new papers yet" in text and "/paper sources" in text

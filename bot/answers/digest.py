@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.answers.typed import NEW_ARGUMENT, WEEKLY_ARGUMENT, Intent, Request
+from bot.answers.typed import NEW_WORD, WEEKLY_ARGUMENT, Intent, Request
 from bot.render.digest import mistyped_command_message, unsubscribe_usage_message
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
@@ -50,7 +50,8 @@ def digest_reply(
     of a kind: ``weekly`` as their argument, ``new`` for ``unsubscribe``, else the paper of
     the day); ``team_id`` is the channel's workspace, kept with its subscription."""
     if request.intent is Intent.MISTYPED:
-        return mistyped_command_message(request.argument)
+        changes = request.argument.partition(" ")[0] != NEW_WORD
+        return mistyped_command_message(request.argument, changes=changes)
     if digest is None:
         return digest_unavailable_message()
     if request.intent is Intent.SUBSCRIBE:
@@ -65,7 +66,7 @@ def digest_reply(
     return digest.today(channel_id, kind or DAILY)
 
 
-_KIND_ARGUMENTS = {"": DAILY, DAILY: DAILY, WEEKLY_ARGUMENT: WEEKLY, NEW_ARGUMENT: NEW_PAPERS}
+_KIND_ARGUMENTS = {"": DAILY, DAILY: DAILY, WEEKLY_ARGUMENT: WEEKLY, NEW_WORD: NEW_PAPERS}
 """``/paper unsubscribe`` stops the paper of the day (``daily`` says so too), ``weekly`` the
 weekly digest, ``new`` the new papers post: anything else stops nothing, as a guess could stop
 the wrong one. ``/paper today`` previews them alike."""
@@ -74,5 +75,5 @@ the wrong one. ``/paper today`` previews them alike."""
 def _near_kind(argument: str) -> str | None:
     """``wekly``, ``weeklly``: the weekly digest was probably meant (it is still not
     stopped)."""
-    near = closest_words(argument, (WEEKLY_ARGUMENT, NEW_ARGUMENT))
+    near = closest_words(argument, (WEEKLY_ARGUMENT, NEW_WORD))
     return near[0] if near else None

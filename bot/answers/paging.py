@@ -12,7 +12,7 @@ from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKey, PageKind, RelatedTarget
 from bot.render import papers as render
 from bot.render.message import Message
-from bot.render.replies import RelatedTo, page_footer
+from bot.render.replies import Aside, RelatedTo, page_footer
 from bot.store import DatabaseUnavailable
 
 if TYPE_CHECKING:
@@ -64,9 +64,11 @@ class ResultPages:
         *,
         about: RelatedTo | None = None,
         post_in_thread: RelatedTarget | None = None,
+        aside: Aside | None = None,
     ) -> Message:
         """A private page; with no ``key`` (its search could not be remembered) it has no
-        paging buttons and says so, and its cards lead back to no list."""
+        paging buttons and says so, and its cards lead back to no list. ``aside`` says how
+        a ``/paper new …`` text was read as this search."""
         offset = result.offset
         next_page = previous_page = this_page = None
         if key is not None and has_more(result):
@@ -75,11 +77,7 @@ class ResultPages:
             previous_page = PageCursor(kind, key, max(offset - render.PAGE_SIZE, 0))
         if key is not None:
             this_page = PageCursor(kind, key, offset)
-        footer = page_footer(
-            more=has_more(result),
-            hint=self.hint(result, render.PAGE_SIZE),
-            remembered=key is not None,
-        )
+        footer = self.footer(result, remembered=key is not None)
         return render.results_message(
             result,
             next_page=next_page,
@@ -89,12 +87,22 @@ class ResultPages:
             about=about,
             post_in_thread=post_in_thread,
             footer=footer,
+            aside=aside,
+        )
+
+    def footer(self, result: SearchResult, *, remembered: bool) -> str | None:
+        """Below a private page: why **Next** is missing, and the wider corpus's hint."""
+        return page_footer(
+            more=has_more(result), hint=self.hint(result, render.PAGE_SIZE), remembered=remembered
         )
 
     def _saved_among(self, result: SearchResult, viewer: Viewer) -> frozenset[str]:
-        """Which hits the viewer saved; none while the database is unavailable, so the
-        results still show (a second **Save** is harmless)."""
+        return self.saved_among([hit.paper.id for hit in result.hits], viewer)
+
+    def saved_among(self, paper_ids: list[str], viewer: Viewer) -> frozenset[str]:
+        """Which of the papers the viewer saved; none while the database is unavailable, so
+        the results still show (a second **Save** is harmless)."""
         try:
-            return self.reading_list.saved_among(viewer, [hit.paper.id for hit in result.hits])
+            return self.reading_list.saved_among(viewer, paper_ids)
         except DatabaseUnavailable:
             return frozenset()

@@ -14,6 +14,7 @@ from bot.answers.cards import PaperCards
 from bot.answers.digest import DigestCommands, digest_reply
 from bot.answers.foryou import Suggestions
 from bot.answers.home import AppHome, HomeClick
+from bot.answers.new import NewPapers
 from bot.answers.paging import ResultPages
 from bot.answers.reading_list import Export, ReadingList
 from bot.answers.related import RelatedToMessage
@@ -71,6 +72,9 @@ class Answers:
         self._cards = PaperCards(self.papers, self._reading_list)
         self._threads = ThreadReplies(index, store, pages, delivery_memory(clock))
         self._related = RelatedToMessage(index, store, pages, self._threads)
+        self._new = NewPapers(
+            index, store, self._searches, pages, clock, lambda: bool(feeds and feeds.feeds)
+        )
         self._for_you = Suggestions(index, store, self.papers)
         self._home = AppHome(self._reading_list, self._for_you, self.papers, digest, clock)
         self._previews = LinkPreviews(self.papers, store, self._has_rotation)
@@ -94,6 +98,8 @@ class Answers:
             return self._for_you.forget(viewer)
         if request.intent is Intent.SOURCES:
             return sources_reply(self._feeds)
+        if request.intent is Intent.NEW:
+            return self._new.answer(request.argument, channel_id, viewer)
         if request.intent is Intent.SEARCH:
             paper = self._searches.named_paper(request.argument)
             if paper is not None:
@@ -132,6 +138,8 @@ class Answers:
             return self._reading_list.page(viewer, cursor.offset)
         if cursor.kind == PageKind.FOR_YOU:
             return self._for_you.page(viewer, cursor.offset)
+        if cursor.kind == PageKind.NEW:
+            return self._new.remembered_page(key, viewer, cursor.offset)
         if cursor.kind in {PageKind.PAPER, PageKind.NOTICE}:
             return self._cards.card_page(cursor.kind, key, viewer)
         return self._searches.remembered_page(key, viewer, cursor.offset)

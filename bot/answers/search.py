@@ -12,6 +12,7 @@ from bot.buttons import PageKind
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
 from bot.render.message import Message
+from bot.render.replies import Aside
 from bot.store import SEARCH, DatabaseUnavailable, Store
 
 if TYPE_CHECKING:
@@ -35,23 +36,27 @@ class PrivateSearches:
         reference = self.index.paper_reference(query)
         return self.papers.get(reference) if reference else None
 
-    def search(self, query: str, viewer: Viewer, offset: int = 0) -> Message:
+    def search(
+        self, query: str, viewer: Viewer, offset: int = 0, *, aside: Aside | None = None
+    ) -> Message:
         """A page of ``/paper`` results, with **Previous 5**/**Next 5** where there are more.
 
         The query is remembered under a short key even on a single page, so an abstract
         opened from the list can lead back to it; while the database is unavailable the
-        page has no paging buttons and says so.
+        page has no paging buttons and says so. ``aside`` says how a ``/paper new …`` text
+        was read as this search.
         """
         result = self.index.search(query, limit=render.PAGE_SIZE, offset=offset)
         if not result.hits:
             return self.pages.nothing_more(result)
-        return self.pages.page(result, PageKind.QUERY, self._remembered(query), viewer)
+        key = self.remembered(query)
+        return self.pages.page(result, PageKind.QUERY, key, viewer, aside=aside)
 
-    def _remembered(self, query: str) -> str | None:
+    def remembered(self, query: str, kind: str = SEARCH) -> str | None:
         """The query's key for the paging buttons, or None while the database cannot keep
         it: searching needs no database, so the page is shown without them."""
         try:
-            return self.store.remember_query(query)
+            return self.store.remember_query(query, kind)
         except DatabaseUnavailable:
             return None
 

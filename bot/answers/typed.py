@@ -39,8 +39,12 @@ class Intent(StrEnum):
     """Papers like the ones the person saved."""
     FORGET_ME = "forget me"
     """Delete everything kept about the person."""
+    NEW = "new"
+    """Papers announced since the last announcement day; the argument is what followed
+    ``new`` (a topic, filters), which ``bot.answers.new`` may still read as a search."""
     MISTYPED = "mistyped"
-    """A subscription command with a typo in its word: the argument is the command meant."""
+    """A subscription command or ``new`` with a typo in its word: the argument is the
+    command meant."""
 
 
 _WHOLE_TEXT_COMMANDS = {
@@ -62,11 +66,10 @@ _WHOLE_TEXT_COMMANDS = {
 ``/paper papers for me`` and ``/paper "for me"`` search (as a search for those two common
 words alone would find nothing worth having, taking them costs nobody a search)."""
 WEEKLY_ARGUMENT = "weekly"
-NEW_ARGUMENT = "new"
 _WEEKLY_COMMANDS = {
     f"{intent.value} {argument}": (intent, argument)
     for intent in (Intent.TODAY, Intent.UNSUBSCRIBE)
-    for argument in (WEEKLY_ARGUMENT, NEW_ARGUMENT)
+    for argument in (WEEKLY_ARGUMENT, Intent.NEW.value)
 }
 """``/paper today weekly`` and ``/paper unsubscribe weekly``, whole texts as well, for the
 weekly team digest (``/paper subscribe weekly DAY …`` is parsed with the digest's schedule),
@@ -83,6 +86,9 @@ _SUBSCRIPTION_WORDS = (
     Intent.UNSUBSCRIBE.value,
     Intent.SUBSCRIPTIONS.value,
 )
+NEW_WORD = Intent.NEW.value
+"""``new`` as the first word: the new papers, unless what follows reads as a search (the rule
+is ``bot.answers.new``'s, which needs the index to decide)."""
 _MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
 
 
@@ -155,6 +161,8 @@ def parse_command(text: str) -> Request:
     first, _, rest = plain.partition(" ")
     if first.lower() in _ARGUMENT_COMMANDS:
         return Request(_ARGUMENT_COMMANDS[first.lower()], rest.strip())
+    if first.lower() == NEW_WORD:
+        return Request(Intent.NEW, rest.strip())
     meant = _mistyped(first)
     if meant is not None:
         return Request(Intent.MISTYPED, f"{meant} {rest}".strip())
@@ -164,8 +172,12 @@ def parse_command(text: str) -> Request:
 def _mistyped(word: str) -> str | None:
     """The subscription command ``word`` is a typo of (``subscibe``, ``unsubscrbe``,
     ``subscriptons``): within two edits, and no English word (no paper search starts with
-    a misspelt ``subscribe``, while ``description`` or ``subscript`` may)."""
+    a misspelt ``subscribe``, while ``description`` or ``subscript`` may); or ``new`` with
+    two letters swapped or one doubled, and no English word (``nwe``, ``neww``): a three-letter
+    word one other edit away is as likely an acronym searched for (``NER``, ``NEO``)."""
     lowered = word.lower()
+    if lowered != NEW_WORD and _slipped(lowered, NEW_WORD) and lowered not in english_words():
+        return NEW_WORD
     if len(lowered) < len(Intent.SUBSCRIBE.value) - 2 or lowered in english_words():
         return None
     near = [
@@ -174,6 +186,14 @@ def _mistyped(word: str) -> str | None:
         if (distance := edit_distance(lowered, command, 2)) <= 2
     ]
     return min(near)[2] if near else None
+
+
+def _slipped(typed: str, word: str) -> bool:
+    """Whether ``typed`` is ``word`` with two neighbouring letters swapped or one letter
+    doubled: the slips of a finger, never a different word."""
+    swapped = sorted(typed) == sorted(word) and edit_distance(typed, word, 1) == 1
+    doubled = any(typed == word[:at] + word[at] + word[at:] for at in range(len(word)))
+    return swapped or doubled
 
 
 def parse_mention(text: str, bot_user_id: str | None) -> Request:

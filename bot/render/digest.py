@@ -203,11 +203,13 @@ def subscribed_message(
     )
 
 
-def mistyped_command_message(meant: str) -> Message:
-    """A subscription command with a typo in its word (``/paper subscibe 9am``): nothing is
-    searched or changed; ``meant`` is the command it looks like, with what followed."""
+def mistyped_command_message(meant: str, *, changes: bool = True) -> Message:
+    """A command with a typo in its word (``/paper subscibe 9am``, ``/paper nwe``): nothing
+    is searched or changed; ``meant`` is the command it looks like, with what followed, and
+    ``changes`` whether that command changes anything (a subscription) or only answers."""
+    changed = " Nothing was changed." if changes else ""
     return notice_message(
-        f":warning: Did you mean {command_code(f'/paper {meant}')}? Nothing was changed. "
+        f":warning: Did you mean {command_code(f'/paper {meant}')}?{changed} "
         "To search for those words instead, put them in quotes."
     )
 

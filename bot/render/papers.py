@@ -26,7 +26,7 @@ from bot.render.mrkdwn import (
     quoted,
 )
 from bot.render.notes import advises, notes_mrkdwn, usage_mrkdwn
-from bot.render.replies import RelatedTo, related_to_words
+from bot.render.replies import Aside, RelatedTo, related_to_words
 from bot.search.results import AUTHOR, EXCLUSION, LIKE, PHRASE, UnknownId
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ ACTION_POST_RELATED = "related_post_in_thread"
 ACTION_NEXT_PAGE = "results_next_page"
 ACTION_PREVIOUS_PAGE = "results_previous_page"
 ACTION_BACK = "results_back"
-PAGE_ACTIONS = (ACTION_NEXT_PAGE, ACTION_PREVIOUS_PAGE, ACTION_BACK)
+ACTION_OTHER_READING = "results_other_reading"
+"""The other reading of a ``/paper new …`` text: a page like the others (``Aside``)."""
+PAGE_ACTIONS = (ACTION_NEXT_PAGE, ACTION_PREVIOUS_PAGE, ACTION_BACK, ACTION_OTHER_READING)
 """Buttons whose value is a page cursor: each replaces the private message with that page."""
 
 PAGE_SIZE = 5
@@ -313,10 +315,12 @@ def results_message(
     footer: str | None = None,
     saved: frozenset[str] = frozenset(),
     post_in_thread: RelatedTarget | None = None,
+    aside: Aside | None = None,
 ) -> Message:
     """A page of search results; ``next_page``/``previous_page`` are the pages of the
-    **Next 5**/**Previous 5** buttons, ``this_page`` the page an abstract returns to, and
-    ``post_in_thread`` the related papers **Post in thread** posts.
+    **Next 5**/**Previous 5** buttons, ``this_page`` the page an abstract returns to,
+    ``post_in_thread`` the related papers **Post in thread** posts, and ``aside`` how a
+    ``/paper new …`` text was read as this search.
 
     ``about`` names the message a list of related papers is about (see
     ``results_heading``); ``footer`` is trusted mrkdwn from the caller (never user text);
@@ -326,9 +330,11 @@ def results_message(
         return end_of_results_message(result, None)
     if not result.hits:
         return empty_message(result, footer=footer)
-    cards = _fitting_cards(result, buttons, this_page, saved)
+    cards = fitting_cards(result, buttons, this_page, saved)
     heading = results_heading(result, shown=len(cards), about=about)
     blocks: list[dict[str, Any]] = [bk.section(heading)]
+    if aside is not None:
+        blocks.append(bk.context(aside.note))
     if result.reasons:
         blocks.append(bk.context(notes_mrkdwn(result.reasons)))
     for card in cards:
@@ -339,6 +345,8 @@ def results_message(
     paging = paging_buttons(previous_page, next_page)
     if post_in_thread is not None:
         paging.append(bk.button("Post in thread", ACTION_POST_RELATED, post_in_thread.encode()))
+    if aside is not None and aside.button is not None:
+        paging.append(aside.button)
     if paging:
         blocks.append(bk.actions(paging, block_id="results:pages"))
     titles = "; ".join(escape_mrkdwn(hit.paper.title) for hit in result.hits[: len(cards)])
@@ -360,11 +368,11 @@ def paging_buttons(
     return paging
 
 
-_RESERVED_BLOCKS = 4
-"""Heading, notice, footer and the paging buttons: what a page needs besides cards."""
+_RESERVED_BLOCKS = 5
+"""Heading, aside, notice, footer and the paging buttons: what a page needs besides cards."""
 
 
-def _fitting_cards(
+def fitting_cards(
     result: SearchResult,
     buttons: Sequence[str],
     back: PageCursor | None,
@@ -594,6 +602,12 @@ HELP_LINES = (
     ("/paper unsubscribe", "stop the daily paper here (`/paper unsubscribe weekly`: the digest)"),
     ("/paper subscriptions", "what this channel is subscribed to"),
     ("/paper sources", "where new papers come from, and how their last fetch went"),
+    (
+        "/paper new [TOPIC]",
+        "papers announced since the last announcement day (`since:DATE` goes further back), "
+        "by TOPIC or by what this channel, or you, engage with; `new` followed by a sentence "
+        "(`/paper new methods for graph pruning`) still searches every paper",
+    ),
     ("/paper saved", "your reading list (papers you clicked Save on)"),
     ("/paper saved export", "your reading list as a BibTeX file, sent to you directly"),
     ("/paper for me", "papers like the ones you saved, each saying why; only you see them"),

@@ -4,10 +4,15 @@ papers is about, and how a thread's page says there is more."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum, auto
+from typing import TYPE_CHECKING
 
 from bot.render.message import Message
 from bot.render.mrkdwn import notice_message
+
+if TYPE_CHECKING:
+    from bot.render.blocks import ButtonElement
 
 RANDOM_PAPER_INTRO = "A random paper:"
 """Above the card of ``/paper random`` and ``@paperbot random``."""
@@ -34,6 +39,15 @@ _RELATED_TO_WORDS = {
 
 def related_to_words(subject: RelatedTo) -> str:
     return _RELATED_TO_WORDS[subject]
+
+
+@dataclass(frozen=True)
+class Aside:
+    """A note under a page's heading (trusted mrkdwn) and a button beside its paging ones:
+    how a ``/paper new …`` text was read, and the other reading (``bot.render.new``)."""
+
+    note: str
+    button: ButtonElement | None = None
 
 
 PAGING_UNAVAILABLE = "I can't page through these results right now: ask again in a while."

@@ -10,7 +10,7 @@ index small enough for hundreds of thousands of abstracts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -21,10 +21,17 @@ from bot.papers.paper import Paper
 from bot.search.analyzer import CorpusAnalyzer
 from bot.search.authors import AuthorIndex
 from bot.search.defined_acronyms import Acronym, AcronymMiner
+from bot.search.embedding import DIMENSIONS
 from bot.search.explanations import Explanations
 from bot.search.fielded import FieldedBM25
 from bot.search.filtering import FilterColumns, read_filter
-from bot.search.foryou import MAX_SUGGESTIONS, rank_for_reader, vector_table
+from bot.search.foryou import (
+    MAX_SUGGESTIONS,
+    NOT_LIKE,
+    rank_by_taste,
+    rank_for_reader,
+    vector_table,
+)
 from bot.search.growth import extend_index
 from bot.search.indexing import ChunkIndexer
 from bot.search.lexicon import english_words
@@ -43,6 +50,7 @@ from bot.search.results import (
     Filter,
     ForYou,
     Hit,
+    Liked,
     NoSharedWords,
     NoVectors,
     OnlyCommonWords,
@@ -396,10 +404,59 @@ class SearchIndex:
         )
         return ForYou(suggestions, total, offset, len(learned), None)
 
+    @functools.cached_property
+    def announced_papers(self) -> tuple[Paper, ...]:
+        """The papers a feed announced (``Paper.announced``), in index order: the few that
+        ``/paper new`` looks through, kept once per index so no request walks the whole
+        catalogue for them."""
+        return tuple(paper for paper in self.papers if paper.announced is not None)
+
+    def by_taste(
+        self, candidates: Sequence[str], taste: Mapping[str, float]
+    ) -> tuple[Liked, ...] | None:
+        """``candidates`` ordered by ``taste`` (paper id to weight: what a channel or a person
+        engaged with, see ``rank_by_taste``), those without a vector yet after them in the
+        order given; None when the taste says nothing: no vectors, or none of its papers
+        (with a weight other than 0) has one."""
+        if self._semantic is None:
+            return None
+        docs = self._docs_of(candidates)
+        vectors = {doc: self._semantic.paper_vector(doc) for doc in docs}
+        weights = {
+            doc: weight
+            for ref, weight in taste.items()
+            if weight and (paper := self.get(ref)) is not None
+            for doc in (self._doc(paper),)
+        }
+        vectors |= {doc: self._semantic.paper_vector(doc) for doc in weights}
+        liked = np.array([doc for doc in weights if vectors[doc] is not None], dtype=np.intp)
+        if not len(liked):
+            return None
+        ready = np.array([doc for doc in docs if vectors[doc] is not None], dtype=np.intp)
+        rows = {doc: row for row, doc in enumerate(vectors)}
+        table = np.stack([vectors[doc] if vectors[doc] is not None else _ZERO for doc in rows])
+        ranked = rank_by_taste(
+            table,
+            np.array([rows[doc] for doc in ready], dtype=np.intp),
+            np.array([rows[doc] for doc in liked], dtype=np.intp),
+            np.array([weights[doc] for doc in liked], dtype=np.float32),
+        )
+        order = list(rows)
+        placed = [
+            Liked(self.papers[order[row]], None if like == NOT_LIKE else self.papers[order[like]])
+            for row, like in zip(ranked.docs, ranked.like, strict=True)
+        ]
+        unranked = [Liked(self.papers[doc], None) for doc in docs if vectors[doc] is None]
+        return tuple(placed + unranked)
+
     def _docs_of(self, refs: Sequence[str]) -> list[int]:
         """The corpus papers ``refs`` name, each once, in order; unknown ids left out."""
         papers = (self.get(ref) for ref in refs)
         return list(dict.fromkeys(self._doc(paper) for paper in papers if paper is not None))
+
+
+_ZERO = np.zeros(DIMENSIONS, dtype=np.float32)
+"""The row of a paper without a vector in a table of a few papers' vectors (never ranked)."""
 
 
 def _acronym_text(paper: Paper) -> str:

@@ -37,6 +37,8 @@ the rest to the saves. Chosen among 0.1, 0.3, 1 and 3 on readers drawn with anot
 than the bench reports (``bench/results/recommend.md``)."""
 MAX_SUGGESTIONS = 50
 """Suggestions offered in all: past the fiftieth, the order says little about one person."""
+NOT_LIKE = -1
+"""``Ranked.like`` of a paper that no liked paper pulls up (``rank_by_taste``)."""
 _NEWTON_STEPS = 25
 _CONVERGED = 1e-4  # weights this close rank the papers alike
 
@@ -94,6 +96,29 @@ def rank_for_reader(
     order = np.lexsort((pool, -scores))
     docs, scores = pool[order], scores[order]
     return Ranked(docs, scores, most_like(vectors, docs, saved_docs))
+
+
+def rank_by_taste(
+    vectors: np.ndarray, candidates: np.ndarray, liked: np.ndarray, weights: np.ndarray
+) -> Ranked:
+    """``candidates`` (rows of ``vectors``) ordered by how much they are like the ``liked``
+    rows, each weighing by its weight (a share or a save positive, a 👎 or a dismissal
+    negative): the weighted sum of cosines, ties by row. Each candidate's ``like`` is the
+    liked row that pulls it up most (a liked paper among the candidates is ranked by the
+    others).
+
+    For a handful of new papers and the few a channel or a person engaged with, this needs
+    no model to fit (``rank_for_reader`` needs ``MIN_SAVES``): one engaged paper already
+    says which of today's papers come first."""
+    pull = (vectors[candidates] @ vectors[liked].T) * weights
+    pull[candidates[:, None] == liked[None, :]] = 0.0  # a paper is no evidence for itself
+    scores = pull.sum(axis=1)
+    order = np.lexsort((candidates, -scores))
+    if not len(candidates):
+        return Ranked(candidates, scores, np.zeros(0, dtype=np.intp))
+    strongest = np.argmax(pull, axis=1)
+    like = np.where(pull[np.arange(len(candidates)), strongest] > 0, liked[strongest], NOT_LIKE)
+    return Ranked(candidates[order], scores[order], like[order])
 
 
 def most_like(vectors: np.ndarray, docs: np.ndarray, saved: np.ndarray) -> np.ndarray:

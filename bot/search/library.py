@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
     from bot.search.foryou import ForYou
     from bot.search.query import ParsedQuery
-    from bot.search.results import SearchResult
+    from bot.search.results import Liked, SearchResult
 
 log = logging.getLogger(__name__)
 
@@ -192,3 +192,12 @@ class CurrentIndex:
         self, saved: Sequence[str], dismissed: Sequence[str], *, limit: int = 5, offset: int = 0
     ) -> ForYou:
         return self._library.index.for_you(saved, dismissed, limit=limit, offset=offset)
+
+    @property
+    def announced_papers(self) -> tuple[Paper, ...]:
+        return self._library.index.announced_papers
+
+    def by_taste(
+        self, candidates: Sequence[str], taste: Mapping[str, float]
+    ) -> tuple[Liked, ...] | None:
+        return self._library.index.by_taste(candidates, taste)

@@ -402,3 +402,13 @@ class ForYou:
     offset: int
     saves: int  # saved papers the model learned from (those in the corpus with a vector)
     reason: Reason | None  # why there are none: TooFewSaves or NoVectors
+
+
+@dataclass(frozen=True)
+class Liked:
+    """A paper in the order a taste put it (``SearchIndex.by_taste``), and the paper of that
+    taste that put it there; ``like`` is None when none did (only a 👎'd or dismissed paper
+    is near it) or the paper has no vector yet (those follow the ranked ones)."""
+
+    paper: Paper
+    like: Paper | None

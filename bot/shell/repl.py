@@ -53,6 +53,7 @@ RELATED = "related"
 MORE = "more"
 FOR_YOU = "foryou"
 SOURCES = "sources"
+NEW = "new"
 FOR_YOU_COMMAND = "for me"
 DISMISS = "dismiss"
 SAVE = "save"
@@ -67,6 +68,7 @@ _TYPED = (
     (BOT_NAME, "papers related to the current thread's first message"),
     (f"{COMMAND} saved", "your reading list"),
     (f"{COMMAND} {FOR_YOU_COMMAND}", "papers like the ones you saved"),
+    (f"{COMMAND} {NEW} [TOPIC]", "the papers the followed feeds announced last"),
     (f"{COMMAND} forget me", "delete your reading list and all the bot keeps about you"),
 )
 _MESSAGE = ("any other text", "a message in #research: an OpenReview link in it gets a preview")
@@ -80,6 +82,7 @@ _GESTURES = (
     (f"{RELATED} TEXT", "the message shortcut Find related papers, on a message saying TEXT"),
     ("home", "your App Home tab: the reading list and the daily-paper channels"),
     (SOURCES, f"{COMMAND} {SOURCES}: the arXiv and OpenReview feeds followed, and their fetches"),
+    (NEW, f"{COMMAND} {NEW}: the papers announced on the last announcement day"),
     ("help", "this text"),
     ("quit", "leave (Ctrl-D works too)"),
 )
@@ -204,8 +207,8 @@ class Shell:
             return self.more()
         if line.lower() == FOR_YOU:
             return self.slash_command(FOR_YOU_COMMAND)
-        if line.lower() == SOURCES:
-            return self.slash_command(SOURCES)
+        if line.lower() in {SOURCES, NEW}:
+            return self.slash_command(line.lower())
         word, _, rest = line.partition(" ")
         verb, rest = word.lower(), rest.strip()
         if verb in _NUMBERED:
@@ -496,7 +499,7 @@ def _meant(word: str, rest: str) -> str | None:
     elif len(arguments) == 2 and ascii_count(arguments[0]) is not None:
         candidates = [REACT]
     elif not arguments:
-        candidates = [MORE, FOR_YOU, "home", SOURCES, "help", "quit"]
+        candidates = [MORE, FOR_YOU, "home", SOURCES, NEW, "help", "quit"]
     else:
         return None
     close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=_TYPO_CUTOFF)

@@ -13,9 +13,10 @@ import numpy as np
 from bot.papers.paper import ARXIV_SOURCE as ARXIV_SOURCE
 from bot.papers.paper import OPENREVIEW_SOURCE as OPENREVIEW_SOURCE
 
-SEARCH, RELATED = "search", "related"
-"""Kinds of remembered search: a query typed in the query language, or free text (a message
-or a thread's first message) to find related papers for."""
+SEARCH, RELATED, NEW_PAPERS = "search", "related", "new"
+"""Kinds of remembered search: a query typed in the query language, free text (a message or
+a thread's first message) to find related papers for, or a ``/paper new`` list (its day,
+topic and whose engagement ranks it, as ``bot.answers.new`` writes them)."""
 
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
 """States of a digest claim, in the order it goes through them."""
@@ -46,7 +47,7 @@ class SubscriptionRecord:
 
 class Remembered(NamedTuple):
     query: str
-    kind: str  # SEARCH or RELATED
+    kind: str  # SEARCH, RELATED or NEW_PAPERS
 
 
 class ThreadSearch(NamedTuple):
