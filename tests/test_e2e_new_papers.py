@@ -71,6 +71,12 @@ def feeds(bot: LiveBot) -> Iterator[Feeds]:
         made.store.close()
 
 
+@pytest.fixture
+def digests(processes: list) -> list:  # noqa: F811 (test_e2e_weekly's, imported above)
+    """Two digest processes, each with its own store on the app's database."""
+    return processes
+
+
 def answer(bot: LiveBot, text: str) -> str:
     before = len(bot.recorder.calls_to(RESPONSE_URL))
     assert bot.slash(text).status == 200
@@ -86,11 +92,7 @@ def shown(call) -> list[str]:
 
 
 def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
-    bot: LiveBot,
-    feeds: Feeds,
-    processes,  # noqa: F811 (the fixture imported above)
-    traveller,
-    caplog,
+    bot: LiveBot, feeds: Feeds, digests, traveller, caplog
 ) -> None:
     channel = bot.workspace.channel_id
     reply = answer(bot, "subscribe new 9:00 Europe/Berlin")
@@ -99,9 +101,9 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     preview = answer(bot, "today new")
     assert "New papers · Monday 6 January 2025" in preview and "The first 5 of 7" in preview
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))  # Tuesday morning
-    assert serve(processes, channel) == ["already_posted", "posted"]
+    assert serve(digests, channel) == ["already_posted", "posted"]
     assert "announced up to Monday 6 January 2025 are posted here" in answer(bot, "today new")
-    assert serve(processes, channel) == ["already_posted", "already_posted"]
+    assert serve(digests, channel) == ["already_posted", "already_posted"]
     [tuesday] = posted(bot, channel, NEW_PAPERS)
     first = shown(tuesday)
     assert len(first) == 5 and all(paper_id.startswith("arxiv:2501.0000") for paper_id in first)
@@ -119,7 +121,7 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
         paper(8),
     )
     traveller.move_to(at(wednesday + timedelta(days=1), 9, 5))  # Thursday
-    assert serve(processes, channel) == ["already_posted", "posted"]
+    assert serve(digests, channel) == ["already_posted", "posted"]
     thursday = shown(posted(bot, channel, NEW_PAPERS)[1])
     assert first[0] not in thursday, "a replace of a posted paper is not new again"
     assert thursday == ["arxiv:2501.00008"], "Wednesday's one new paper, no replace"
@@ -130,22 +132,19 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     caplog.set_level(logging.INFO, logger="bot.digest.service")
     for offset in (4, 5):  # Friday (nothing announced since Wednesday) and Saturday
         traveller.move_to(at(MONDAY + timedelta(days=offset), 9, 5))
-        assert serve(processes, channel) == ["nothing_new", "nothing_new"]
+        assert serve(digests, channel) == ["nothing_new", "nothing_new"]
     assert len(posted(bot, channel, NEW_PAPERS)) == 2
     assert "nothing announced since 2025-01-08" in caplog.text
 
 
 def test_a_process_that_died_after_posting_leaves_one_post(
-    bot: LiveBot,
-    feeds: Feeds,
-    processes,  # noqa: F811 (the fixture imported above)
-    traveller,
+    bot: LiveBot, feeds: Feeds, digests, traveller
 ) -> None:
     channel = bot.workspace.channel_id
     answer(bot, "subscribe new 9:00 Europe/Berlin")
     feeds.announce(MONDAY, paper(1), paper(2))
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
-    dying, other = processes
+    dying, other = digests
 
     def crash(*_args, **_kwargs):
         raise SystemExit("killed between the post and its record")
@@ -166,20 +165,17 @@ def test_a_process_that_died_after_posting_leaves_one_post(
 
 
 def test_the_weekly_digest_shows_the_weeks_new_papers_the_channel_was_not_shown(
-    bot: LiveBot,
-    feeds: Feeds,
-    processes,  # noqa: F811 (the fixture imported above)
-    traveller,
+    bot: LiveBot, feeds: Feeds, digests, traveller
 ) -> None:
     channel = bot.workspace.channel_id
     answer(bot, "subscribe new 9:00 Europe/Berlin")
     answer(bot, "subscribe weekly friday 9:30 Europe/Berlin")
     feeds.announce(MONDAY, *(paper(number) for number in range(1, 9)))
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
-    processes[0].serve(channel, kind=NEW_PAPERS)
+    digests[0].serve(channel, kind=NEW_PAPERS)
     daily = set(shown(posted(bot, channel, NEW_PAPERS)[0]))
     traveller.move_to(at(MONDAY + timedelta(days=4), 9, 35))
-    assert processes[0].serve(channel, kind=WEEKLY).status == "posted"
+    assert digests[0].serve(channel, kind=WEEKLY).status == "posted"
     [weekly] = posted(bot, channel, WEEKLY)
     blocks = json.dumps(weekly.args["blocks"])
     new_part = blocks.split("*New papers*")[1]
@@ -205,10 +201,7 @@ def test_subscriptions_list_the_new_papers_and_unsubscribe_new_stops_them(bot: L
 
 
 def test_the_post_keeps_to_the_topic_and_puts_papers_like_the_channel_s_shares_first(
-    bot: LiveBot,
-    feeds: Feeds,
-    processes,  # noqa: F811 (the fixture imported above)
-    traveller,
+    bot: LiveBot, feeds: Feeds, digests, traveller
 ) -> None:
     """A paper shared in the channel with the Share button is never posted, and the new
     papers most like it come first among those about the topic."""
@@ -240,7 +233,7 @@ def test_the_post_keeps_to_the_topic_and_puts_papers_like_the_channel_s_shares_f
     bot.click(page, render_papers.ACTION_SHARE, index=shares.index(shared))
     bot.drain()
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
-    assert processes[0].serve(channel, kind=NEW_PAPERS).status == "posted"
+    assert digests[0].serve(channel, kind=NEW_PAPERS).status == "posted"
     [post] = posted(bot, channel, NEW_PAPERS)
     papers = shown(post)
     assert shared not in papers and set(papers) <= set(about)
@@ -251,10 +244,7 @@ def test_the_post_keeps_to_the_topic_and_puts_papers_like_the_channel_s_shares_f
 
 
 def test_a_topic_with_category_takes_only_that_category_s_new_papers(
-    bot: LiveBot,
-    feeds: Feeds,
-    processes,  # noqa: F811 (the fixture imported above)
-    traveller,
+    bot: LiveBot, feeds: Feeds, digests, traveller
 ) -> None:
     channel = bot.workspace.channel_id
     answer(bot, "subscribe new 9:00 Europe/Berlin category:cs.CL")
@@ -266,7 +256,7 @@ def test_a_topic_with_category_takes_only_that_category_s_new_papers(
         ),
     )
     traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
-    assert processes[0].serve(channel, kind=NEW_PAPERS).status == "posted"
+    assert digests[0].serve(channel, kind=NEW_PAPERS).status == "posted"
     [post] = posted(bot, channel, NEW_PAPERS)
     assert sorted(shown(post)) == ["arxiv:2501.00002", "arxiv:2501.00005"]
 
