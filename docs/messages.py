@@ -398,10 +398,11 @@ MESSAGES: list[Shown] = [
         "ephemeral",
         lambda bot: render.apology_message(),
     ),
+    # Last: it adds a feed's papers to the bot's index, which every later message would search.
     Shown(
         "new_papers",
         "`/paper subscribe new 9am Europe/Berlin graph neural networks`: the best of the day's"
-        " new papers, posted in the channel (last: it adds papers to the bot's index)",
+        " new papers, posted in the channel",
         "channel",
         _new_papers_post,
     ),
