@@ -21,11 +21,13 @@ from bot.answers import Answers, Viewer
 from bot.answers.typed import parse_command, parse_mention
 from bot.buttons import PageCursor, PaperButton
 from bot.digest.service import DigestService
+from bot.feeds.following import Follower
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.render import papers as render
 from bot.render.message import Message
 from bot.settings import Settings
 from bot.slack.client import make_web_client
+from bot.store import NEW_PAPERS
 from bot.store.records import FeedEntry
 from bot.wiring.root import Services, build_services
 
@@ -188,6 +190,67 @@ def _saved_list(bot: Bot) -> Message:
 def _app_home(bot: Bot) -> Message:
     view = bot.answers.home(VIEWER, lambda _channel: True)
     return Message("paperbot's Home tab", tuple(view["blocks"]))
+
+
+_ANNOUNCED = (
+    (
+        "2504.17001",
+        "Sparse Message Passing for Billion-Edge Graphs",
+        ("Ada Lovelace", "Alan Turing"),
+        "Graph neural networks spend most of their time on edges that carry little signal. We "
+        "learn which edges to keep per layer and train graph neural networks on billion-edge "
+        "graphs on one GPU, matching full message passing.",
+    ),
+    (
+        "2504.17002",
+        "Graph Transformers Without Positional Encodings",
+        ("Grace Hopper", "Emmy Noether", "Claude Shannon"),
+        "Positional encodings make graph transformers expensive. We show that a learned graph "
+        "rewiring recovers their accuracy on molecular and citation graphs at a fraction of "
+        "the cost.",
+    ),
+    (
+        "2504.17003",
+        "Rewiring Graphs to Fight Oversquashing",
+        ("Marie Curie", "Srinivasa Ramanujan"),
+        "Oversquashing limits how far information travels in graph neural networks. We add "
+        "edges guided by the graph's curvature and improve long-range graph benchmarks.",
+    ),
+    (
+        "2504.17004",
+        "Diffusion Models for Protein Backbones",
+        ("Rosalind Franklin", "Dorothy Hodgkin"),
+        "We generate protein backbones with a diffusion model over rigid frames.",
+    ),
+)
+"""Papers a feed announced on the day the docs are dated, for the new papers post."""
+
+
+def _new_papers_post(bot: Bot) -> Message:
+    """A channel following new papers on graphs: the post its morning would bring."""
+    day = FIXED_NOW.date()
+    bot.services.store.store_entries(
+        FeedEntry(
+            source="arxiv",
+            id=f"arxiv:{number}",
+            title=title,
+            authors=authors,
+            abstract=abstract,
+            version=1,
+            arxiv_id=number,
+            categories=("cs.LG",),
+            announced=day,
+            published=FIXED_NOW,
+            revised=FIXED_NOW,
+            page_url=f"https://arxiv.org/abs/{number}",
+            pdf_url=f"https://arxiv.org/pdf/{number}v1",
+            feed="arxiv:cs.LG",
+        )
+        for number, title, authors, abstract in _ANNOUNCED
+    )
+    Follower(bot.services.library, bot.services.store, 3600).tick()
+    bot.digest.subscribe(CHANNEL, "new 9am Europe/Berlin graph neural networks", VIEWER.team_id)
+    return _required(bot.digest.serve(CHANNEL, kind=NEW_PAPERS, dry_run=True).message)
 
 
 MESSAGES: list[Shown] = [
@@ -416,6 +479,14 @@ MESSAGES: list[Shown] = [
         "brought: its venue and decision, when it was published and updated, its forum and PDF",
         "ephemeral",
         _iclr_2026_paper,
+    ),
+    # Last: it adds a feed's papers to the bot's index, which every later message would search.
+    Shown(
+        "new_papers",
+        "`/paper subscribe new 9am Europe/Berlin graph neural networks`: the best of the day's"
+        " new papers, posted in the channel",
+        "channel",
+        _new_papers_post,
     ),
 ]
 

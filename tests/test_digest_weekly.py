@@ -84,6 +84,9 @@ def test_weekly_without_a_day_is_refused_with_the_days_it_takes(args: str, probl
         ("unsubscribe", Request(Intent.UNSUBSCRIBE)),
         ("weekly digest", Request(Intent.SEARCH, "weekly digest")),
         ("today weekly transformers", Request(Intent.SEARCH, "today weekly transformers")),
+        ("today new", Request(Intent.TODAY, "new")),
+        ("Unsubscribe New", Request(Intent.UNSUBSCRIBE, "new")),
+        ("today new optimisers", Request(Intent.SEARCH, "today new optimisers")),
     ],
 )
 def test_today_and_unsubscribe_take_weekly(text: str, request_: Request) -> None:

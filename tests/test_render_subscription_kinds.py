@@ -1,6 +1,6 @@
 """Each kind of subscription speaks of itself (issue 30): the weekly digest names the days
 it covers rather than "this week", and the App Home and ``/paper subscriptions`` list the
-paper of the day and the weekly digest apart."""
+paper of the day, the weekly digest and the new papers post apart."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from bot.digest.weekly import WEEK
 from bot.render import blocks as bk
 from bot.render import digest as render_digest
 from bot.render import home as render_home
+from bot.render import new_papers as render_new
 from bot.render import weekly as render_weekly
 
 MONDAY = date(2026, 12, 7)
@@ -87,3 +88,38 @@ def test_paper_subscriptions_gives_each_kind_its_own_section() -> None:
         "*Paper of the day:* ",
         "*Weekly team digest:",
     ]
+
+
+def test_the_app_home_lists_new_papers_after_the_weekly_digests_and_ends_with_more(index) -> None:
+    subscriptions = [
+        render_home.SubscribedChannel("CDAILY0001", "09:00 UTC, on weekdays", None),
+        render_home.SubscribedChannel("CWEEKLY001", "09:30 UTC, on Mondays", None, weekly=True),
+        render_home.SubscribedChannel(
+            "CNEWPAPERS", "08:30 UTC, on days with new papers", "pruning", new=True
+        ),
+    ]
+    view = render_home.home_view(
+        index.papers[:1],
+        total=1,
+        places=FIRST_PAGES,
+        subscriptions=subscriptions,
+        more_channels=True,
+    )
+    bk.validate_view(view)
+    texts = " ".join(_texts(view["blocks"]))
+    weekly, new = texts.split('"Weekly team digest"')[1].split('"New papers"')
+    assert "CWEEKLY001" in weekly and "CNEWPAPERS" not in weekly and "and more" not in weekly
+    new = new.split("How to use")[0]
+    assert "CNEWPAPERS" in new and "“pruning”" in new and "…and more" in new
+
+
+def test_paper_subscriptions_says_how_new_papers_reach_the_channel() -> None:
+    new = render_new.subscription_lines(
+        "08:30 UTC, on days with new papers", None, paused_reason=None, next_post="tomorrow"
+    )
+    message = render_digest.subscriptions_message(None, None, new=new, follows_feeds=True)
+    sections = [block["text"]["text"] for block in message.blocks]
+    assert sections[1].startswith("*New papers:* 08:30 UTC, on days with new papers")
+    assert "come from the bundled collection" in sections[2]
+    quiet = render_digest.subscriptions_message("09:00 UTC, on weekdays", None)
+    assert "bundled collection" not in json.dumps(quiet.blocks)

@@ -26,7 +26,7 @@ from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
 from bot.settings import Settings
 from bot.slack.client import make_web_client
-from bot.store import Store
+from bot.store import NEW_PAPERS, Store
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -432,3 +432,27 @@ def test_a_refresh_that_cannot_read_the_subscription_keeps_the_job(
         assert scheduler.next_runs()[channel] == NINE
         scheduler.stop()
     assert f"digest for {channel}: kept its schedule" in caplog.text
+
+
+def test_a_new_papers_subscription_looks_every_day_in_a_job_of_its_own(
+    service, scheduler, recorder, channel
+) -> None:
+    with time_machine.travel(berlin(2025, 3, 28, 10, 0), tick=False):
+        scheduler.start()
+        service.subscribe(channel, "9:00 Europe/Berlin")
+        service.subscribe(channel, "new 9:30 Europe/Berlin")
+        runs = scheduler.next_runs()
+        assert runs[channel] == berlin(2025, 3, 31, 9, 0)  # weekdays: Monday next
+        assert runs[f"{channel}:new"] == berlin(2025, 3, 29, 9, 30)  # it looks on Saturday too
+        outcome = service.serve(channel, kind=NEW_PAPERS)
+        assert (outcome.status, outcome.detail) == (
+            "nothing_new",
+            "no feed has announced a paper yet",
+        )
+        service.unsubscribe(channel, NEW_PAPERS)
+        assert f"{channel}:new" not in scheduler.next_runs() and channel in scheduler.next_runs()
+        scheduler.stop()
+        kinds = [
+            call.args["metadata"]["event_payload"].get("kind") for call in posts(recorder, channel)
+        ]
+        assert NEW_PAPERS not in kinds  # only today's paper of the day, due since 09:00

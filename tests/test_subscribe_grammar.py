@@ -57,6 +57,14 @@ def refusal(args: str) -> str:
         ("weekly sun 9am", "09:00", "UTC", "sunday", None, "weekly"),
         ("weekly Tues 9am", "09:00", "UTC", "tuesday", None, "weekly"),
         ("weekly thurs 16:00", "16:00", "UTC", "thursday", None, "weekly"),
+        ("new", "09:00", "UTC", "announced", None, "new"),
+        ("new 8am Europe/Berlin", "08:00", "Europe/Berlin", "announced", None, "new"),
+        (
+            "new 9am Europe/Berlin graph pruning category:cs.LG",
+            *("09:00", "Europe/Berlin", "announced", "graph pruning category:cs.LG", "new"),
+        ),
+        ("NEW 9am new york", "09:00", "America/New_York", "announced", None, "new"),
+        ('"new optimisers"', "09:00", "UTC", "weekdays", '"new optimisers"', "daily"),
         # abbreviations, cities, spellings
         ("9am EST", "09:00", "America/New_York", "weekdays", None, "daily"),
         ("9am edt", "09:00", "America/New_York", "weekdays", None, "daily"),
@@ -162,6 +170,21 @@ def test_a_refused_weekly_command_shows_the_weekly_usage() -> None:
     with pytest.raises(SubscriptionError) as raised:
         parse_subscribe_args("weekly fridy", year=YEAR)
     assert "Usage: `/paper subscribe weekly DAY" in refusal_text(raised.value.problem)
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ("new 9am daily graphs", "`daily` is out of place: give the time, then the time zone,"),
+        ("new monday graphs", "`monday` is out of place"),
+        ("new graphs 9am", "`9am` is out of place"),
+    ],
+)
+def test_a_refused_new_papers_command_shows_the_new_papers_usage(args, problem) -> None:
+    with pytest.raises(SubscriptionError) as raised:
+        parse_subscribe_args(args, year=YEAR)
+    said = refusal_text(raised.value.problem)
+    assert problem in said and "Usage: `/paper subscribe new [TIME]" in said
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from bot.render.digest import mistyped_command_message, unsubscribe_usage_messag
 from bot.render.message import Message
 from bot.render.replies import digest_unavailable_message
 from bot.search.query import closest_words
-from bot.store import DAILY, WEEKLY
+from bot.store import DAILY, NEW_PAPERS, WEEKLY
 
 
 class _Schedule(Protocol):
@@ -47,8 +47,8 @@ def digest_reply(
     digest: DigestCommands | None, request: Request, channel_id: str, team_id: str | None
 ) -> Message:
     """``/paper subscribe``, ``unsubscribe``, ``subscriptions`` and ``today`` (the last two
-    of a kind: ``weekly`` as their argument, else the paper of the day); ``team_id`` is the
-    channel's workspace, kept with its subscription."""
+    of a kind: ``weekly`` as their argument, ``new`` for ``unsubscribe``, else the paper of
+    the day); ``team_id`` is the channel's workspace, kept with its subscription."""
     if request.intent is Intent.MISTYPED:
         changes = request.argument.partition(" ")[0] != NEW_WORD
         return mistyped_command_message(request.argument, changes=changes)
@@ -58,20 +58,22 @@ def digest_reply(
         return digest.subscribe(channel_id, request.argument, team_id)
     if request.intent is Intent.SUBSCRIPTIONS:
         return digest.subscriptions(channel_id)
-    kind = WEEKLY if request.argument.lower() == WEEKLY_ARGUMENT else DAILY
+    kind = _KIND_ARGUMENTS.get(request.argument.lower())
     if request.intent is Intent.UNSUBSCRIBE:
-        if request.argument.lower() not in _UNSUBSCRIBE_ARGUMENTS:
-            return unsubscribe_usage_message(request.argument, _near_weekly(request.argument))
+        if kind is None:
+            return unsubscribe_usage_message(request.argument, _near_kind(request.argument))
         return digest.unsubscribe(channel_id, kind, team_id)
-    return digest.today(channel_id, kind)
+    return digest.today(channel_id, kind or DAILY)
 
 
-_UNSUBSCRIBE_ARGUMENTS = frozenset(("", WEEKLY_ARGUMENT, DAILY))
+_KIND_ARGUMENTS = {"": DAILY, DAILY: DAILY, WEEKLY_ARGUMENT: WEEKLY, NEW_WORD: NEW_PAPERS}
 """``/paper unsubscribe`` stops the paper of the day (``daily`` says so too), ``weekly`` the
-weekly digest: anything else stops nothing, as a guess could stop the wrong one."""
+weekly digest, ``new`` the new papers post: anything else stops nothing, as a guess could stop
+the wrong one. ``/paper today`` previews them alike."""
 
 
-def _near_weekly(argument: str) -> bool:
+def _near_kind(argument: str) -> str | None:
     """``wekly``, ``weeklly``: the weekly digest was probably meant (it is still not
     stopped)."""
-    return bool(closest_words(argument, (WEEKLY_ARGUMENT,)))
+    near = closest_words(argument, (WEEKLY_ARGUMENT, NEW_WORD))
+    return near[0] if near else None

@@ -19,7 +19,7 @@ from bot.buttons import FIRST_PAGES, HomePlaces
 from bot.clock import Clock
 from bot.papers.catalogue import PaperLookup
 from bot.render import home as render_home
-from bot.store import WEEKLY
+from bot.store import NEW_PAPERS, WEEKLY
 
 VISIBILITY_TTL = timedelta(minutes=5)
 """How long the App Home trusts Slack's word that a person can see a subscribed channel:
@@ -101,8 +101,11 @@ class AppHome:
             if len(shown) == render_home.MAX_CHANNELS_SHOWN:
                 return shown, True
             when = sub.schedule.describe()
-            weekly = sub.kind == WEEKLY
-            shown.append(render_home.SubscribedChannel(sub.channel, when, sub.topic, weekly))
+            shown.append(
+                render_home.SubscribedChannel(
+                    sub.channel, when, sub.topic, sub.kind == WEEKLY, sub.kind == NEW_PAPERS
+                )
+            )
         return shown, False
 
     def abstract_view(self, paper_id: str) -> dict[str, Any]:

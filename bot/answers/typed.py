@@ -67,10 +67,13 @@ _WHOLE_TEXT_COMMANDS = {
 words alone would find nothing worth having, taking them costs nobody a search)."""
 WEEKLY_ARGUMENT = "weekly"
 _WEEKLY_COMMANDS = {
-    f"{intent.value} {WEEKLY_ARGUMENT}": intent for intent in (Intent.TODAY, Intent.UNSUBSCRIBE)
+    f"{intent.value} {argument}": (intent, argument)
+    for intent in (Intent.TODAY, Intent.UNSUBSCRIBE)
+    for argument in (WEEKLY_ARGUMENT, Intent.NEW.value)
 }
 """``/paper today weekly`` and ``/paper unsubscribe weekly``, whole texts as well, for the
-weekly team digest (``/paper subscribe weekly DAY …`` is parsed with the digest's schedule)."""
+weekly team digest (``/paper subscribe weekly DAY …`` is parsed with the digest's schedule),
+and the same with ``new`` for the new papers post."""
 _ARGUMENT_COMMANDS = {
     Intent.SUBSCRIBE.value: Intent.SUBSCRIBE,
     Intent.UNSUBSCRIBE.value: Intent.UNSUBSCRIBE,
@@ -154,7 +157,7 @@ def parse_command(text: str) -> Request:
     if word in _WHOLE_TEXT_COMMANDS:
         return Request(_WHOLE_TEXT_COMMANDS[word])
     if word in _WEEKLY_COMMANDS:
-        return Request(_WEEKLY_COMMANDS[word], WEEKLY_ARGUMENT)
+        return Request(*_WEEKLY_COMMANDS[word])
     first, _, rest = plain.partition(" ")
     if first.lower() in _ARGUMENT_COMMANDS:
         return Request(_ARGUMENT_COMMANDS[first.lower()], rest.strip())

@@ -21,7 +21,10 @@ from bot.digest.subscriptions import (
     parse_zone,
 )
 from bot.settings import Settings
-from bot.store import DAILY, Store, SubscriptionRecord
+from bot.store import DAILY, NEW_PAPERS, WEEKLY, Store, SubscriptionRecord
+
+KINDS = (DAILY, WEEKLY, NEW_PAPERS)
+"""What a channel can subscribe to: the paper of the day, the weekly digest, new papers."""
 
 
 @dataclass(frozen=True)

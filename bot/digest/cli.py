@@ -24,8 +24,11 @@ from bot.search.library import Library
 from bot.settings import Settings
 from bot.store import DAILY, Store
 
-OK_STATUSES = frozenset({"posted", "recovered", "already_posted", "busy", "not_due", "dry_run"})
-"""Outcomes that are not a failure: "busy" means another process is posting it right now."""
+OK_STATUSES = frozenset(
+    {"posted", "recovered", "already_posted", "busy", "not_due", "dry_run", "nothing_new"}
+)
+"""Outcomes that are not a failure: "busy" means another process is posting it right now,
+"nothing_new" that no new paper came for the channel's new papers post (a weekend)."""
 
 
 def _parser() -> ArgumentParser:
@@ -33,8 +36,8 @@ def _parser() -> ArgumentParser:
         prog=f"{program()} digest",
         description=(
             "Post today's paper of the day now. Without --channel, serve every subscription "
-            "(paper of the day or weekly digest) whose time has come; a channel that already "
-            "has its post is left alone."
+            "(paper of the day, weekly digest or new papers) whose time has come; a channel "
+            "that already has its post is left alone."
         ),
     )
     parser.add_argument(

@@ -1,11 +1,15 @@
 """``/paper subscribe``'s words: what a command asks to change, and what the channel gets then.
 
-``/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`` is the paper of the day and
-``/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]`` the weekly team digest. Every part
-but the weekly digest's day is optional, and a part not typed keeps what the channel has: its
-subscription of that kind (even a paused or stopped one), else the time and zone of its other
-kind, else 09:00 in the bot's zone, on weekdays, on all papers. ``all`` as the topic goes back
-to all papers.
+``/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`` is the paper of the day,
+``/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]`` the weekly team digest and
+``/paper subscribe new [TIME] [TIMEZONE] [TOPIC…]`` the new papers post (which looks every
+day, and posts on days with new papers: it takes no days). Every part but the weekly
+digest's day is optional, and a part not typed keeps what the channel has: its subscription
+of that kind (even a paused or stopped one), else the time and zone of its paper of the day
+(of its weekly digest, for the paper of the day), else 09:00 in the bot's zone, on weekdays,
+on all papers. ``all`` as the topic goes back to all papers. A paper of the day's topic that
+starts with the word ``new`` is quoted: ``/paper subscribe "new optimisers"``; ``new`` that
+starts a city's name (``new york``) is the paper of the day's zone.
 
 A command that changes a subscription never changes it on a guess. Before the topic, a word
 that is close to a day, ``weekdays``, ``daily``, ``weekly`` or a city (see ``_misspelt``), a
@@ -42,6 +46,7 @@ from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 from bot.digest.subscriptions import (
+    ANNOUNCED,
     CADENCES,
     DAYS_OF_WEEK,
     DEFAULT_CADENCE,
@@ -67,13 +72,15 @@ from bot.digest.zones import (
 from bot.render.subscribe import Problem
 from bot.search.lexicon import english_words
 from bot.search.query import closest_words
-from bot.store import DAILY, WEEKLY
+from bot.store import DAILY, NEW_PAPERS, WEEKLY
 
 QUOTES = "\"'\u201c\u201d\u2018\u2019"
 """A topic starting with a quote is the topic as typed, whatever its first word."""
 ALL_PAPERS = frozenset(("all", "all papers"))
 """The topic that means no topic: what ``/paper subscriptions`` calls "all papers"."""
 SCHEDULE_WORDS = (*DAYS_OF_WEEK, *CADENCES, WEEKLY)
+NEW_WORD = NEW_PAPERS
+"""``/paper subscribe new …``: the first word that makes it the new papers post."""
 
 
 class Part(StrEnum):
@@ -126,14 +133,18 @@ class Outcome:
 def parse_subscribe_args(args: str, *, year: int) -> SubscribeRequest:
     """The parts typed after ``/paper subscribe``; zone words are those of ``year``."""
     tokens = args.split()
-    weekly = bool(tokens) and tokens[0].lower() == WEEKLY
+    first = tokens[0].lower() if tokens else ""
+    weekly = first == WEEKLY
+    new = first == NEW_WORD and not _city_of_new(tokens, year)
     try:
+        if new:
+            return _parts(tokens[1:], SubscribeRequest(NEW_PAPERS, cadence=ANNOUNCED), year)
         if not weekly:
             return _parts(tokens, SubscribeRequest(), year)
         day = _weekly_day(tokens[1] if len(tokens) > 1 else None)
         return _parts(tokens[2:], SubscribeRequest(WEEKLY, cadence=day), year)
     except SubscriptionError as error:
-        raise SubscriptionError(replace(error.problem, weekly=weekly)) from None
+        raise SubscriptionError(replace(error.problem, weekly=weekly, new=new)) from None
 
 
 def resolve(
@@ -143,7 +154,7 @@ def resolve(
     default_zone: ZoneInfo,
 ) -> Outcome:
     """The subscription ``request`` leaves: ``current`` is the channel's subscription of the
-    request's kind (with its topic), ``channel`` the schedule of its other kind."""
+    request's kind (with its topic), ``channel`` the schedule of another kind it has."""
     if current is None:
         at = request.at or (channel.at if channel else DEFAULT_TIME)
         zone = request.zone or (channel.zone if channel else default_zone)
@@ -176,6 +187,15 @@ def resolve(
     )
 
 
+def _city_of_new(tokens: list[str], year: int) -> bool:
+    """``new york``: the words from ``new`` on name a zone's city, so they are
+    the paper of the day's zone (new papers there: ``/paper subscribe new new york``)."""
+    return any(
+        zones_named(" ".join(tokens[:length]), year)
+        for length in range(2, min(MAX_CITY_WORDS, len(tokens)) + 1)
+    )
+
+
 def _weekly_day(token: str | None) -> str:
     if token is None:
         raise SubscriptionError(Problem.NO_DAY, candidates=DAYS_OF_WEEK)
@@ -189,14 +209,13 @@ def _weekly_day(token: str | None) -> str:
 
 
 def _parts(tokens: list[str], request: SubscribeRequest, year: int) -> SubscribeRequest:
-    weekly = request.kind == WEEKLY
     tokens = list(tokens)
     if len(tokens) >= 2 and time_shape(tokens[0] + tokens[1]) and tokens[1][0].isalpha():
         tokens[:2] = [tokens[0] + tokens[1]]  # "9 am", "9:30 pm"
     if tokens and looks_like_time(tokens[0]):
         request = replace(request, at=parse_time(tokens.pop(0)))
     request = _zone(tokens, request, year)
-    if not weekly and tokens and tokens[0].lower() in CADENCES:
+    if request.kind == DAILY and tokens and tokens[0].lower() in CADENCES:
         request = replace(request, cadence=tokens.pop(0).lower())
     if tokens and tokens[0][0] not in QUOTES:
         _refuse_schedule_words(tokens, request, year)
@@ -246,7 +265,7 @@ def _slashed_zone(tokens: list[str], request: SubscribeRequest) -> SubscribeRequ
 def _could_start_topic(words: str, rest: list[str], request: SubscribeRequest, year: int) -> bool:
     """Whether the city or abbreviation ``words``, followed by ``rest``, may be the topic's
     first word rather than the zone (the rule is in the module's docstring)."""
-    schedule_next = request.kind != WEEKLY and bool(rest) and rest[0].lower() in CADENCES
+    schedule_next = request.kind == DAILY and bool(rest) and rest[0].lower() in CADENCES
     topic_next = bool(rest) and rest[0][0] not in QUOTES  # a quoted topic is marked off
     if topic_next and not schedule_next and " ".join(rest).lower() not in ALL_PAPERS:
         return True
@@ -263,7 +282,7 @@ def _refuse_schedule_words(tokens: list[str], request: SubscribeRequest, year: i
     first = tokens[0]
     weekly = request.kind == WEEKLY
     day = _day_of_week(first) if len(first) > 3 else None
-    if day is not None and not weekly:
+    if day is not None and request.kind == DAILY:
         raise SubscriptionError(Problem.DAY_MEANS_WEEKLY, word=first, candidates=(day,))
     zone_word = request.zone is None and bool(zones_named(first, year))
     if first.lower() in SCHEDULE_WORDS or day is not None or zone_word:

@@ -1,4 +1,4 @@
-"""The message a channel's next post of either kind would be, and what its claim records: one
+"""The message a channel's next post of any kind would be, and what its claim records: one
 place the service (to post) and ``/paper today`` (to preview) ask."""
 
 from __future__ import annotations
@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from datetime import date
 
 from bot.digest.channels import ChannelSubscription
+from bot.digest.new_papers import NewPapers
 from bot.digest.rotation import Rotation
 from bot.digest.weekly import WeeklyDigest
 from bot.render import digest as render
 from bot.render.message import Message
-from bot.store import WEEKLY, DigestClaim, Place, Shown
+from bot.render.new_papers import new_papers_post
+from bot.store import NEW_PAPERS, WEEKLY, DigestClaim, Place, Shown
 
 
 @dataclass(frozen=True)
@@ -39,15 +41,19 @@ class Draft:
 
 
 class Drafts:
-    def __init__(self, rotation: Rotation, weekly: WeeklyDigest) -> None:
+    def __init__(self, rotation: Rotation, weekly: WeeklyDigest, new_papers: NewPapers) -> None:
         self._rotation = rotation
         self._weekly = weekly
+        self._new_papers = new_papers
 
     def draft(self, sub: ChannelSubscription, day: date, claim: DigestClaim | None) -> Draft | None:
-        """The post for ``day``: the claimed paper of the day when there is a claim (so a
-        retry posts the same one); ``None`` when no paper matches the topic."""
+        """The post for ``day`` (a new papers post's announcement day): the claimed paper of
+        the day when there is a claim (so a retry posts the same one); ``None`` when no paper
+        matches the topic."""
         if sub.kind == WEEKLY:
             return self.weekly(sub, day)
+        if sub.kind == NEW_PAPERS:
+            return self._new(sub, day)
         pick = self._rotation.for_day(sub.channel, sub.topic, claim)
         if pick is None:
             return None
@@ -56,6 +62,22 @@ class Drafts:
         )
         place = Place(pick.position, pick.pool_size, pick.topic)
         return Draft(message, Shown((pick.paper.id,), place), pick.round, pick.topic)
+
+    def _new(self, sub: ChannelSubscription, day: date) -> Draft | None:
+        """The new papers post for announcement day ``day``; None when no new paper the
+        channel has not seen matches its topic."""
+        pick = self._new_papers.for_post(sub.channel, sub.topic, day)
+        if not pick.papers:
+            return None
+        message = new_papers_post(
+            day,
+            pick.papers,
+            matching=pick.matching,
+            first=pick.first,
+            topic=sub.topic,
+            follow_channel=pick.follow_channel,
+        )
+        return Draft(message, Shown(tuple(paper.id for paper in pick.papers)), 0, sub.topic)
 
     def weekly(self, sub: ChannelSubscription, day: date) -> Draft:
         """The weekly digest for the week of ``day``: always a message, even a quiet week's."""

@@ -31,7 +31,7 @@ from bot.clock import Clock
 from bot.render.message import Message
 from bot.slack.delivery.landed import Unreadable, find_post
 from bot.slack.delivery.retry import Backoff, error_failure
-from bot.store import DAILY, POSTING, DigestClaim, Place, Shown, Store
+from bot.store import DAILY, NEW_PAPERS, POSTING, DigestClaim, Place, Shown, Store
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,7 @@ Status = Literal[
     "failed",
     "paused",
     "no_papers",
+    "nothing_new",
     "not_subscribed",
     "dry_run",
 ]
@@ -268,10 +269,10 @@ class Poster:
         channel, day = claim.channel, claim.local_date
         self._store.release_claim(channel, day, self.owner, sent=False, kind=claim.kind)
         if error not in PAUSING_ERRORS:
-            log.error("Slack refused the paper of the day in %s: %s", channel, error)
+            log.error("Slack refused the %s in %s: %s", post_name(claim.kind), channel, error)
             return DigestOutcome(channel, day, "failed", f"Slack refused it: {error}")
         pause(error)
-        log.warning("paused the paper of the day in %s: Slack says %s", channel, error)
+        log.warning("paused the %s in %s: Slack says %s", post_name(claim.kind), channel, error)
         return DigestOutcome(channel, day, "paused", paused_detail(error))
 
     def _send(self, client: WebClient, claim: DigestClaim, message: Message, shown: Shown) -> str:
@@ -324,8 +325,9 @@ class Poster:
 
 
 def post_name(kind: str) -> str:
-    """What a post of ``kind`` is called in log lines: "paper of the day", "weekly digest"."""
-    return "paper of the day" if kind == DAILY else f"{kind} digest"
+    """What a post of ``kind`` is called in log lines: "paper of the day", "weekly digest",
+    "new papers post"."""
+    return {DAILY: "paper of the day", NEW_PAPERS: "new papers post"}.get(kind, f"{kind} digest")
 
 
 def paused_detail(reason: str) -> str:

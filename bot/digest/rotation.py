@@ -1,6 +1,7 @@
 """Which paper a channel gets next.
 
-Each channel walks a shuffled order of every eligible paper, seeded by channel and round, so
+Each channel walks a shuffled order of every shipped paper (a feed's papers are new papers,
+shown once each: ``bot.digest.new_papers``), seeded by channel and round, so
 the order is random but reproducible and survives restarts; only the papers already posted
 are stored. When every paper has been posted, the next round starts with a new order; a
 weekly digest's picks start it when fewer than they need are left (``Rotation._draw``), so a
@@ -75,11 +76,13 @@ class Rotation:
         self._index = index
 
     def pool(self, topic: str | None) -> list[Paper]:
-        """The papers a subscription draws from: every paper, or those about its topic, the
-        very list ``/paper TOPIC`` pages through, in its order (``SearchIndex.results``)."""
-        if topic:
-            return self._index.results(topic)
-        return list(self._index.papers)
+        """The papers a subscription draws from: every shipped paper, or those about its
+        topic, in the order ``/paper TOPIC`` pages through them (``SearchIndex.results``).
+        Papers the feeds brought are left out: they reach a channel once each, in its new
+        papers post and its weekly digest's new papers (``bot.digest.new_papers``), and a
+        rotation that grew every day would never come round."""
+        papers = self._index.results(topic) if topic else self._index.papers
+        return [paper for paper in papers if not paper.from_feed]
 
     def next(self, channel: str, topic: str | None) -> Pick | None:
         """The channel's next paper: the first of its round's order not yet posted."""
@@ -111,15 +114,15 @@ class Rotation:
         round_, seen = self._store.rotation(channel)
         skipped = seen | passed
         left = [paper for paper in order(round_) if paper.id not in skipped]
-        papers = self._by_interest(left, interest)[:count]
+        papers = self.by_interest(left, interest)[:count]
         if len(papers) == count:
             return _Draw(papers, round_, seen)
         taken = passed | {paper.id for paper in papers}
         fresh = [paper for paper in order(round_ + 1) if paper.id not in taken]
-        papers += self._by_interest(fresh, interest)[: count - len(papers)]
+        papers += self.by_interest(fresh, interest)[: count - len(papers)]
         return _Draw(papers, round_ + 1, frozenset())
 
-    def _by_interest(self, remaining: list[Paper], interest: dict[str, float]) -> list[Paper]:
+    def by_interest(self, remaining: list[Paper], interest: dict[str, float]) -> list[Paper]:
         """``remaining`` with the papers like the channel's engaged ones first (stable)."""
         if not interest or not remaining:
             return remaining

@@ -1,8 +1,8 @@
 """Running the paper of the day inside the bot process with APScheduler.
 
-One job per subscribed channel and kind (paper of the day, weekly digest), whose trigger asks
-``bot.digest.subscriptions`` for the next post instant, so the DST rules live in one place.
-The scheduler only decides *when to try*: whether to post is decided by
+One job per subscribed channel and kind (paper of the day, weekly digest, new papers), whose
+trigger asks ``bot.digest.subscriptions`` for the next post instant, so the DST rules live in
+one place. The scheduler only decides *when to try*: whether to post is decided by
 ``DigestService.serve`` under the database claim, so a job that fires twice, late, or in
 several replicas at once still posts once. That is also why a database that cannot be used
 at the post's minute (stopped, restarting, locked by another process) costs a retry, with
@@ -31,10 +31,11 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.clock import Clock, system_clock
+from bot.digest.channels import KINDS
 from bot.digest.posting import DigestOutcome, post_name
 from bot.digest.service import DigestService
 from bot.digest.subscriptions import Schedule
-from bot.store import DAILY, UNAVAILABLE, WEEKLY, first_line
+from bot.store import DAILY, UNAVAILABLE, first_line
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +98,6 @@ class RecurringTrigger(BaseTrigger):
 
     def __str__(self) -> str:
         return "recurring"
-
-
-KINDS = (DAILY, WEEKLY)
 
 
 def feed_key(channel: str, kind: str) -> str:

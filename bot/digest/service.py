@@ -1,8 +1,9 @@
-"""The paper of the day and the weekly digest for one process: which channels are due, and
-serving them.
+"""The paper of the day, the weekly digest and the new papers post for one process: which
+channels are due, and serving them.
 
 The parts live beside it: ``channels`` (who subscribes, to what), ``rotation`` (which paper),
-``weekly`` (what the weekly digest says), ``drafts`` (either kind's next message),
+``weekly`` (what the weekly digest says), ``new_papers`` (which announcement day, which new
+papers), ``drafts`` (each kind's next message),
 ``posting`` (exactly once per channel, kind and period) and ``replies`` (the ``/paper``
 commands). ``DigestService`` builds them over one store, index and client, and is what the
 scheduler, the command line and the answers use.
@@ -14,7 +15,7 @@ import logging
 import time as time_module
 from collections.abc import Callable, Container
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from slack_sdk import WebClient
@@ -22,6 +23,7 @@ from slack_sdk import WebClient
 from bot.clock import Clock, system_clock
 from bot.digest.channels import ChannelSubscription, Subscriptions
 from bot.digest.drafts import Drafts
+from bot.digest.new_papers import NewPapers
 from bot.digest.owner import new_owner, owner_gone
 from bot.digest.posting import LEASE, DigestOutcome, Poster, paused_detail
 from bot.digest.replies import DigestReplies
@@ -29,7 +31,7 @@ from bot.digest.rotation import Rotation
 from bot.digest.weekly import WeeklyDigest
 from bot.render.message import Message
 from bot.settings import Settings
-from bot.store import DAILY, POSTED, Store
+from bot.store import DAILY, NEW_PAPERS, POSTED, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
@@ -67,7 +69,12 @@ class DigestService:
         self._clock = clock
         self._subscriptions = Subscriptions(store, settings)
         self._rotation = Rotation(store, index)
-        self._drafts = Drafts(self._rotation, WeeklyDigest(store, index, self._rotation))
+        self._new_papers = NewPapers(store, index, self._rotation)
+        self._drafts = Drafts(
+            self._rotation,
+            WeeklyDigest(store, index, self._rotation, self._new_papers),
+            self._new_papers,
+        )
         self._poster = Poster(
             store,
             clock=clock,
@@ -79,9 +86,11 @@ class DigestService:
             self._subscriptions,
             self._rotation,
             self._drafts,
+            self._new_papers,
             store,
             clock,
             lambda channel, kind: self._retries.get((channel, kind)),
+            follows_feeds=bool(settings.feeds),
         )
 
     def add_listener(self, listener: Callable[[str], None]) -> None:
@@ -146,6 +155,9 @@ class DigestService:
         return sub.schedule.due(self._clock())
 
     def _log_missed_days(self, sub: ChannelSubscription) -> None:
+        """A new papers post misses no day: its next post takes up where its last ended."""
+        if sub.kind == NEW_PAPERS:
+            return
         latest = self._store.latest_claim_date(sub.channel, kind=sub.kind)
         if latest is None:
             return
@@ -197,11 +209,26 @@ class DigestService:
             return DigestOutcome(
                 channel, day, "not_installed", "not posted: the app is not installed there"
             )
+        local = day
+        if kind == NEW_PAPERS:
+            announced = self._new_papers.latest_day(local)
+            if announced is None:
+                return self._nothing_new(channel, local, "no feed has announced a paper yet")
+            day = announced
         claim = self._store.digest_claim(channel, day, kind=kind)
         if claim is not None and claim.state == POSTED:
+            posted_on = schedule.local_date(claim.posted_at) if claim.posted_at else local
+            if kind == NEW_PAPERS and posted_on != local:
+                return self._nothing_new(
+                    channel, local, f"nothing announced since {day}, posted on {posted_on}"
+                )
             return DigestOutcome(channel, day, "already_posted", "already posted", claim.ts)
         draft = self._drafts.draft(sub, day, claim)
         if draft is None:
+            if kind == NEW_PAPERS:
+                return self._nothing_new(
+                    channel, local, f"no new paper announced up to {day} matches, unseen here"
+                )
             return DigestOutcome(channel, day, "no_papers", "no paper matches the topic")
         if dry_run:
             return DigestOutcome(
@@ -240,3 +267,10 @@ class DigestService:
             draft.shown,
             lambda reason: self._subscriptions.pause(sub, reason),
         )
+
+    @staticmethod
+    def _nothing_new(channel: str, local: date, why: str) -> DigestOutcome:
+        """A day without a new papers post (a weekend, a holiday, nothing on the topic):
+        logged, and nothing is claimed, so a later run the same day posts what came since."""
+        log.info("no new papers post in %s on %s: %s", channel, local, why)
+        return DigestOutcome(channel, local, "nothing_new", why)

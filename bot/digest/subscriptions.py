@@ -27,6 +27,9 @@ Cadence = Literal["weekdays", "daily"]
 CADENCES: tuple[Cadence, ...] = ("weekdays", "daily")
 DAYS_OF_WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 """A weekly digest's cadence is the day it comes on."""
+ANNOUNCED = "announced"
+"""The new papers post's cadence: it looks every day and posts when papers were announced
+since its last post (``bot.digest.new_papers``)."""
 DEFAULT_TIME = time(9, 0)
 DEFAULT_CADENCE: Cadence = "weekdays"
 
@@ -65,7 +68,7 @@ class Schedule:
     def posts_on(self, day: date) -> bool:
         if self.cadence in DAYS_OF_WEEK:
             return DAYS_OF_WEEK[day.weekday()] == self.cadence
-        return self.cadence == "daily" or day.weekday() < 5
+        return self.cadence in ("daily", ANNOUNCED) or day.weekday() < 5
 
     def local_date(self, instant: datetime) -> date:
         return instant.astimezone(self.zone).date()
@@ -96,6 +99,8 @@ class Schedule:
     def describe(self) -> str:
         if self.cadence in DAYS_OF_WEEK:
             days = f"on {self.cadence.capitalize()}s"
+        elif self.cadence == ANNOUNCED:
+            days = "on days with new papers"
         else:
             days = "every day" if self.cadence == "daily" else "on weekdays"
         return f"{format_time(self.at)} {self.zone_name}, {days}"

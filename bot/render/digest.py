@@ -8,6 +8,7 @@ are user-typed and are escaped before they are echoed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -121,7 +122,7 @@ _VERBS = {
     UNCHANGED: "Nothing to change",
 }
 _PARTS = {"time": "time", "zone": "time zone", "days": "days", "topic": "topic"}
-_KINDS = {"daily": "paper of the day", "weekly": "weekly digest"}
+_KINDS = {"daily": "paper of the day", "weekly": "weekly digest", "new": "new papers post"}
 
 
 def subscribe_verb(status: str) -> str:
@@ -133,6 +134,8 @@ def days_words(cadence: str) -> str:
     Mondays``."""
     if cadence == "daily":
         return "every day"
+    if cadence == "announced":
+        return "on days with new papers"
     return "on weekdays" if cadence == "weekdays" else f"on {cadence.capitalize()}s"
 
 
@@ -154,7 +157,7 @@ def change_notes(
     """The lines saying what a ``/paper subscribe`` changed and kept, each part as
     ``(part, before, after)`` (``time``, ``zone``, ``days``, ``topic``); ``inherited`` parts of
     a new subscription came from the channel's subscription of kind ``inherited_from``
-    (``daily`` or ``weekly``); ``zone_word`` is the
+    (``daily``, ``weekly`` or ``new``); ``zone_word`` is the
     city or abbreviation typed for ``zone``."""
     notes = []
     if zone_word:
@@ -211,12 +214,13 @@ def mistyped_command_message(meant: str, *, changes: bool = True) -> Message:
     )
 
 
-def unsubscribe_usage_message(argument: str, near_weekly: bool) -> Message:
-    meant = "Did you mean `/paper unsubscribe weekly`? " if near_weekly else ""
+def unsubscribe_usage_message(argument: str, near: str | None) -> Message:
+    """``near`` is the kind the argument looks like a misspelling of (``wekly``)."""
+    meant = f"Did you mean `/paper unsubscribe {near}`? " if near else ""
     return notice_message(
         f":warning: {quoted(argument)} is not something to unsubscribe from. {meant}"
         "`/paper unsubscribe` stops the paper of the day, `/paper unsubscribe weekly` the "
-        "weekly digest. Nothing was stopped."
+        "weekly digest, `/paper unsubscribe new` the new papers post. Nothing was stopped."
     )
 
 
@@ -235,19 +239,39 @@ def subscription_error_message(problem: SubscribeProblem) -> Message:
     return notice_message(f":warning: {escape_mrkdwn(refusal_text(problem))}\nNothing was changed.")
 
 
-def no_papers_for_topic_message(topic: str) -> Message:
+def no_papers_for_topic_message(topic: str, *, new_papers: int = 0) -> Message:
+    """No shipped paper matches ``topic``; ``new_papers`` of the feeds' papers do, which the
+    new papers post can follow."""
+    if new_papers:
+        count = "1 new paper matches" if new_papers == 1 else f"{new_papers} new papers match"
+        return notice_message(
+            f":warning: No paper of the collection matches {quoted(topic)}, but {count} it: "
+            "`/paper subscribe new` with the topic brings the best of each day's to this "
+            "channel. Nothing was changed."
+        )
     return notice_message(
         f":warning: No paper matches {quoted(topic)}, so there is nothing to send.\n"
         "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
     )
 
 
-def unsubscribed_message(was_subscribed: bool, *, weekly: bool = False) -> Message:
-    what, again = (
-        ("weekly digest", "`/paper subscribe weekly DAY`")
-        if weekly
-        else ("paper of the day", "`/paper subscribe`")
-    )
+FROM_FEEDS = (
+    "_The paper of the day and the weekly digest's picks come from the bundled collection; "
+    "new papers reach this channel once each, in the new papers post (`/paper subscribe "
+    "new`) and the weekly digest's new papers of the week._"
+)
+"""How the paper of the day and the weekly digest draw from new papers, said in ``/paper
+subscriptions`` where the bot follows feeds (the README says the same)."""
+
+_AGAIN = {
+    "daily": "`/paper subscribe`",
+    "weekly": "`/paper subscribe weekly DAY`",
+    "new": "`/paper subscribe new`",
+}
+
+
+def unsubscribed_message(was_subscribed: bool, *, kind: str = "daily") -> Message:
+    what, again = _KINDS[kind], _AGAIN[kind]
     if not was_subscribed:
         return notice_message(f"This channel had no {what}; nothing to stop.")
     return notice_message(f"Unsubscribed: no more {what} here. {again} brings it back.")
@@ -262,20 +286,25 @@ def subscriptions_message(
     next_post: str | None = None,
     engaged_papers: int = 0,
     weekly: Sequence[str] = (),
+    new: Sequence[str] = (),
+    follows_feeds: bool = False,
 ) -> Message:
     """``/paper subscriptions``: what the channel gets, when the next one comes, and
-    whether what the channel shares and reacts to shapes the choice; ``weekly`` are the
-    weekly digest's lines, when the channel has one."""
+    whether what the channel shares and reacts to shapes the choice; ``weekly`` and ``new``
+    are the weekly digest's and the new papers post's lines, when the channel has them;
+    where the bot ``follows_feeds`` it says how new papers reach the channel."""
+    feeds = [FROM_FEEDS] if follows_feeds else []
     start = (
         "`/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]`, "
         "e.g. `/paper subscribe 9:30am Europe/Berlin`"
     )
     if description is None:
-        if weekly:
-            return _by_kind([f"*Paper of the day:* none ({start})"], weekly)
+        if weekly or new:
+            return _by_kind([f"*Paper of the day:* none ({start})"], weekly, new, feeds)
         return notice_message(
             f"This channel has no paper of the day. Start one with {start}. A weekly team "
-            "digest: `/paper subscribe weekly monday 9am`."
+            "digest: `/paper subscribe weekly monday 9am`. New papers as they are announced: "
+            "`/paper subscribe new 9am TOPIC`."
         )
     lines = [f"*Paper of the day:* {description}"]
     lines.append(f"*Topic:* {quoted(topic)}" if topic else "*Topic:* all papers")
@@ -294,7 +323,42 @@ def subscriptions_message(
         )
     elif next_post:
         lines.append(f"*Next paper:* {next_post}")
-    return _by_kind(lines, weekly)
+    return _by_kind(lines, weekly, new, feeds)
+
+
+@dataclass(frozen=True)
+class KindWords:
+    """How ``/paper subscriptions`` names one more kind (the weekly digest, new papers): its
+    topic's label, its pause's, the command that resumes it and its next post's label."""
+
+    topic: str
+    paused: str
+    again: str
+    next: str
+
+
+def kind_lines(
+    heading: str,
+    topic: str | None,
+    words: KindWords,
+    *,
+    paused_reason: str | None,
+    next_post: str,
+) -> list[str]:
+    """One more kind's lines in ``/paper subscriptions``: ``heading``, its topic, then its
+    pause and the way back, or when it comes next."""
+    lines = [heading]
+    if topic:
+        lines.append(f"*{words.topic}:* {quoted(topic)}")
+    if paused_reason:
+        lines.append(
+            f":double_vertical_bar: *{words.paused}:* I can't post here "
+            f"(`{escape_mrkdwn(paused_reason)}`). Invite me back with `/invite @paperbot`, then "
+            f"run `{words.again}` again."
+        )
+    else:
+        lines.append(f"*{words.next}:* {next_post}")
+    return lines
 
 
 def _by_kind(*kinds: Sequence[str]) -> Message:

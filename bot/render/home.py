@@ -48,13 +48,14 @@ HOW_TO = (
 
 @dataclass(frozen=True)
 class SubscribedChannel:
-    """A channel that gets the paper of the day, or the weekly team digest (``weekly``):
-    when (already worded) and on what topic."""
+    """A channel that gets the paper of the day, the weekly team digest (``weekly``) or the
+    new papers post (``new``): when (already worded) and on what topic."""
 
     channel: str
     when: str
     topic: str | None
     weekly: bool = False
+    new: bool = False
 
 
 def _paper_rows(paper: Paper, places: HomePlaces) -> list[dict[str, Any]]:
@@ -102,15 +103,23 @@ def _subscription_line(sub: SubscribedChannel) -> str:
 
 
 def _channels(subscriptions: Sequence[SubscribedChannel], more: bool) -> list[dict[str, Any]]:
-    """The channels that get a paper of the day, then those that get the weekly digest, each
-    kind under its own heading (a weekly digest is no paper of the day)."""
+    """The channels that get a paper of the day, then those that get the weekly digest, then
+    those that get new papers, each kind under its own heading (a weekly digest is no paper
+    of the day); "and more" ends the last."""
     shown = subscriptions[:MAX_CHANNELS_SHOWN]
     more = more or len(subscriptions) > MAX_CHANNELS_SHOWN
-    daily = [sub for sub in shown if not sub.weekly]
-    weekly = [sub for sub in shown if sub.weekly]
+    daily = [sub for sub in shown if not sub.weekly and not sub.new]
+    others = [
+        (heading, subs)
+        for heading, subs in (
+            ("Weekly team digest", [sub for sub in shown if sub.weekly]),
+            ("New papers", [sub for sub in shown if sub.new]),
+        )
+        if subs
+    ]
     blocks = [bk.header("Paper of the day")]
     if daily:
-        blocks.extend(_channel_lines(daily, more and not weekly))
+        blocks.extend(_channel_lines(daily, more and not others))
     else:
         blocks.append(
             bk.section(
@@ -118,9 +127,9 @@ def _channels(subscriptions: Sequence[SubscribedChannel], more: bool) -> list[di
                 "Type `/paper subscribe 9:00` in one (and `/invite @paperbot` there)."
             )
         )
-    if weekly:
-        blocks.append(bk.header("Weekly team digest"))
-        blocks.extend(_channel_lines(weekly, more))
+    for at, (heading, subs) in enumerate(others, start=1):
+        blocks.append(bk.header(heading))
+        blocks.extend(_channel_lines(subs, more and at == len(others)))
     return blocks
 
 

@@ -13,6 +13,8 @@ EXAMPLE = "/paper subscribe 9:30am Europe/Berlin weekdays graph neural networks"
 USAGE = "/paper subscribe [TIME] [TIMEZONE] [weekdays|daily] [TOPIC…]"
 WEEKLY_EXAMPLE = "/paper subscribe weekly monday 9am Europe/Berlin"
 WEEKLY_USAGE = "/paper subscribe weekly DAY [TIME] [TIMEZONE] [TOPIC…]"
+NEW_EXAMPLE = "/paper subscribe new 9am Europe/Berlin graph neural networks category:cs.LG"
+NEW_USAGE = "/paper subscribe new [TIME] [TIMEZONE] [TOPIC…]"
 
 
 class Problem(StrEnum):
@@ -55,6 +57,8 @@ class SubscribeProblem:
     limit: int = 0
     weekly: bool = False
     """The command was for the weekly digest: its usage is shown."""
+    new: bool = False
+    """The command was for the new papers post: its usage is shown."""
 
 
 def either(words: Sequence[str]) -> str:
@@ -116,11 +120,12 @@ def problem_text(problem: SubscribeProblem) -> str:
                 f"\u201c{problem.topic}\u201d (put it in quotes)?"
             )
         case Problem.OUT_OF_PLACE:
-            order = (
-                "the day, the time, then the time zone"
-                if problem.weekly
-                else "the time, then the time zone, then `weekdays` or `daily`"
-            )
+            if problem.weekly:
+                order = "the day, the time, then the time zone"
+            elif problem.new:
+                order = "the time, then the time zone"
+            else:
+                order = "the time, then the time zone, then `weekdays` or `daily`"
             return (
                 f"`{word}` is out of place: give {order}, then the topic. For a topic "
                 f'with it, quote the topic: `/paper subscribe "… {word} …"`.'
@@ -140,5 +145,9 @@ def problem_text(problem: SubscribeProblem) -> str:
 
 def refusal_text(problem: SubscribeProblem) -> str:
     """What is wrong, the command's usage and an example that works."""
-    usage, example = (WEEKLY_USAGE, WEEKLY_EXAMPLE) if problem.weekly else (USAGE, EXAMPLE)
+    usage, example = (USAGE, EXAMPLE)
+    if problem.weekly:
+        usage, example = WEEKLY_USAGE, WEEKLY_EXAMPLE
+    elif problem.new:
+        usage, example = NEW_USAGE, NEW_EXAMPLE
     return f"{problem_text(problem)}\nUsage: `{usage}`\nExample: `{example}`"

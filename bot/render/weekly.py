@@ -13,12 +13,22 @@ from datetime import date
 
 from bot.papers.paper import Paper
 from bot.render import blocks as bk
-from bot.render.digest import NEW, long_date, subscribe_verb
+from bot.render.digest import NEW, KindWords, kind_lines, long_date, subscribe_verb
 from bot.render.message import Message
-from bot.render.mrkdwn import escape_mrkdwn, notice_message, quoted
+from bot.render.mrkdwn import notice_message, quoted
 from bot.render.papers import PUBLIC_BUTTONS, paper_buttons, title_mrkdwn
 
 FEWEST_PEOPLE_SHOWN = 2
+
+
+@dataclass(frozen=True)
+class NewThisWeek:
+    """The week's best new papers for the channel, of ``matching`` it had not been shown
+    (on ``topic``)."""
+
+    papers: Sequence[Paper] = ()
+    matching: int = 0
+    topic: str | None = None
 
 
 @dataclass(frozen=True)
@@ -47,12 +57,13 @@ def weekly_post(
     *,
     since: date,
     picks_follow_channel: bool,
+    new_papers: NewThisWeek = NewThisWeek(),
 ) -> Message:
     """The digest posted on ``day``: the workspace's most shared and reacted-to papers of
     the days from ``since`` (the window is the digest's to choose), then a few picks for
     the channel (like what it engaged with, when ``picks_follow_channel``). The days are
     named, never "this week": a preview is read days before the post, and a Monday's digest
-    is about the week before."""
+    is about the week before. The week's ``new_papers`` follow, where there are any."""
     first_day = long_date(since)
     blocks: list[dict] = [bk.header(f"Team digest · {long_date(day)}")]
     shown = [(entry, line) for entry in engaged if (line := people_line(entry))]
@@ -76,13 +87,35 @@ def weekly_post(
         )
         blocks.append(bk.divider())
         blocks.append(bk.section(f"*Picked for this channel*, {why}"))
-        for paper in picks:
-            blocks.append(bk.section(title_mrkdwn(paper)))
-            buttons = paper_buttons(paper, PUBLIC_BUTTONS)
-            if buttons:
-                blocks.append(buttons)
+        blocks.extend(_titles(picks))
+    blocks.extend(_new_papers_blocks(new_papers, first_day))
     text = f"Team digest, {long_date(day)}: {len(shown)} papers shared since {first_day}, "
-    return bk.message(f"{text}{len(picks)} picks", blocks)
+    new = f", {len(new_papers.papers)} new papers" if new_papers.papers else ""
+    return bk.message(f"{text}{len(picks)} picks{new}", blocks)
+
+
+def _new_papers_blocks(new: NewThisWeek, first_day: str) -> list[dict]:
+    if not new.papers:
+        return []
+    about = f" on {quoted(new.topic)}" if new.topic else ""
+    count = len(new.papers)
+    best = f"the {count} best of {new.matching}" if new.matching > count else "new papers"
+    return [
+        bk.divider(),
+        bk.section(f"*New papers{about}*, {best} announced since {first_day} not shown here"),
+        *_titles(new.papers),
+    ]
+
+
+def _titles(papers: Sequence[Paper]) -> list[dict]:
+    """Each paper's linked title and its buttons."""
+    blocks = []
+    for paper in papers:
+        blocks.append(bk.section(title_mrkdwn(paper)))
+        buttons = paper_buttons(paper, PUBLIC_BUTTONS)
+        if buttons:
+            blocks.append(buttons)
+    return blocks
 
 
 def weekly_preview(status: str, post: Message) -> Message:
@@ -109,22 +142,22 @@ def subscribed_weekly_message(
     )
 
 
+WEEKLY_WORDS = KindWords(
+    "Weekly picks on", "Weekly digest paused", "/paper subscribe weekly DAY", "Next digest"
+)
+
+
 def subscription_lines(
     description: str, topic: str | None, *, paused_reason: str | None, next_post: str
 ) -> list[str]:
     """The weekly digest's lines in ``/paper subscriptions``."""
-    lines = [f"*Weekly team digest:* {description}"]
-    if topic:
-        lines.append(f"*Weekly picks on:* {quoted(topic)}")
-    if paused_reason:
-        lines.append(
-            f":double_vertical_bar: *Weekly digest paused:* I can't post here "
-            f"(`{escape_mrkdwn(paused_reason)}`). Invite me back with `/invite @paperbot`, then "
-            "run `/paper subscribe weekly DAY` again."
-        )
-    else:
-        lines.append(f"*Next digest:* {next_post}")
-    return lines
+    return kind_lines(
+        f"*Weekly team digest:* {description}",
+        topic,
+        WEEKLY_WORDS,
+        paused_reason=paused_reason,
+        next_post=next_post,
+    )
 
 
 def no_weekly_message() -> Message:

@@ -35,6 +35,9 @@ from bot.store.records import (
 )
 from bot.store.tables import digest_claims, digest_seen, subscriptions
 
+_BATCH = 500
+"""Paper ids asked about per statement: well under SQLite's bound parameters."""
+
 
 def never_gone(_owner: str) -> bool:
     """The default liveness check: only the lease tells that an owner stopped."""
@@ -115,15 +118,38 @@ class DigestClaims(Part):
         return None if row is None else DigestClaim(**row._mapping)
 
     @digest_bounded
-    def latest_claim_date(self, channel: str, *, kind: str = DAILY) -> date | None:
+    def latest_claim_date(
+        self, channel: str, *, kind: str = DAILY, posted: bool = False
+    ) -> date | None:
         """The last local date the channel's post of ``kind`` was claimed (to notice missed
-        days)."""
+        days), or with ``posted`` was posted (where a new papers post takes up)."""
+        conditions = [digest_claims.c.channel == channel, digest_claims.c.kind == kind]
+        if posted:
+            conditions.append(digest_claims.c.state == POSTED)
         with self._database.connect() as connection:
             return connection.execute(
-                select(func.max(digest_claims.c.local_date)).where(
-                    digest_claims.c.channel == channel, digest_claims.c.kind == kind
-                )
+                select(func.max(digest_claims.c.local_date)).where(*conditions)
             ).scalar()
+
+    @digest_bounded
+    def ever_seen(self, channel: str, paper_ids: Iterable[str]) -> frozenset[str]:
+        """Which of ``paper_ids`` the channel was ever shown, in any round: a new paper is
+        shown once, while the rotation of the shipped papers starts again after a round."""
+        wanted = list(dict.fromkeys(paper_ids))
+        found: set[str] = set()
+        with self._database.connect() as connection:
+            for start in range(0, len(wanted), _BATCH):
+                found.update(
+                    connection.execute(
+                        select(digest_seen.c.paper_id)
+                        .where(
+                            digest_seen.c.channel == channel,
+                            digest_seen.c.paper_id.in_(wanted[start : start + _BATCH]),
+                        )
+                        .distinct()
+                    ).scalars()
+                )
+        return frozenset(found)
 
     @digest_bounded
     def claim_digest(

@@ -21,9 +21,10 @@ topic and whose engagement ranks it, as ``bot.answers.new`` writes them)."""
 CLAIMED, POSTING, POSTED = "claimed", "posting", "posted"
 """States of a digest claim, in the order it goes through them."""
 
-DAILY, WEEKLY = "daily", "weekly"
-"""Kinds of digest a channel subscribes to: the paper of the day (claimed per local date)
-and the weekly team digest (claimed per ISO week)."""
+DAILY, WEEKLY, NEW_PAPERS = "daily", "weekly", "new"
+"""Kinds of digest a channel subscribes to: the paper of the day (claimed per local date),
+the weekly team digest (claimed per ISO week) and the new papers post (claimed per
+announcement day: the day the papers it shows were announced, not the day it is posted)."""
 
 
 @dataclass(frozen=True)

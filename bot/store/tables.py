@@ -111,8 +111,9 @@ subscriptions = Table(
     Column("updated_at", UTCDateTime, nullable=False),
     Column("team_id", String(64), index=True),
 )
-"""One row per channel and kind (``daily``, ``weekly``) that ever used a command (or was
-paused while on the env default). A weekly row's ``cadence`` is its weekday (``monday``).
+"""One row per channel and kind (``daily``, ``weekly``, ``new``) that ever used a command (or
+was paused while on the env default). A weekly row's ``cadence`` is its weekday (``monday``),
+a new papers row's ``announced`` (it looks every day, and posts when papers were announced).
 
 ``active = false`` is the "unsubscribed" marker: it must outlive the row's subscription so
 that ``/paper unsubscribe`` keeps beating ``PAPERBOT_DIGEST_CHANNEL`` after a restart.
@@ -161,11 +162,12 @@ digest_claims = Table(
     Column("team_id", String(64), index=True),
 )
 """At most one post per (channel, kind, period): the primary key is the guarantee. The period
-is the local date for the paper of the day and the ISO week (``2025-W13``) for the weekly
-digest; ``local_date`` is the day the post is for either way. A weekly claim's paper is the
-digest's first, its ``round`` the channel's round its picks were drawn from (the next one
-when they started it) and its ``position`` and ``pool_size`` 0; a paper of the day found in
-the channel from a version that did not write its place has 0 for both too (not known).
+is the local date for the paper of the day, the ISO week (``2025-W13``) for the weekly digest
+and the announcement day of its papers for the new papers post; ``local_date`` is the day the
+post is for each way. A weekly or new papers claim's paper is the post's first, its
+``position`` and ``pool_size`` 0, and a weekly claim's ``round`` the channel's round its picks
+were drawn from (the next one when they started it); a paper of the day found in the channel
+from a version that did not write its place has 0 for both too (not known).
 
 ``state`` goes ``claimed`` → ``posting`` (set just before the API call) → ``posted`` (with
 the message ``ts``). ``owner`` is the process working on it, ``None`` once released; a claim
