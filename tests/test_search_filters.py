@@ -98,8 +98,9 @@ def test_filters_are_parsed_with_their_values_and_signs() -> None:
 
 
 def test_a_misspelt_filter_is_read_as_the_filter_and_the_reader_is_told(index) -> None:
-    parsed = parse_query("sinse:2026-11-01 catgory:cs.LG")
+    parsed = parse_query("sinse:2026-11-01 catgory:cs.LG auther:Bengio")
     assert [typed.field for typed in parsed.filters] == ["since", "category"]
+    assert parsed.authors == ("Bengio",)
     result = index.search("sinse:2026-11-01 graph")
     assert result.corrected_query == "since:2026-11-01 graph"
     assert {hit.paper.id for hit in result.hits} == {PRUNING.id, SPECTRAL.id, DIFFUSION.id}
