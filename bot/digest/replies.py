@@ -60,7 +60,8 @@ class DigestReplies:
         )
         pool = self._rotation.pool(outcome.topic)
         if not pool:
-            return render.no_papers_for_topic_message(outcome.topic or "")
+            topic = outcome.topic or ""
+            return render.no_papers_for_topic_message(topic, self._rotation.why_empty(topic))
         status = self._status(channel_id, kind, current, outcome)
         schedule = outcome.schedule
         self._subscriptions.save(

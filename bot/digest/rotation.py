@@ -30,6 +30,7 @@ from bot.store import DigestClaim, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
+    from bot.search.results import Reason
 
 ENGAGED_PAPERS = 20
 """The channel's most engaged papers that lend weight (strongest first): enough for a
@@ -80,6 +81,10 @@ class Rotation:
         if topic:
             return self._index.results(topic)
         return list(self._index.papers)
+
+    def why_empty(self, topic: str) -> tuple[Reason, ...]:
+        """Why no paper is about ``topic``, as its search says."""
+        return self._index.search(topic, limit=0).reasons
 
     def next(self, channel: str, topic: str | None) -> Pick | None:
         """The channel's next paper: the first of its round's order not yet posted."""

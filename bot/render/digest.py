@@ -21,8 +21,10 @@ from bot.render.mrkdwn import (
     notice_message,
     quoted,
 )
+from bot.render.notes import notes_mrkdwn
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
 from bot.render.subscribe import SubscribeProblem, refusal_text
+from bot.search.results import Reason
 
 
 def long_date(day: date) -> str:
@@ -233,9 +235,12 @@ def subscription_error_message(problem: SubscribeProblem) -> Message:
     return notice_message(f":warning: {escape_mrkdwn(refusal_text(problem))}\nNothing was changed.")
 
 
-def no_papers_for_topic_message(topic: str) -> Message:
+def no_papers_for_topic_message(topic: str, reasons: Sequence[Reason] = ()) -> Message:
+    """A topic no paper matches, and why, as ``/paper TOPIC`` would say (a filter's bad
+    value, a date after the newest paper)."""
+    why = f"\n{notes_mrkdwn(reasons)}" if reasons else ""
     return notice_message(
-        f":warning: No paper matches {quoted(topic)}, so there is nothing to send.\n"
+        f":warning: No paper matches {quoted(topic)}, so there is nothing to send.{why}\n"
         "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
     )
 
