@@ -169,6 +169,15 @@ def test_a_topic_nothing_matches_is_refused(make_bot, channel) -> None:
     assert service.subscription(channel) is None
 
 
+def test_a_topic_whose_filter_nothing_passes_says_why(make_bot, channel) -> None:
+    service = make_bot().service
+    reply = text_of(service.subscribe(channel, "graph since:yesterdy"))
+    assert "`since:yesterdy` is not a date" in reply and "`since:yesterday`" in reply
+    reply = text_of(service.subscribe(channel, "graph since:7d"))
+    assert "No paper here has a date to filter by with `since:7d`" in reply
+    assert service.subscription(channel) is None
+
+
 def test_user_typed_topics_are_escaped(make_bot, channel, traveller) -> None:
     service = make_bot().service
     service.subscribe(channel, "09:00 Europe/Berlin daily <!channel> graph")

@@ -98,8 +98,9 @@ def test_filters_are_parsed_with_their_values_and_signs() -> None:
 
 
 def test_a_misspelt_filter_is_read_as_the_filter_and_the_reader_is_told(index) -> None:
-    parsed = parse_query("sinse:2026-11-01 catgory:cs.LG")
+    parsed = parse_query("sinse:2026-11-01 catgory:cs.LG auther:Bengio")
     assert [typed.field for typed in parsed.filters] == ["since", "category"]
+    assert parsed.authors == ("Bengio",)
     result = index.search("sinse:2026-11-01 graph")
     assert result.corrected_query == "since:2026-11-01 graph"
     assert {hit.paper.id for hit in result.hits} == {PRUNING.id, SPECTRAL.id, DIFFUSION.id}
@@ -174,6 +175,11 @@ def test_days_back_count_from_the_index_clock(index, seeds) -> None:
     grown = later.extended(FEED_PAPERS)  # a library's addition keeps the clock
     assert _ids(grown, "since:7d") == []
     assert set(_ids(grown, "since:9w")) == {p.id for p in FEED_PAPERS}
+
+
+def test_the_newest_day_is_where_new_papers_start(index, seeds) -> None:
+    assert index.newest_day() == date(2026, 11, 24)
+    assert SearchIndex.build(seeds).newest_day() is None
 
 
 def test_catalogue_papers_have_no_date_but_are_iclr_2025_on_openreview(index, seeds) -> None:

@@ -76,7 +76,9 @@ class DigestReplies:
         if kind != NEW_PAPERS and not pool:
             topic = outcome.topic or ""
             return render.no_papers_for_topic_message(
-                topic, new_papers=self._new_papers.matching(topic) if topic else 0
+                topic,
+                self._rotation.why_empty(topic),
+                new_papers=self._new_papers.matching(topic) if topic else 0,
             )
         status = self._status(channel_id, kind, current, outcome)
         schedule = outcome.schedule

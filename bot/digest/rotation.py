@@ -31,6 +31,7 @@ from bot.store import DigestClaim, Store
 
 if TYPE_CHECKING:
     from bot.search.engine import SearchIndex
+    from bot.search.results import Reason
 
 ENGAGED_PAPERS = 20
 """The channel's most engaged papers that lend weight (strongest first): enough for a
@@ -83,6 +84,10 @@ class Rotation:
         rotation that grew every day would never come round."""
         papers = self._index.results(topic) if topic else self._index.papers
         return [paper for paper in papers if not paper.from_feed]
+
+    def why_empty(self, topic: str) -> tuple[Reason, ...]:
+        """Why no paper is about ``topic``, as its search says."""
+        return self._index.search(topic, limit=0).reasons
 
     def next(self, channel: str, topic: str | None) -> Pick | None:
         """The channel's next paper: the first of its round's order not yet posted."""

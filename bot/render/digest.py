@@ -22,8 +22,10 @@ from bot.render.mrkdwn import (
     notice_message,
     quoted,
 )
+from bot.render.notes import notes_mrkdwn
 from bot.render.papers import PUBLIC_BUTTONS, paper_blocks
 from bot.render.subscribe import SubscribeProblem, refusal_text
+from bot.search.results import Reason
 
 
 def long_date(day: date) -> str:
@@ -239,9 +241,12 @@ def subscription_error_message(problem: SubscribeProblem) -> Message:
     return notice_message(f":warning: {escape_mrkdwn(refusal_text(problem))}\nNothing was changed.")
 
 
-def no_papers_for_topic_message(topic: str, *, new_papers: int = 0) -> Message:
-    """No shipped paper matches ``topic``; ``new_papers`` of the feeds' papers do, which the
-    new papers post can follow."""
+def no_papers_for_topic_message(
+    topic: str, reasons: Sequence[Reason] = (), *, new_papers: int = 0
+) -> Message:
+    """No shipped paper matches ``topic``, and why, as ``/paper TOPIC`` would say (a filter's
+    bad value, a date after the newest paper); ``new_papers`` of the feeds' papers do, which
+    the new papers post can follow."""
     if new_papers:
         count = "1 new paper matches" if new_papers == 1 else f"{new_papers} new papers match"
         return notice_message(
@@ -249,8 +254,9 @@ def no_papers_for_topic_message(topic: str, *, new_papers: int = 0) -> Message:
             "`/paper subscribe new` with the topic brings the best of each day's to this "
             "channel. Nothing was changed."
         )
+    why = f"\n{notes_mrkdwn(reasons)}" if reasons else ""
     return notice_message(
-        f":warning: No paper matches {quoted(topic)}, so there is nothing to send.\n"
+        f":warning: No paper matches {quoted(topic)}, so there is nothing to send.{why}\n"
         "Try broader words, or subscribe without a topic: `/paper subscribe 9:00`."
     )
 

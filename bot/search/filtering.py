@@ -185,6 +185,11 @@ class FilterColumns:
                 docs.setdefault(category.casefold(), []).append(doc)
         return {name: np.array(held, dtype=np.intp) for name, held in docs.items()}
 
+    def newest_day(self) -> date | None:
+        """The day of the newest dated paper (None: no paper has a date)."""
+        newest = int(self.days.max(initial=_NO_DAY))
+        return None if newest == _NO_DAY else date.fromordinal(newest)
+
     def mask(self, filters: Sequence[Filter]) -> np.ndarray:
         """The papers every filter allows."""
         allowed = np.ones(len(self._papers), dtype=bool)
@@ -223,8 +228,7 @@ class FilterColumns:
             dated = self.days[self.days != _NO_DAY]
             if not len(dated):
                 return NoFilterMatch(one)
-            newest, oldest = (date.fromordinal(int(f(dated))) for f in (np.max, np.min))
-            return NoFilterMatch(one, newest, oldest)
+            return NoFilterMatch(one, self.newest_day(), date.fromordinal(int(dated.min())))
         if one.operator is SOURCE:
             known = tuple(name for name, held in self.sources.items() if held.any())
         elif one.operator is VENUE:

@@ -218,10 +218,10 @@ def parse_query(raw: str) -> ParsedQuery:
 
 def _misspelt_fields(text: str) -> dict[str, str]:
     """The words a query types as operators that are none but near one (``sinse:7d``,
-    ``catgory:cs.LG``), folded, each with the operator's name; a word near two stays a word.
-    Only the filters' names are guessed at: ``author:`` and ``like:`` are short enough for
-    ordinary words (``lime:``) to sit one letter away."""
-    names = [field_name(operator) for operator in FILTERS]
+    ``catgory:cs.LG``, ``auther:Bengio``), folded, each with the operator's name; a word
+    near two stays a word. ``like:`` is not guessed at: it is short enough for ordinary words
+    (``lime:``, ``life:``) to sit one letter away."""
+    names = [field_name(operator) for operator in (AUTHOR, *FILTERS)]
     misspelt = {}
     for match in _NAMED_VALUE.finditer(text):
         typed = match.group("name").lower()
