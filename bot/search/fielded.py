@@ -90,6 +90,16 @@ class FieldedBM25:
         outside = fewer[more[positions] != fewer]
         return np.concatenate((more, outside)) if len(outside) else more
 
+    def holds(self, token: str, docs: np.ndarray) -> np.ndarray:
+        """Whether each of ``docs`` holds ``token`` in some field."""
+        found = np.zeros(len(docs), dtype=bool)
+        for field in self.fields:
+            held = field.documents(token)
+            if len(held):
+                positions = np.minimum(np.searchsorted(held, docs), len(held) - 1)
+                found |= held[positions] == docs
+        return found
+
     def document_frequencies(self, least: int) -> dict[str, int]:
         """Every token held by at least ``least`` papers, with how many hold it (a paper
         holding it in two fields counted once)."""
