@@ -90,6 +90,17 @@ class FieldedBM25:
         outside = fewer[more[positions] != fewer]
         return np.concatenate((more, outside)) if len(outside) else more
 
+    def holding_every(self, tokens: Iterable[str]) -> np.ndarray:
+        """Papers holding every one of ``tokens`` (at least one) in some field, each once, in
+        no set order: the rarest token's papers, kept where a binary search finds the others
+        (no pass over a common token's papers, as a sort or a mark per paper would make)."""
+        found = {token: self.holders(token) for token in tokens}
+        rarest = min(found, key=lambda token: len(found[token]))
+        docs = found[rarest]
+        for token in found.keys() - {rarest}:
+            docs = docs[self.holds(token, docs)]
+        return docs
+
     def holds(self, token: str, docs: np.ndarray) -> np.ndarray:
         """Whether each of ``docs`` holds ``token`` in some field."""
         found = np.zeros(len(docs), dtype=bool)

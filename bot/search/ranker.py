@@ -181,10 +181,9 @@ class Ranker:
             if len(word) == 1 and len(word[0]) == 1:  # most words: one token
                 docs = self._bm25.holders(word[0][0])
                 frequencies = [len(docs)]
-            else:
-                each = {token: self._bm25.holders(token) for tokens in word for token in tokens}
-                docs = self._holders(word, each)
-                frequencies = [len(holders) for holders in each.values()]
+            else:  # one of its token sequences, each token in some field
+                docs = np.unique(np.concatenate(list(map(self._bm25.holding_every, word))))
+                frequencies = [self._bm25.document_frequency(t) for ts in word for t in ts]
             weights.append(max(map(self._idf, frequencies)))
             holders.append(docs)
         # A paper's held weight, words added in query order (bincount adds in input order).
@@ -199,20 +198,6 @@ class Ranker:
         if plan.phrases or plan.excluded or plan.authors:
             about &= self.score(plan)[1]  # otherwise holding a word is matching
         return about
-
-    def _holders(self, word: list[tuple[str, ...]], each: dict[str, np.ndarray]) -> np.ndarray:
-        """The papers holding one of a query word's token sequences whole, ascending, given
-        ``each`` token's papers: a sequence's rarest token's papers, kept where they hold the
-        others (a binary search each, not a pass over the common tokens' papers)."""
-        found = []
-        for tokens in word:
-            rarest = min(tokens, key=lambda token: len(each[token]))
-            docs = each[rarest]
-            for token in tokens:
-                if token != rarest:
-                    docs = docs[self._bm25.holds(token, docs)]
-            found.append(docs)
-        return np.unique(np.concatenate(found))
 
     def _idf(self, frequency: int) -> float:
         """A word's weight when ``frequency`` papers hold it."""
