@@ -7,7 +7,6 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import filterfalse
 
 import numpy as np
 
@@ -94,26 +93,18 @@ class ChunkIndexer:
     of papers in numpy. The indexed bags of tokens are exactly ``field_tokens(...)``."""
 
     def __init__(self) -> None:
-        self._numbers: dict[str, int] = {}
+        self._numbers = _Numbers()
         self._fields = (_Runs(), _Runs())  # titles, texts: as ``field_texts``
 
     def _add(self, run: array, text: str) -> None:
-        numbers = self._numbers
-        chunks = text.split()
-        try:
-            found = list(map(numbers.__getitem__, chunks))
-        except KeyError:  # new chunks: number them in reading order, then look up
-            for chunk in filterfalse(numbers.__contains__, chunks):
-                numbers.setdefault(chunk, len(numbers))  # it may repeat within the text
-            found = list(map(numbers.__getitem__, chunks))
-        run.fromlist(found)
+        run.fromlist(list(map(self._numbers.__getitem__, text.split())))
 
     def index(self, papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, FieldedBM25]:
         for paper in papers:
             for runs, text in zip(self._fields, field_texts(paper), strict=True):
                 self._add(runs.start(), text)
         chunks = list(self._numbers)
-        self._numbers = {}
+        self._numbers = _Numbers()
         analyzer = CorpusAnalyzer.for_chunks(chunks)
         numbers: dict[str, int] = {}  # every token of any field, numbered as first analysed
         chunk_starts = array("q", [0])
@@ -191,6 +182,15 @@ class ChunkIndexer:
                 builder.add_chunked(starts, chunk_terms, *_runs_of(*text, start, end), end - start)
             del text  # counted: a block left alive would sit through the sort
         return builder
+
+
+class _Numbers(dict[str, int]):
+    """Chunk numbers, a new chunk numbered as it is first looked up (in reading order): one
+    C-level lookup a chunk, where a miss caught for the whole text read it twice."""
+
+    def __missing__(self, chunk: str) -> int:
+        number = self[chunk] = len(self)
+        return number
 
 
 class _Runs:
