@@ -40,8 +40,8 @@ class Edges:
         order = np.argsort(codes)
         self.codes = codes[order]
         self.longest = np.array([openings[pair] for pair in pairs], dtype=np.int64)[order]
-        self.opening = np.full(chunks if pairs else 0, -1, dtype=np.int64)
-        self.following = np.full(chunks if pairs else 0, -1, dtype=np.int64)
+        self.opening = np.full(chunks if pairs else 0, -1, dtype=np.int32)
+        self.following = np.full(chunks if pairs else 0, -1, dtype=np.int32)
         self._width = width
 
     def add(self, number: int, chunk: str) -> None:
@@ -57,11 +57,15 @@ class Edges:
         none = np.zeros(0, dtype=np.int64)
         if len(run) < 2 or not len(self.codes):
             return none, none
-        first, second = self.opening[run[:-1]], self.following[run[1:]]
-        both = (first >= 0) & (second >= 0)
-        both[papers[(papers > 0) & (papers < len(run))] - 1] = False
-        places = np.flatnonzero(both)
-        codes = first[places] * self._width + second[places]
+        first = self.opening[run[:-1]]
+        places = np.flatnonzero(first >= 0)  # few: the rest of the run is read no more
+        second = self.following[run[places + 1]]
+        same_paper = np.searchsorted(papers, places, "right") == np.searchsorted(
+            papers, places + 1, "right"
+        )
+        kept = (second >= 0) & same_paper
+        places, second = places[kept], second[kept]
+        codes = first[places].astype(np.int64) * self._width + second
         slots = np.minimum(np.searchsorted(self.codes, codes), len(self.codes) - 1)
         opens = self.codes[slots] == codes
         return places[opens], self.longest[slots[opens]]
@@ -108,7 +112,7 @@ class SpacedCompounds:
         width = int(longest.max())
         at = places[:, None] + np.arange(width)
         rows = np.where(at < ends[:, None], run[np.minimum(at, len(run) - 1)], -1)
-        distinct, which = np.unique(rows, axis=0, return_inverse=True)
+        distinct, which = _distinct_rows(rows)
         numbers = np.empty(len(distinct), dtype=np.int64)
         for row, chunks in enumerate(distinct.tolist()):
             window = tuple(chunk for chunk in chunks if chunk >= 0)
@@ -162,3 +166,17 @@ class SpacedCompounds:
                 if at >= free:
                     yield occurrences, last, chunk, found[window][1]  # type: ignore[index]
                     free = last + 1
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``rows`` and each row's among them: by a 64-bit hash of each
+    row, a sort of one number a row, then checked row for row (a collision falls back to
+    numpy's sort of whole rows, many times slower)."""
+    keys = np.zeros(len(rows), dtype=np.uint64)
+    for column in rows.T:
+        keys = keys * np.uint64(0x9E3779B97F4A7C15) + column.astype(np.uint64)
+    _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = rows[first]
+    if np.array_equal(distinct[which], rows):
+        return distinct, which
+    return np.unique(rows, axis=0, return_inverse=True)
