@@ -846,17 +846,14 @@ def report(
             "",
         ]
     if issue:
-        lines += [
-            "Targets (issue 33's table):",
-            "",
-            *table(
-                ["target", "bar", "measured", "verdict"],
-                [[t.what, t.bar, t.measured, "met" if t.met else "**missed**"] for t in issue],
-            ),
-            "",
-        ]
-    lines += [
-        "Targets (issue #3, speed bar):",
+        lines += targets_section("Targets (issue 33's table):", issue)
+    lines += targets_section("Targets (issue #3, speed bar):", targets)
+    return "\n".join(lines)
+
+
+def targets_section(title: str, targets: Sequence[Target]) -> list[str]:
+    return [
+        title,
         "",
         *table(
             ["target", "bar", "measured", "verdict"],
@@ -864,7 +861,6 @@ def report(
         ),
         "",
     ]
-    return "\n".join(lines)
 
 
 def run_worker(args: Sequence[str]) -> int:
@@ -1001,7 +997,7 @@ def measure_start(size: int, scratch: Path) -> SnapshotStart | None:
     if not corpus.exists():
         write_catalogue_jsonl(size, corpus)
     query = benchmark_queries(real_papers(), 1)[0]
-    return measure_snapshot_start(corpus, query, PROJECT_ROOT, ONE_CORE)
+    return measure_snapshot_start(corpus, query, run_pinned, PROJECT_ROOT, ONE_CORE)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import json
 import os
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,13 +72,19 @@ class SnapshotStart:
 
 
 def measure_snapshot_start(
-    corpus: Path, query: str, cwd: Path, cores: frozenset[int]
+    corpus: Path,
+    query: str,
+    run: Callable[[list[str]], tuple[float, str]],
+    cwd: Path,
+    cores: frozenset[int],
 ) -> SnapshotStart:
-    """Build and save, then open, then two processes side by side (see the module)."""
+    """Build and save, then open, then two processes side by side (see the module): ``run``
+    runs a command as the bench runs its measurements, in ``cwd`` on ``cores``."""
     root = corpus.parent / f"snapshots-{corpus.stem}"
     command = [sys.executable, "-c", SNAPSHOT_SCRIPT, str(corpus), str(root), query]
-    build_seconds, _ = _timed(command, cwd, cores)
-    start_seconds, opened = _timed(command, cwd, cores)
+    build_seconds, _ = run(command)
+    start_seconds, output = run(command)
+    opened = json.loads(output.strip().splitlines()[-1])
     first = _Serving(command, cwd, cores)
     try:
         one_pss = first.pss_mb()
@@ -99,22 +105,6 @@ def measure_snapshot_start(
         two_pss,
         rss,
     )
-
-
-def _timed(command: list[str], cwd: Path, cores: frozenset[int]) -> tuple[float, dict]:
-    started = time.perf_counter()
-    done = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        preexec_fn=functools.partial(os.sched_setaffinity, 0, cores),
-    )
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"the snapshot process failed:\n{done.stderr[-3000:]}")
-    return wall, json.loads(done.stdout.strip().splitlines()[-1])
 
 
 class _Serving:
