@@ -1,6 +1,6 @@
-"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-300k papers.
+"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-1M papers.
 
-Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,300000]``.
+Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,250000,1000000]``.
 
 Every measurement runs in its own subprocess pinned to one core, so each engine's peak
 resident memory is its own and no measurement borrows a second core. The corpora are the
@@ -32,18 +32,23 @@ from pathlib import Path
 import numpy as np
 from quality import code_version, load_queries
 from rank_bm25 import BM25Okapi
+from speed_start import SnapshotStart, measure_snapshot_start, snapshots_available
 
 from bot.papers.corpus import CATALOGUE_PATH, load_corpus
 from bot.papers.paper import Paper
 from bot.search import indexing
 from bot.search.analyzer import analyze
+from bot.search.embedding import DIMENSIONS
 from bot.search.engine import SearchIndex
 
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = BENCH_DIR.parent
 RESULTS_PATH = BENCH_DIR / "results" / "speed.md"
-SIZES = (10_000, 100_000, 300_000)
+SIZES = (10_000, 100_000, 250_000, 1_000_000)
 START_SIZE = 100_000
+SKIP_BASELINE_ABOVE = 250_000  # rank-bm25 at 1,000,000 papers: ~9 GB and over 1 s a query
+SNAPSHOT_MIN_SIZE = 100_000  # sizes from here on also start from a saved index
+VECTOR_TABLES = 2  # the semantic ranker's float16 tables: a title's vector and a text's
 QUERY_COUNT = 200
 WARMUP_QUERIES = 10
 REPEATS = 3  # search measurements per engine and size, alternating engines
@@ -59,6 +64,24 @@ TARGET_PEAK_RSS_MB = 1536.0
 TARGET_START_S = 20.0
 TARGET_CATALOGUE_S = 3.0
 TARGET_SEEDS_S = 1.0
+
+
+@dataclass(frozen=True)
+class IssueBar:
+    """Issue 33's targets at one corpus size (semantic off, vectors held)."""
+
+    start_s: float  # process start to the first answer, from a snapshot
+    p50_ms: float
+    p99_ms: float  # the worst run's
+    memory_mb: float  # one process, vectors included
+    second_share: float = 0.25  # a second process on the host, summed PSS
+    speedup: float | None = None  # p50 against get_scores
+
+
+ISSUE_BARS = {
+    100_000: IssueBar(start_s=5, p50_ms=1, p99_ms=10, memory_mb=1024, speedup=200),
+    1_000_000: IssueBar(start_s=30, p50_ms=10, p99_ms=60, memory_mb=6 * 1024),
+}
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SYLLABLES = tuple(c + v for c in "bdfgklmnprstvwz" for v in "aeiou")
@@ -241,6 +264,31 @@ def build_engine(papers: Sequence[Paper]) -> Built:
     return Built(lambda query: index.search(query, limit=TOP_K), seconds)
 
 
+def synthetic_vectors(size: int) -> list[np.ndarray]:
+    """Tables of the size and kind the semantic ranker holds for ``size`` papers (float16,
+    ``VECTOR_TABLES`` vectors a paper), filled, so the memory measured holds them as a bot
+    re-ranking by meaning would: embedding a million papers takes a day of CPU, and the
+    searches measured here are BM25's (the semantic part is off)."""
+    rng = np.random.default_rng(SEED)
+    tables = []
+    for _ in range(VECTOR_TABLES):
+        table = np.empty((size, DIMENSIONS), dtype=np.float16)
+        for start in range(0, size, 65_536):
+            rows = rng.standard_normal((min(65_536, size - start), DIMENSIONS), np.float32)
+            rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+            table[start : start + len(rows)] = rows
+        tables.append(table)
+    return tables
+
+
+def resident_mb() -> float:
+    """This process's resident memory now (``VmRSS``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def write_token_lists(size: int, path: Path) -> None:
     """The token lists the engine indexes for the corpus of ``size``, one paper a line: its
     title's tokens, a tab, its abstract's.
@@ -301,9 +349,11 @@ def measure_search(
     papers, real = build_corpus(size)
     corpus_seconds = time.perf_counter() - started
     queries = benchmark_queries(real, query_count)
+    vectors: list[np.ndarray] = []
     if engine == "engine":
         corpus_rss = peak_rss_mb()
         built = build_engine(papers)
+        vectors = synthetic_vectors(size)
     else:
         if tokens is None:
             raise ValueError("get_scores needs the engine's token lists")
@@ -325,6 +375,8 @@ def measure_search(
     p50, p99 = np.percentile(latencies, [50, 99])
     return {
         "engine": engine,
+        "serving_rss_mb": resident_mb(),
+        "vectors_mb": sum(table.nbytes for table in vectors) / 2**20,
         "size": size,
         "corpus_seconds": corpus_seconds,
         "corpus_rss_mb": corpus_rss,
@@ -337,8 +389,15 @@ def measure_search(
     }
 
 
-def run_pinned(command: Sequence[str], cores: frozenset[int] = ONE_CORE) -> tuple[float, str]:
-    """Run a command in a fresh process pinned to ``cores``; return its wall time and output."""
+def run_pinned(
+    command: Sequence[str], cores: frozenset[int] = ONE_CORE, code: Path | None = None
+) -> tuple[float, str]:
+    """Run a command in a fresh process pinned to ``cores``, importing ``bot`` from the
+    checkout ``code`` when given (an earlier commit's, ``--before``); return its wall time
+    and output."""
+    env = None
+    if code is not None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(code), str(PROJECT_ROOT)])}
     started = time.perf_counter()
     done = subprocess.run(
         command,
@@ -346,6 +405,7 @@ def run_pinned(command: Sequence[str], cores: frozenset[int] = ONE_CORE) -> tupl
         text=True,
         check=False,
         cwd=PROJECT_ROOT,
+        env=env,
         preexec_fn=functools.partial(os.sched_setaffinity, 0, cores),
     )
     wall = time.perf_counter() - started
@@ -456,8 +516,8 @@ def combine(runs: Sequence[dict[str, object]]) -> dict[str, object]:
     combined = dict(runs[0])
     for key in ("corpus_seconds", "build_seconds", "p50_ms", "p99_ms", "max_ms"):
         combined[key] = float(np.median([run[key] for run in runs]))
-    for key in ("corpus_rss_mb", "peak_rss_mb"):
-        combined[key] = max(run[key] for run in runs)
+    for key in ("corpus_rss_mb", "peak_rss_mb", "serving_rss_mb"):
+        combined[key] = max(run.get(key, math.nan) for run in runs)
     combined["p50_runs"] = [run["p50_ms"] for run in runs]
     combined["p99_runs"] = [run["p99_ms"] for run in runs]
     return combined
@@ -470,6 +530,7 @@ def search_section(results: Sequence[dict[str, object]]) -> list[str]:
             r["engine"],
             f"{r['build_seconds']:.1f}",
             f"{r['peak_rss_mb']:.0f} ({r['corpus_rss_mb']:.0f})",
+            f"{r['serving_rss_mb']:.0f}",
             f"{r['p50_ms']:.2f}",
             f"{r['p99_ms']:.2f}",
             f"{r['max_ms']:.2f}",
@@ -484,6 +545,7 @@ def search_section(results: Sequence[dict[str, object]]) -> list[str]:
             "engine",
             "build s",
             "peak RSS MB (corpus alone)",
+            "serving RSS MB",
             "p50 ms",
             "p99 ms",
             "max ms",
@@ -498,17 +560,84 @@ def times(ratio: float) -> str:
     return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
 
 
-def speedups(results: Sequence[dict[str, object]]) -> dict[int, tuple[float, float]]:
-    """Per size, how many times faster the engine is than get_scores at p50 and p99."""
+def speedups(
+    results: Sequence[dict[str, object]], engine: str = "engine"
+) -> dict[int, tuple[float, float]]:
+    """Per size, how many times faster ``engine`` is than get_scores at p50 and p99."""
     by_key = {(r["size"], r["engine"]): r for r in results}
     return {
         size: (
-            baseline["p50_ms"] / by_key[size, "engine"]["p50_ms"],
-            baseline["p99_ms"] / by_key[size, "engine"]["p99_ms"],
+            baseline["p50_ms"] / by_key[size, engine]["p50_ms"],
+            baseline["p99_ms"] / by_key[size, engine]["p99_ms"],
         )
-        for (size, engine), baseline in by_key.items()
-        if engine == "get_scores" and (size, "engine") in by_key
+        for (size, name), baseline in by_key.items()
+        if name == "get_scores" and (size, engine) in by_key
     }
+
+
+def issue_targets(
+    results: Sequence[dict[str, object]], starts: dict[int, SnapshotStart | None]
+) -> list[Target]:
+    """Issue 33's table, at each size it names that this run measured. Memory is the
+    serving process's resident memory with the vector tables held (``synthetic_vectors``);
+    a start or a second process not measured is said so, and missed."""
+    engine = {r["size"]: r for r in results if r["engine"] == "engine"}
+    ratios = speedups(results)
+    targets = []
+    for size, bar in ISSUE_BARS.items():
+        at = f"at {size:,}"
+        start = starts.get(size)
+        if start is not None:
+            targets.append(
+                _bounded(
+                    f"start → first answer from a snapshot {at}",
+                    start.start_seconds,
+                    bar.start_s,
+                    "s",
+                )
+            )
+            share = start.second_share
+            targets.append(
+                Target(
+                    f"a second process on the host {at} (sum of PSS)",
+                    f"≤ +{bar.second_share:.0%}",
+                    f"+{share:.0%} ({start.one_pss_mb:.0f} → {start.two_pss_mb:.0f} MB)",
+                    share <= bar.second_share,
+                )
+            )
+        elif size in starts:
+            for what in ("start → first answer from a snapshot", "a second process on the host"):
+                targets.append(Target(f"{what} {at}", "", "not measured: no saved index", False))
+        measured = engine.get(size)
+        if measured is None:
+            continue
+        targets.append(_bounded(f"p50 {at}", measured["p50_ms"], bar.p50_ms, "ms"))
+        if bar.speedup is not None and size in ratios:
+            ratio = ratios[size][0]
+            targets.append(
+                Target(
+                    f"p50 speed-up over get_scores {at}",
+                    f"≥ {bar.speedup:g}x",
+                    times(ratio),
+                    ratio >= bar.speedup,
+                )
+            )
+        targets.append(
+            _bounded(f"p99 (the worst run's) {at}", max(measured["p99_runs"]), bar.p99_ms, "ms")
+        )
+        targets.append(
+            _bounded(
+                f"memory, one process with vectors {at}",
+                measured["serving_rss_mb"],
+                bar.memory_mb,
+                "MB",
+            )
+        )
+    return targets
+
+
+def _bounded(what: str, value: float, limit: float, unit: str) -> Target:
+    return Target(what, f"≤ {limit:g} {unit}", f"{value:.2f} {unit}", value <= limit)
 
 
 @dataclass(frozen=True)
@@ -611,6 +740,8 @@ def report(
     targets: Sequence[Target],
     query_count: int,
     repeats: int,
+    starts: dict[int, SnapshotStart | None] | None = None,
+    issue: Sequence[Target] = (),
 ) -> str:
     lines = [
         "# Search speed",
@@ -632,19 +763,56 @@ def report(
         " queries then need not; get_scores build time is the `BM25Okapi`"
         " construction only. Peak RSS is the subprocess's `ru_maxrss`, which includes the"
         " corpus itself (in brackets: the peak before indexing; for get_scores that includes"
-        " the token lists, computed by the engine in another process).",
+        " the token lists, computed by the engine in another process). *Serving RSS* is the"
+        " engine's resident memory once its searches are done, with synthetic float16 vector"
+        f" tables of the size the semantic ranker holds ({VECTOR_TABLES} vectors of"
+        f" {DIMENSIONS} a paper, {VECTOR_TABLES * DIMENSIONS * 2 / 1024:.1f} KB) allocated"
+        " beside the index; the searches themselves are BM25's. An *engine* row naming a"
+        " commit (`--before`) is that commit's code measured in the same run.",
         "",
         *search_section(results),
         "",
     ]
-    if ratios := speedups(results):
+    for engine in dict.fromkeys(r["engine"] for r in results if r["engine"] != "get_scores"):
+        if ratios := speedups(results, engine):
+            lines += [
+                f"Speed-up of {engine} over get_scores: "
+                + "; ".join(
+                    f"{size:,} papers: {times(p50)} at the median, {times(p99)} at p99"
+                    for size, (p50, p99) in sorted(ratios.items())
+                )
+                + ".",
+                "",
+            ]
+    measured_starts = {size: start for size, start in (starts or {}).items() if start}
+    if measured_starts:
         lines += [
-            "Speed-up of the engine over get_scores: "
-            + "; ".join(
-                f"{size:,} papers: {times(p50)} at the median, {times(p99)} at p99"
-                for size, (p50, p99) in sorted(ratios.items())
-            )
-            + ".",
+            "Start-up from a saved index (`bench/speed_start.py`: each a fresh process on one"
+            " core, semantic off; the second process's PSS is summed with the first's):",
+            "",
+            *table(
+                [
+                    "papers",
+                    "build and save s",
+                    "start → first answer s",
+                    "of which opening s",
+                    "RSS MB",
+                    "PSS alone MB",
+                    "PSS of two MB",
+                ],
+                [
+                    [
+                        f"{start.papers:,}",
+                        f"{start.build_and_save_seconds:.1f}",
+                        f"{start.start_seconds:.2f}",
+                        f"{start.open_seconds:.2f}",
+                        f"{start.rss_mb:.0f}",
+                        f"{start.one_pss_mb:.0f}",
+                        f"{start.two_pss_mb:.0f}",
+                    ]
+                    for start in measured_starts.values()
+                ],
+            ),
             "",
         ]
     if startups:
@@ -677,8 +845,15 @@ def report(
             ),
             "",
         ]
-    lines += [
-        "Targets (issue #3, speed bar):",
+    if issue:
+        lines += targets_section("Targets (issue 33's table):", issue)
+    lines += targets_section("Targets (issue #3, speed bar):", targets)
+    return "\n".join(lines)
+
+
+def targets_section(title: str, targets: Sequence[Target]) -> list[str]:
+    return [
+        title,
         "",
         *table(
             ["target", "bar", "measured", "verdict"],
@@ -686,7 +861,6 @@ def report(
         ),
         "",
     ]
-    return "\n".join(lines)
 
 
 def run_worker(args: Sequence[str]) -> int:
@@ -727,9 +901,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--skip-baseline-above",
         type=int,
-        default=None,
+        default=SKIP_BASELINE_ABOVE,
         metavar="N",
-        help="do not run get_scores on corpora larger than N papers",
+        help=f"do not run get_scores on corpora larger than N papers ({SKIP_BASELINE_ABOVE:,})",
     )
     parser.add_argument(
         "--start-size", type=int, default=START_SIZE, help="papers in the start-up measurement"
@@ -738,44 +912,92 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--repeats", type=positive_int, default=REPEATS, help="search runs per engine and size"
     )
+    parser.add_argument(
+        "--before",
+        metavar="REV",
+        help="also measure the engine of this commit (git archive of its bot/ and seeds/)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
 
-    results = []
+    results: list[dict[str, object]] = []
+    starts: dict[int, SnapshotStart | None] = {}
     with tempfile.TemporaryDirectory() as scratch:
+        before = None if args.before is None else checkout(args.before, Path(scratch) / "before")
         for size in args.sizes:
-            skip_above = args.skip_baseline_above
-            commands = {"engine": ["search", "engine", str(size), str(args.queries)]}
-            if skip_above is None or size <= skip_above:
-                tokens = Path(scratch) / f"tokens-{size}.txt"
-                run_pinned(worker_command("tokens", str(size), str(tokens)))
-                commands["get_scores"] = [
-                    "search",
-                    "get_scores",
-                    str(size),
-                    str(args.queries),
-                    str(tokens),
-                ]
-            runs: dict[str, list[dict[str, object]]] = {engine: [] for engine in commands}
-            for repeat in range(args.repeats):
-                for engine, command in commands.items():
-                    print(
-                        f"measuring {engine} at {size:,} papers ({repeat + 1}/{args.repeats})…",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                    _, output = run_pinned(worker_command(*command))
-                    runs[engine].append(last_json_line(output))
-            results += [combine(engine_runs) for engine_runs in runs.values()]
+            results += measure_size(size, args, Path(scratch), before)
+            if size >= SNAPSHOT_MIN_SIZE and not args.skip_startup:
+                starts[size] = measure_start(size, Path(scratch))
     startups = [] if args.skip_startup else measure_startups(args.start_size)
     cli_seconds = None if args.skip_startup else measure_cli_seconds()
 
     targets = bar_targets(results, startups, cli_seconds)
-    text = report(results, startups, targets, args.queries, args.repeats)
+    issue = issue_targets(results, starts)
+    text = report(results, startups, targets, args.queries, args.repeats, starts, issue)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
     print(text)
-    return 0 if all(target.met for target in targets) else 1
+    return 0 if all(target.met for target in [*targets, *issue]) else 1
+
+
+def checkout(revision: str, directory: Path) -> tuple[str, Path]:
+    """The engine of ``revision``: its label and a directory holding its ``bot`` and
+    ``seeds`` (the bench's own scripts stay the ones measuring)."""
+    directory.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", revision, "bot", "seeds"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(directory)], input=archive.stdout, check=True)
+    label = subprocess.run(
+        ["git", "rev-parse", "--short", revision],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return f"engine at {label}", directory
+
+
+def measure_size(
+    size: int, args: argparse.Namespace, scratch: Path, before: tuple[str, Path] | None
+) -> list[dict[str, object]]:
+    """Every engine at one size, the engines taking turns, each run combined over repeats."""
+    search = ["search", "engine", str(size), str(args.queries)]
+    commands: dict[str, tuple[list[str], Path | None]] = {"engine": (search, None)}
+    if before is not None:
+        commands[before[0]] = (search, before[1])
+    if args.skip_baseline_above is None or size <= args.skip_baseline_above:
+        tokens = scratch / f"tokens-{size}.txt"
+        run_pinned(worker_command("tokens", str(size), str(tokens)))
+        command = ["search", "get_scores", str(size), str(args.queries), str(tokens)]
+        commands["get_scores"] = (command, None)
+    runs: dict[str, list[dict[str, object]]] = {engine: [] for engine in commands}
+    for repeat in range(args.repeats):
+        for engine, (command, code) in commands.items():
+            print(
+                f"measuring {engine} at {size:,} papers ({repeat + 1}/{args.repeats})…",
+                file=sys.stderr,
+                flush=True,
+            )
+            _, output = run_pinned(worker_command(*command), code=code)
+            runs[engine].append({**last_json_line(output), "engine": engine})
+    return [combine(engine_runs) for engine_runs in runs.values()]
+
+
+def measure_start(size: int, scratch: Path) -> SnapshotStart | None:
+    """Start-up from a saved index of the corpus of ``size`` (``bench/speed_start.py``);
+    None where the code has no saved index."""
+    if not snapshots_available(PROJECT_ROOT):
+        return None
+    print(f"measuring the start from a snapshot at {size:,} papers…", file=sys.stderr, flush=True)
+    corpus = scratch / f"corpus-{size}.jsonl"
+    if not corpus.exists():
+        write_catalogue_jsonl(size, corpus)
+    query = benchmark_queries(real_papers(), 1)[0]
+    return measure_snapshot_start(corpus, query, run_pinned, PROJECT_ROOT, ONE_CORE)
 
 
 if __name__ == "__main__":

@@ -76,12 +76,40 @@ class FieldedBM25:
 
     def document_frequency(self, token: str) -> int:
         """How many papers hold ``token`` in some field."""
+        return len(self.holders(token))
+
+    def holders(self, token: str) -> np.ndarray:
+        """Papers holding ``token`` in some field, each once, in no set order: ``documents``
+        without a mark per paper of the corpus. The text field holds the title's words, so
+        the longer list is taken whole and only the shorter one is looked up in it."""
         held = [docs for docs in (field.documents(token) for field in self.fields) if len(docs)]
         if len(held) != 2:
-            return len(self.documents(token)) if held else 0
+            return self.documents(token) if held else self.fields[0].documents(token)
         fewer, more = sorted(held, key=len)
         positions = np.minimum(np.searchsorted(more, fewer), len(more) - 1)
-        return len(fewer) + len(more) - int(np.count_nonzero(more[positions] == fewer))
+        outside = fewer[more[positions] != fewer]
+        return np.concatenate((more, outside)) if len(outside) else more
+
+    def holding_every(self, tokens: Iterable[str]) -> np.ndarray:
+        """Papers holding every one of ``tokens`` (at least one) in some field, each once, in
+        no set order: the rarest token's papers, kept where a binary search finds the others
+        (no pass over a common token's papers, as a sort or a mark per paper would make)."""
+        found = {token: self.holders(token) for token in tokens}
+        rarest = min(found, key=lambda token: len(found[token]))
+        docs = found[rarest]
+        for token in found.keys() - {rarest}:
+            docs = docs[self.holds(token, docs)]
+        return docs
+
+    def holds(self, token: str, docs: np.ndarray) -> np.ndarray:
+        """Whether each of ``docs`` holds ``token`` in some field."""
+        found = np.zeros(len(docs), dtype=bool)
+        for field in self.fields:
+            held = field.documents(token)
+            if len(held):
+                positions = np.minimum(np.searchsorted(held, docs), len(held) - 1)
+                found |= held[positions] == docs
+        return found
 
     def document_frequencies(self, least: int) -> dict[str, int]:
         """Every token held by at least ``least`` papers, with how many hold it (a paper

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import filterfalse
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from bot.papers.paper import Paper
-from bot.search.analyzer import CompoundUses, CorpusAnalyzer, chunk_edges
+from bot.search.analyzer import CompoundUses, CorpusAnalyzer
 from bot.search.bm25 import BM25Builder
 from bot.search.fielded import FieldedBM25
+from bot.search.spaced_compounds import Edges, SpacedCompounds
 
 FIELD_WEIGHTS = (0.25, 1.0)
 """What a title's BM25 score and a text's (title and abstract) weigh in a paper's score (see
@@ -49,6 +49,7 @@ _INDEX_BLOCK = 4096  # papers whose terms are counted in one numpy step while in
 # Papers whose chunk numbers are stored together while indexing: big enough (~60 MB) for the
 # allocator to hand the memory back to the system when a block is dropped.
 _RUN_BLOCK = 1 << 16
+_FIRST_SEEN_SLICE = 1 << 18  # chunk numbers whose first occurrences are found in one step
 
 
 def apart_compounds(uses: CompoundUses) -> frozenset[str]:
@@ -93,52 +94,43 @@ class ChunkIndexer:
     of papers in numpy. The indexed bags of tokens are exactly ``field_tokens(...)``."""
 
     def __init__(self) -> None:
-        self._numbers: dict[str, int] = {}
+        self._numbers = _Numbers()
         self._fields = (_Runs(), _Runs())  # titles, texts: as ``field_texts``
 
     def _add(self, run: array, text: str) -> None:
-        numbers = self._numbers
-        chunks = text.split()
-        try:
-            found = list(map(numbers.__getitem__, chunks))
-        except KeyError:  # new chunks: number them in reading order, then look up
-            for chunk in filterfalse(numbers.__contains__, chunks):
-                numbers.setdefault(chunk, len(numbers))  # it may repeat within the text
-            found = list(map(numbers.__getitem__, chunks))
-        run.fromlist(found)
+        run.fromlist(list(map(self._numbers.__getitem__, text.split())))
 
     def index(self, papers: Sequence[Paper]) -> tuple[CorpusAnalyzer, FieldedBM25]:
         for paper in papers:
             for runs, text in zip(self._fields, field_texts(paper), strict=True):
                 self._add(runs.start(), text)
         chunks = list(self._numbers)
-        self._numbers = {}
+        self._numbers = _Numbers()
         analyzer = CorpusAnalyzer.for_chunks(chunks)
         numbers: dict[str, int] = {}  # every token of any field, numbered as first analysed
         chunk_starts = array("q", [0])
         chunk_terms = array("i")
-        edges = _Edges(analyzer.openings, len(chunks))
+        edges = Edges(analyzer.openings, len(chunks))
         for number, chunk in enumerate(chunks):
             tokens = analyzer.index_chunk(chunk)
             chunk_terms.fromlist([numbers.setdefault(t, len(numbers)) for t in tokens])
             chunk_starts.append(len(chunk_terms))
             edges.add(number, chunk)
         # A compound written apart ends in its last chunk followed by its joined token: a
-        # chunk of its own, numbered after the text's chunks (see ``_join_compounds``), for
-        # the compounds the corpus writes as one word in at least one use of five.
-        apart = Counter(
-            joined
-            for _, joined in _join_compounds(self._fields, chunks, analyzer, edges, rewrite=False)
+        # chunk of its own, numbered after the text's chunks, for the compounds the corpus
+        # writes as one word in at least one use of five (``apart_compounds``).
+        spaced = SpacedCompounds(
+            (block for runs in self._fields for block in runs.blocks()), chunks, analyzer, edges
         )
         together = self._token_counts(chunk_starts, chunk_terms, len(chunks))
         one_word = Counter({j: int(together[numbers[j]]) for j in analyzer.splits if j in numbers})
-        analyzer.uses = CompoundUses(one_word, apart)
+        analyzer.uses = CompoundUses(one_word, spaced.counted())
         analyzer.apart = apart_compounds(analyzer.uses)
-        for last, joined in dict.fromkeys(_join_compounds(self._fields, chunks, analyzer, edges)):
+        for last, joined in spaced.join(len(chunks)):
             tokens = (*chunk_terms[chunk_starts[last] : chunk_starts[last + 1]],)
             chunk_terms.fromlist([*tokens, numbers.setdefault(joined, len(numbers))])
             chunk_starts.append(len(chunk_terms))
-        del chunks
+        del chunks, spaced
         starts = np.array(chunk_starts, dtype=np.int64)
         terms = np.array(chunk_terms, dtype=np.intc)
         del chunk_starts, chunk_terms
@@ -193,85 +185,13 @@ class ChunkIndexer:
         return builder
 
 
-class _Edges:
-    """Each chunk's part in a compound written apart, as numbers numpy can compare: its
-    last word as a compound's first (``opening``) and its first word as a compound's second
-    (``following``), -1 for none (see ``CorpusAnalyzer.compound_at``)."""
+class _Numbers(dict[str, int]):
+    """Chunk numbers, a new chunk numbered as it is first looked up (in reading order): one
+    C-level lookup a chunk, where a miss caught for the whole text read it twice."""
 
-    def __init__(self, openings: Iterable[tuple[str, str]], chunks: int) -> None:
-        pairs = list(openings)
-        self._firsts = {first: n for n, first in enumerate(dict.fromkeys(f for f, _ in pairs))}
-        self._seconds = {key: n for n, key in enumerate(dict.fromkeys(k for _, k in pairs))}
-        width = max(len(self._seconds), 1)
-        self.codes = np.array(
-            sorted(self._firsts[f] * width + self._seconds[k] for f, k in pairs), dtype=np.int64
-        )
-        self.opening = np.full(chunks if pairs else 0, -1, dtype=np.int64)
-        self.following = np.full(chunks if pairs else 0, -1, dtype=np.int64)
-        self._width = width
-
-    def add(self, number: int, chunk: str) -> None:
-        if len(self.codes):
-            first, second = chunk_edges(chunk)
-            self.opening[number] = self._firsts.get(first, -1)
-            self.following[number] = self._seconds.get(second, -1)
-
-    def starts(self, run: np.ndarray, papers: np.ndarray) -> np.ndarray:
-        """Where in ``run`` (the chunk numbers of papers whose runs start at ``papers``) a
-        compound written apart may begin: its first two words begin one, in one paper."""
-        if len(run) < 2 or not len(self.codes):
-            return np.zeros(0, dtype=np.int64)
-        first, second = self.opening[run[:-1]], self.following[run[1:]]
-        codes = first * self._width + second
-        found = (first >= 0) & (second >= 0) & np.isin(codes, self.codes)
-        found[papers[(papers > 0) & (papers < len(run))] - 1] = False
-        return np.flatnonzero(found)
-
-
-def _join_compounds(
-    fields: Sequence[_Runs],
-    chunks: list[str],
-    analyzer: CorpusAnalyzer,
-    edges: _Edges,
-    *,
-    rewrite: bool = True,
-) -> list[tuple[int, str]]:
-    """Give every compound written apart in the runs its joined token, as
-    ``CorpusAnalyzer.tokens`` does: its last chunk is replaced by a new chunk, that chunk and
-    the joined token. Returns the new chunks, numbered from ``len(chunks)`` on, as (the
-    chunk each extends, the joined token). Only the few places whose first two words begin
-    a compound are read in Python. Without ``rewrite``, the runs are left as they are and
-    every compound found is listed, to count them."""
-    added: dict[tuple[int, str], int] = {}
-    found_all: list[tuple[int, str]] = []
-    read: dict[tuple[int, ...], tuple[int, str] | None] = {}  # windows repeat: read once
-    longest = max(analyzer.openings.values(), default=0)
-    for runs in fields:
-        for occurrences, starts in runs.blocks():
-            run = np.frombuffer(occurrences, dtype=np.intc)
-            papers = np.frombuffer(starts, dtype=np.int64)
-            ends = np.append(papers[1:], len(run))
-            places = edges.starts(run, papers)
-            paper_ends = ends[np.searchsorted(papers, places, side="right") - 1]
-            window_ends = np.minimum(paper_ends, places + longest)
-            free = 0  # the first place no compound found has taken
-            for at, end in zip(places.tolist(), window_ends.tolist(), strict=True):
-                if at < free:
-                    continue
-                window = tuple(run[at:end].tolist())
-                if window not in read:
-                    read[window] = analyzer.compound_at([chunks[c] for c in window], 0)
-                found = read[window]
-                if found is None:
-                    continue
-                last = at + found[0] - 1
-                key = (int(run[last]), found[1])
-                if rewrite:
-                    occurrences[last] = added.setdefault(key, len(chunks) + len(added))
-                else:
-                    found_all.append(key)
-                free = last + 1
-    return list(added) if rewrite else found_all
+    def __missing__(self, chunk: str) -> int:
+        number = self[chunk] = len(self)
+        return number
 
 
 class _Runs:
@@ -301,12 +221,16 @@ class _Runs:
         seen = np.zeros(chunks, dtype=bool)
         found = []
         for occurrences, _ in filter(None, self._blocks):
-            numbers = np.frombuffer(occurrences, dtype=np.intc)
-            new = numbers[~seen[numbers]]
-            distinct, first = np.unique(new, return_index=True)
-            in_order = distinct[np.argsort(first)]
-            seen[in_order] = True
-            found.append(in_order)
+            run = np.frombuffer(occurrences, dtype=np.intc)
+            # A slice at a time: the chunks a slice brings are soon few, and only they are
+            # sorted (a block sorted whole was most of the time taken here).
+            for start in range(0, len(run), _FIRST_SEEN_SLICE):
+                numbers = run[start : start + _FIRST_SEEN_SLICE]
+                new = numbers[~seen[numbers]]
+                distinct, first = np.unique(new, return_index=True)
+                in_order = distinct[np.argsort(first)]
+                seen[in_order] = True
+                found.append(in_order)
         return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
     def pop(self, block: int) -> tuple[np.ndarray, np.ndarray]:

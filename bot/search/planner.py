@@ -12,10 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import reduce
 from itertools import islice, product
-
-import numpy as np
 
 from bot.papers.paper import Paper
 from bot.search.analyzer import (
@@ -396,8 +393,7 @@ class QueryPlanner:
         the query describes."""
         usual = self._usual_long_forms.get(acronym.token)
         if usual is None:
-            postings = [self._bm25.documents(token) for token in set(acronym.long_tokens)]
-            holding = len(reduce(np.intersect1d, postings))
+            holding = len(self._bm25.holding_every(acronym.long_tokens))
             usual = holding > self._bm25.document_frequency(acronym.token)
             self._usual_long_forms[acronym.token] = usual
         return usual

@@ -175,16 +175,23 @@ class Ranker:
         words = [word for word in held_as if word]
         if len(words) < 2:
             return None
-        size = len(self._papers)
-        held = np.zeros(size, dtype=np.float64)
+        holders: list[np.ndarray] = []
         weights = []
         for word in words:
-            weight = max(self._idf(token) for tokens in word for token in tokens)
-            holds = np.zeros(size, dtype=bool)
-            for tokens in word:
-                holds |= reduce(np.logical_and, (self._holding(token) for token in tokens))
-            held[holds] += weight
-            weights.append(weight)
+            if len(word) == 1 and len(word[0]) == 1:  # most words: one token
+                docs = self._bm25.holders(word[0][0])
+                frequencies = [len(docs)]
+            else:  # one of its token sequences, each token in some field
+                docs = np.unique(np.concatenate(list(map(self._bm25.holding_every, word))))
+                frequencies = [self._bm25.document_frequency(t) for ts in word for t in ts]
+            weights.append(max(map(self._idf, frequencies)))
+            holders.append(docs)
+        # A paper's held weight, words added in query order (bincount adds in input order).
+        held = np.bincount(
+            np.concatenate(holders),
+            weights=np.repeat(weights, [len(docs) for docs in holders]),
+            minlength=len(self._papers),
+        )
         about = held >= ABOUT_SHARE * sum(weights) * (1 - 1e-9)
         if plan.author_scores is not None:
             about |= plan.author_scores > 0
@@ -192,14 +199,9 @@ class Ranker:
             about &= self.score(plan)[1]  # otherwise holding a word is matching
         return about
 
-    def _idf(self, token: str) -> float:
-        frequency = self._bm25.document_frequency(token)
+    def _idf(self, frequency: int) -> float:
+        """A word's weight when ``frequency`` papers hold it."""
         return math.log(1 + (len(self._papers) - frequency + 0.5) / (frequency + 0.5))
-
-    def _holding(self, token: str) -> np.ndarray:
-        holds = np.zeros(len(self._papers), dtype=bool)
-        holds[self._bm25.documents(token)] = True
-        return holds
 
     def _ranked(self, plan: Plan, k: int, meaning: ModelQuery | None) -> _Ordered:
         """The ranking's ``k`` best matches, uncut, and how many papers matched."""
