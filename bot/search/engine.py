@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,6 +59,17 @@ from bot.search.semantic import SemanticRanker
 from bot.search.vectors import embedding_text
 
 
+class IndexParts(NamedTuple):
+    """An index's parts, in ``SearchIndex``'s order of arguments."""
+
+    papers: tuple[Paper, ...]
+    bm25: FieldedBM25
+    acronyms: dict[str, Acronym]
+    analyzer: CorpusAnalyzer
+    semantic: SemanticRanker | None
+    authors: AuthorIndex
+
+
 class SearchIndex:
     """An immutable index over one corpus; build once per process, query from any thread.
 
@@ -75,14 +87,16 @@ class SearchIndex:
         planner_options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
         miner: AcronymMiner | None = None,
+        authors: AuthorIndex | None = None,
     ) -> None:
         self.papers = papers
+        self._acronyms = acronyms
         self._semantic = semantic
         self._options = (planner_options, ranker_options)
         self._miner = miner
         self._bm25 = bm25
         self._analyzer = analyzer
-        self._authors = AuthorIndex(papers)
+        self._authors = AuthorIndex(papers) if authors is None else authors
         self._planner = QueryPlanner(
             papers, bm25, analyzer, acronyms, self._authors, planner_options
         )
@@ -148,6 +162,13 @@ class SearchIndex:
             planner_options=planner_options,
             ranker_options=ranker_options,
             miner=miner,
+        )
+
+    def parts(self) -> IndexParts:
+        """What this index is made of, for ``bot.search.snapshot`` to save: an index made
+        again of the same parts answers as this one does."""
+        return IndexParts(
+            self.papers, self._bm25, self._acronyms, self._analyzer, self._semantic, self._authors
         )
 
     @property
