@@ -49,6 +49,7 @@ from bot.search.engine import SearchIndex
 from bot.search.semantic import SemanticRanker, one_blas_thread, ranker_for, shared_embedder
 from bot.search.snapshot_files import (
     MANIFEST,
+    SnapshotMissing,
     SnapshotReader,
     SnapshotRefused,
     SnapshotWriter,
@@ -198,7 +199,7 @@ def open_snapshot(
     it was saved with one), and its corpus; ``SnapshotRefused`` says why it cannot be."""
     directory = root / key_name(key)
     if not (directory / MANIFEST).is_file():
-        raise SnapshotRefused(_why_none(root, spec.strip(), key))
+        raise SnapshotMissing(_why_none(root, spec.strip(), key))
     snapshot = SnapshotReader(directory, verify=verify)
     meta = snapshot.meta
     if meta.get("key") != key:
@@ -234,7 +235,7 @@ def saved_index(
     try:
         index, corpus = open_snapshot(root, key, spec, embedder)
     except SnapshotRefused as refused:
-        reason = str(refused)
+        reason, damaged = str(refused), not isinstance(refused, SnapshotMissing)
     else:
         log_problems(corpus.problems)
         log.info(
@@ -244,8 +245,11 @@ def saved_index(
             time.monotonic() - started,
         )
         return index, corpus
-    log.warning(
-        "index: snapshot not used (%s): building the index and saving it in %s", reason, root
+    log.log(
+        logging.WARNING if damaged else logging.INFO,
+        "index: snapshot not used (%s): building the index and saving it in %s",
+        reason,
+        root,
     )
     discard(root / key_name(key))
     corpus = load_corpus(spec)

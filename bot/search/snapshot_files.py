@@ -37,6 +37,11 @@ class SnapshotRefused(Exception):
     """A snapshot that must not be used; the message says why, for the one log line."""
 
 
+class SnapshotMissing(SnapshotRefused):
+    """No snapshot has the key asked for: none was saved yet, or only by other rules, of
+    another corpus or model (the usual first start after an upgrade, nothing damaged)."""
+
+
 def checksum(path: Path) -> str:
     """The BLAKE2b digest of a file's bytes (hashlib releases the GIL while it hashes, so a
     verification does not hold searches up)."""
