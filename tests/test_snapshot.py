@@ -20,6 +20,7 @@ from bot.papers.corpus import LoadedCorpus, feed_paper, load_corpus
 from bot.search import snapshot
 from bot.search.engine import SearchIndex
 from bot.search.library import Library
+from bot.search.saved_papers import paper_line, paper_of
 from bot.search.semantic import ranker_for, shared_embedder
 from bot.search.snapshot import (
     index_key,
@@ -28,7 +29,6 @@ from bot.search.snapshot import (
     saved_index,
     write_snapshot,
 )
-from bot.search.snapshot_parts import paper_line, paper_of
 from bot.settings import Settings
 from bot.wiring.root import build_services
 
@@ -76,7 +76,7 @@ def test_a_reopened_catalogue_index_ranks_every_blind_query_as_the_one_saved(
     write_snapshot(tmp_path, key, "catalogue", built, corpus)
     opened, reopened_corpus = open_snapshot(tmp_path, key, "catalogue", shared_embedder())
 
-    assert opened.papers == built.papers
+    assert tuple(opened.papers) == built.papers
     assert reopened_corpus.description == corpus.description
     queries = _blind_queries()
     ranked = [_ranked(opened, query) for query in queries]

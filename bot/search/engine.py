@@ -55,6 +55,7 @@ from bot.search.results import (
     Usage,
     field_name,
 )
+from bot.search.saved_papers import lookup_keys
 from bot.search.semantic import SemanticRanker
 from bot.search.vectors import embedding_text
 
@@ -62,7 +63,7 @@ from bot.search.vectors import embedding_text
 class IndexParts(NamedTuple):
     """An index's parts, in ``SearchIndex``'s order of arguments."""
 
-    papers: tuple[Paper, ...]
+    papers: Sequence[Paper]
     bm25: FieldedBM25
     acronyms: dict[str, Acronym]
     analyzer: CorpusAnalyzer
@@ -78,7 +79,7 @@ class SearchIndex:
 
     def __init__(
         self,
-        papers: tuple[Paper, ...],
+        papers: Sequence[Paper],
         bm25: FieldedBM25,
         acronyms: dict[str, Acronym],
         analyzer: CorpusAnalyzer,
@@ -104,8 +105,8 @@ class SearchIndex:
         self._explanations = Explanations(bm25, self._authors, self._ranker.has_phrase)
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
-        for doc, paper in enumerate(papers):
-            for key in (paper.id, paper.openreview_id):
+        for doc, keys in enumerate(lookup_keys(papers)):
+            for key in keys:
                 if key:
                     self._by_id.setdefault(key, doc)
                     self._by_folded_id.setdefault(key.casefold(), doc)

@@ -132,7 +132,7 @@ class SemanticRanker:
         papers come from the store, which keeps theirs (``Library.add``)."""
         grown = SemanticRanker.__new__(SemanticRanker)
         grown._embedder = self._embedder
-        grown._papers = (*self._papers, *papers)
+        grown._papers = self._papers + tuple(papers)  # saved papers stay unread
         grown._path = None
         grown._has_abstract = np.concatenate(
             [self._has_abstract, np.array([bool(p.plain_abstract) for p in papers], bool)]

@@ -46,6 +46,7 @@ from bot.search import indexing
 from bot.search.analyzer import ANALYZER_VERSION
 from bot.search.embedding import Embedder, ModelError
 from bot.search.engine import SearchIndex
+from bot.search.saved_papers import SavedPapers, lookup_keys, paper_line
 from bot.search.semantic import SemanticRanker, one_blas_thread, ranker_for, shared_embedder
 from bot.search.snapshot_files import (
     MANIFEST,
@@ -61,8 +62,6 @@ from bot.search.snapshot_parts import (
     open_analyzer,
     open_authors,
     open_fields,
-    paper_line,
-    paper_of,
     write_analyzer,
     write_authors,
     write_fields,
@@ -161,7 +160,8 @@ def write_snapshot(
     parts = index.parts()
     out = SnapshotWriter(root, key_name(key))
     try:
-        out.text("papers.jsonl", [paper_line(paper) for paper in parts.papers])
+        out.array("papers.starts", out.lines("papers.jsonl", map(paper_line, parts.papers)))
+        out.json("papers.keys", lookup_keys(parts.papers))
         bm25 = write_fields(out, parts.bm25)
         write_analyzer(out, parts.analyzer, parts.bm25.fields[-1])
         write_authors(out, parts.authors)
@@ -205,7 +205,8 @@ def open_snapshot(
     if meta.get("key") != key:
         raise SnapshotRefused("its manifest holds another key")
     try:
-        papers = tuple(map(paper_of, snapshot.lines("papers.jsonl")))
+        keys = [(paper_id, openreview) for paper_id, openreview in snapshot.json("papers.keys")]
+        papers = SavedPapers(snapshot.mapped("papers.jsonl"), snapshot.array("papers.starts"), keys)
         bm25 = open_fields(snapshot, meta["bm25"])
         analyzer = open_analyzer(snapshot, bm25.fields[-1])
         authors = open_authors(snapshot, papers)

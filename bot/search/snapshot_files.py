@@ -24,6 +24,8 @@ import json
 import os
 import secrets
 import shutil
+from array import array
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -75,12 +77,16 @@ class SnapshotWriter:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         (self.directory / f"{name}.json").write_text(text, encoding="utf-8")
 
-    def text(self, name: str, lines: list[str]) -> None:
-        """Lines of text, each ending in a newline (``SnapshotReader.lines`` reads them)."""
-        with (self.directory / name).open("w", encoding="utf-8", newline="\n") as out:
+    def lines(self, name: str, lines: Iterable[str]) -> np.ndarray:
+        """Lines of UTF-8 text, each ending in a newline; where each begins, in bytes, and
+        where the last ends (``SnapshotReader.mapped`` maps the bytes)."""
+        starts = array("q", [0])
+        with (self.directory / name).open("wb") as out:
             for line in lines:
-                out.write(line)
-                out.write("\n")
+                encoded = line.encode("utf-8") + b"\n"
+                out.write(encoded)
+                starts.append(starts[-1] + len(encoded))
+        return np.frombuffer(starts, dtype=np.int64)
 
     def commit(self, meta: dict[str, Any]) -> Path:
         """Checksum every file, write the manifest, and rename the directory into place; a
@@ -158,6 +164,13 @@ class SnapshotReader:
             raise SnapshotRefused(f"{name} is not in its manifest")
         return self.directory / name
 
+    def _verified(self, name: str) -> Path:
+        """A file to be mapped, its checksum compared first (unless ``verify`` is off)."""
+        path = self._path(name)
+        if self._verify and checksum(path) != self._files[name]["blake2b"]:
+            raise SnapshotRefused(f"{name} does not match its checksum")
+        return path
+
     def _checked(self, name: str, data: bytes) -> bytes:
         if hashlib.blake2b(data, digest_size=32).hexdigest() != self._files[name]["blake2b"]:
             raise SnapshotRefused(f"{name} does not match its checksum")
@@ -167,9 +180,7 @@ class SnapshotReader:
         """A memory-mapped array, its pages shared with every process that maps the same
         file; ``writable`` maps it copy-on-write (a page written becomes this process's
         own), else writing raises."""
-        path = self._path(f"{name}.npy")
-        if self._verify and checksum(path) != self._files[path.name]["blake2b"]:
-            raise SnapshotRefused(f"{path.name} does not match its checksum")
+        path = self._verified(f"{name}.npy")
         try:
             return np.load(path, mmap_mode="c" if writable else "r", allow_pickle=False)
         except ValueError as error:
@@ -177,10 +188,14 @@ class SnapshotReader:
                 raise SnapshotRefused(f"{path.name} cannot be read ({error})") from None
             return np.load(path, allow_pickle=False)
 
+    def mapped(self, name: str) -> np.ndarray:
+        """A file's bytes, memory-mapped read-only (checksummed first unless ``verify`` is
+        off, as arrays are)."""
+        path = self._verified(name)
+        if not self._files[name]["size"]:
+            return np.zeros(0, dtype=np.uint8)
+        return np.memmap(path, dtype=np.uint8, mode="r")
+
     def json(self, name: str) -> Any:
         path = self._path(f"{name}.json")
         return json.loads(self._checked(path.name, path.read_bytes()).decode("utf-8"))
-
-    def lines(self, name: str) -> list[str]:
-        path = self._path(name)
-        return self._checked(name, path.read_bytes()).decode("utf-8").splitlines()

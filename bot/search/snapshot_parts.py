@@ -4,11 +4,9 @@ structures (vocabularies, the analyzer's compound rules, the acronyms, the paper
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import astuple, fields
-from datetime import date, datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import astuple
 from typing import Any
 
 import numpy as np
@@ -20,51 +18,6 @@ from bot.search.bm25 import BM25Index
 from bot.search.defined_acronyms import Acronym
 from bot.search.fielded import FieldedBM25
 from bot.search.snapshot_files import SnapshotReader, SnapshotWriter
-
-# --- papers ---------------------------------------------------------------------------------
-
-_NAMES = tuple(field.name for field in fields(Paper))
-_TUPLES = tuple(_NAMES.index(name) for name in ("authors", "code_urls", "links", "pages"))
-_DATES = tuple(
-    (_NAMES.index(name), parse)
-    for name, parse in (
-        ("announced", date.fromisoformat),
-        ("published", datetime.fromisoformat),
-        ("updated", datetime.fromisoformat),
-    )
-)
-_ABSTRACT, _PLAIN = _NAMES.index("abstract"), _NAMES.index("plain_abstract")
-
-
-def paper_line(paper: Paper) -> str:
-    """A paper as one JSON array of its fields in order: a field derived on first read and not
-    read yet (the TL;DR) is null, and a plain abstract the same as the abstract is null too,
-    so the opened paper holds one string for both."""
-    row: list[Any] = []
-    for name in _NAMES:
-        try:
-            value = object.__getattribute__(paper, name)  # an empty slot is not derived here
-        except AttributeError:
-            value = None
-        row.append(value.isoformat() if isinstance(value, date) else value)
-    if row[_PLAIN] == row[_ABSTRACT]:
-        row[_PLAIN] = None
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
-
-
-def paper_of(line: str) -> Paper:
-    row = json.loads(line)
-    for at in _TUPLES:
-        row[at] = tuple(row[at])
-    for at, parse in _DATES:
-        if row[at] is not None:
-            row[at] = parse(row[at])
-    if row[_PLAIN] is None:
-        row[_PLAIN] = row[_ABSTRACT]
-    return Paper(*row)
-
-
-# --- the parts of an index ------------------------------------------------------------------
 
 
 def _strings(mapping: Mapping[str, int]) -> list[str]:
@@ -247,7 +200,7 @@ def write_authors(out: SnapshotWriter, authors: AuthorIndex) -> None:
     out.array("authors.docs", np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64))
 
 
-def open_authors(snapshot: SnapshotReader, papers: tuple[Paper, ...]) -> AuthorIndex:
+def open_authors(snapshot: SnapshotReader, papers: Sequence[Paper]) -> AuthorIndex:
     tokens = snapshot.json("authors.tokens")
     starts = snapshot.array("authors.starts").tolist()
     docs = snapshot.array("authors.docs")
