@@ -4,10 +4,12 @@ with one log line saying why; two processes open one snapshot and answer alike."
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import subprocess
 import sys
+import weakref
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -135,6 +137,34 @@ def test_papers_added_to_an_opened_index_rank_as_a_full_build(catalogue, tmp_pat
     full = SearchIndex.build(catalogue)
     for query in QUERIES:
         assert _seen(library.index, query) == _seen(full, query)
+
+
+def test_an_opened_index_saved_again_and_reopened_answers_alike(saved, tmp_path) -> None:
+    root, original = saved
+    key = index_key("seeds", None)
+    opened, corpus = open_snapshot(root, key, "seeds", None)
+    write_snapshot(tmp_path / "again", key, "seeds", opened, corpus)
+    again, _ = open_snapshot(tmp_path / "again", key, "seeds", None)
+    assert [_seen(again, q) for q in QUERIES] == [_seen(original, q) for q in QUERIES]
+
+
+def test_an_opened_index_replaced_is_freed_with_the_heap_frozen(saved) -> None:
+    root, _ = saved
+    opened, _ = open_snapshot(root, index_key("seeds", None), "seeds", None)
+    library = Library(opened)
+    for query in QUERIES:
+        library.index.search(query)
+    library.index.prepare(embed=False)
+    replaced = weakref.ref(library.index)
+    del opened
+    gc.disable()
+    gc.freeze()  # as the served bot does once it is prepared
+    try:
+        library.swap(SearchIndex.build(load_corpus("seeds").papers[:10]))
+        assert replaced() is None
+    finally:
+        gc.unfreeze()
+        gc.enable()
 
 
 def test_a_paper_with_every_field_comes_back_equal() -> None:

@@ -6,9 +6,10 @@ a minute at 100,000 papers. A snapshot keeps what that made, as files
 table and the dense terms' codes (``bot.search.bm25``); the author index; the highlighting
 map of chunks by token and the analyzer's compound rules; the acronyms the abstracts define;
 the vectors (``bot.search.semantic``); and the papers themselves, mended, as JSON lines. A
-process opens the arrays memory-mapped and read-only (the vectors copy-on-write), so every
-process on the host reads the same pages of the page cache instead of holding a copy; what
-each builds for itself is the papers, the vocabularies and the lookups over them.
+process opens the arrays, and the papers' file, memory-mapped and read-only (the vectors
+copy-on-write), so every process on the host reads the same pages of the page cache instead
+of holding a copy (``bot.search.saved_papers`` builds a paper only when it is asked for); what
+each builds for itself is the vocabularies, the id lookups and the model.
 
 **Which snapshot.** Its directory is named by its key (``index_key``), the digest of: the
 corpus (``corpus_watermark``: every file the corpus is read from, with its size and
@@ -84,6 +85,7 @@ _BUILDERS = (
     "authors.py",
     "defined_acronyms.py",
     "vectors.py",
+    "saved_papers.py",
     "snapshot.py",
     "snapshot_files.py",
 )

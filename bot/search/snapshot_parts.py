@@ -106,6 +106,12 @@ class SavedChunks(dict[str, list[str]]):
             for n in self._numbers[start:end].tolist()
         ]
 
+    def tokens(self) -> list[str]:
+        """Every token with chunks, saved or added."""
+        starts = np.asarray(self._starts)
+        held = [t for t, term in self._vocabulary.items() if starts[term + 1] > starts[term]]
+        return list(dict.fromkeys([*held, *self._others, *self]))
+
     def get(self, token: str, default: Any = None) -> Any:  # type: ignore[override]
         saved, added = self._saved(token), super().get(token)
         if not saved:
@@ -119,7 +125,7 @@ def _write_chunks(out: SnapshotWriter, analyzer: CorpusAnalyzer, text: BM25Index
     starts = np.zeros(len(text.vocabulary) + 1, dtype=np.int64)
     held: list[list[int]] = [[] for _ in range(len(text.vocabulary))]
     others: dict[str, list[str]] = {}
-    for token in list(by_token):
+    for token in by_token.tokens() if isinstance(by_token, SavedChunks) else list(by_token):
         chunks = by_token.get(token) or []
         term = text.vocabulary.get(token)
         if term is None:
