@@ -102,7 +102,7 @@ def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
         assert vars(field).keys() == vars(source).keys()  # a new table would be saved too
         for name, value in vars(source).items():
             if isinstance(value, np.ndarray):
-                assert isinstance(getattr(field, name), np.memmap), name
+                assert isinstance(getattr(field, name).base, np.memmap), name
                 assert np.array_equal(getattr(field, name), value), name
             elif name == "_dense_codes":
                 assert value.keys() == field._dense_codes.keys()
@@ -295,7 +295,7 @@ import numpy as np
 from bot.search.snapshot import open_snapshot
 key = json.loads(sys.argv[2])
 index, _ = open_snapshot(Path(sys.argv[1]), key, "seeds", None)
-mapped = all(isinstance(f._docs, np.memmap) for f in index.parts().bm25.fields)
+mapped = all(isinstance(f._docs.base, np.memmap) for f in index.parts().bm25.fields)
 queries = json.loads(sys.argv[3])
 print(json.dumps({
     "mapped": mapped,

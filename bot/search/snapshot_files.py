@@ -182,7 +182,8 @@ class SnapshotReader:
         own), else writing raises."""
         path = self._verified(f"{name}.npy")
         try:
-            return np.load(path, mmap_mode="c" if writable else "r", allow_pickle=False)
+            mapped = np.load(path, mmap_mode="c" if writable else "r", allow_pickle=False)
+            return mapped.view(np.ndarray)  # its slices plain views, without memmap's baggage
         except ValueError as error:
             if "empty" not in str(error):  # an empty array: nothing to map
                 raise SnapshotRefused(f"{path.name} cannot be read ({error})") from None
@@ -194,7 +195,7 @@ class SnapshotReader:
         path = self._verified(name)
         if not self._files[name]["size"]:
             return np.zeros(0, dtype=np.uint8)
-        return np.memmap(path, dtype=np.uint8, mode="r")
+        return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
 
     def json(self, name: str) -> Any:
         path = self._path(f"{name}.json")

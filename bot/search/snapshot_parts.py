@@ -1,6 +1,7 @@
 """How each part of an index is written to a snapshot and opened from it (``bot.search.snapshot``
-says what a snapshot is): arrays as they are, memory-mapped when opened; the few Python
-structures (vocabularies, the analyzer's compound rules, the acronyms, the papers) as JSON."""
+says what a snapshot is; ``bot.search.saved_papers`` writes and reads the papers): arrays as
+they are, memory-mapped when opened; the few Python structures (vocabularies, the analyzer's
+compound rules, the acronyms) as JSON."""
 
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ def _strings(mapping: Mapping[str, int]) -> list[str]:
 def _write_field(out: SnapshotWriter, prefix: str, field: BM25Index) -> dict[str, Any]:
     out.json(f"{prefix}vocabulary", _strings(field.vocabulary))
     dense = sorted(field._dense_codes)
-    absent = len(field._ratio)
     codes = [field._dense_codes[term] for term in dense]
     out.array(f"{prefix}dense_terms", np.array(dense, dtype=np.int64))
     out.array(
@@ -47,7 +47,6 @@ def _write_field(out: SnapshotWriter, prefix: str, field: BM25Index) -> dict[str
         "avgdl": field.avgdl,
         "average_idf": field.average_idf,
         "idf_positive": field.idf_positive,
-        "absent_code": absent,
     }
 
 
