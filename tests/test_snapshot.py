@@ -10,12 +10,14 @@ import logging
 import subprocess
 import sys
 import weakref
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 from project import PROJECT_ROOT
+from slack_harness import LiveBot, all_text
 from test_blind_results_under_load import _blind_queries, _ranked, _recorded
 
 from bot.papers.corpus import LoadedCorpus, feed_paper, load_corpus
@@ -32,6 +34,7 @@ from bot.search.snapshot import (
     write_snapshot,
 )
 from bot.settings import Settings
+from bot.shell.fake_slack import RESPONSE_URL
 from bot.wiring.root import build_services
 
 QUERIES = (
@@ -286,6 +289,26 @@ def test_the_bot_opens_the_saved_index_at_its_next_start(tmp_path, caplog) -> No
         assert second.corpus.label == first.corpus.label
     finally:
         second.close()
+
+
+def test_a_served_bot_answers_paper_from_the_saved_index(saved, seed_corpus, caplog) -> None:
+    root, _ = saved
+    bot = LiveBot(seed_corpus, root.parent, deferred=True)
+    try:
+        assert bot.get("/readyz").status == 503
+        services = bot.services
+        services.settings = replace(
+            services.settings, corpus="seeds", semantic=False, index_dir=root
+        )
+        with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+            services.load()  # what the served bot does once it listens
+        assert _opened_only(caplog)
+        assert bot.get("/readyz").status == 200
+        assert bot.slash("graph sparsification").status == 200
+        [answer] = bot.recorder.wait_for(RESPONSE_URL, 1)
+        assert "Graph Sparsification via Mixture of Graphs" in all_text(answer.blocks)
+    finally:
+        bot.close()
 
 
 OPEN_AND_ANSWER = """
