@@ -109,7 +109,8 @@ class SearchIndex:
             for key in keys:
                 if key:
                     self._by_id.setdefault(key, doc)
-                    self._by_folded_id.setdefault(key.casefold(), doc)
+                    folded = key.casefold()  # the key itself where folding changes nothing
+                    self._by_folded_id.setdefault(key if folded == key else folded, doc)
 
     @classmethod
     def build(

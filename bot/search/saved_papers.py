@@ -75,14 +75,15 @@ class SavedPapers(Sequence[Paper]):
         self,
         text: np.ndarray,
         starts: np.ndarray,
-        keys: Sequence[tuple[str, str | None]],
+        ids: Sequence[str],
+        openreview_ids: Sequence[str | None],
         added: tuple[Paper, ...] = (),
     ) -> None:
         """``text`` holds the lines (bytes), line ``n`` from ``starts[n]`` to ``starts[n +
-        1]``; ``keys`` are each saved paper's id and OpenReview id."""
+        1]``; ``ids`` and ``openreview_ids`` are each saved paper's."""
         self._text, self._starts = text, starts
         self._saved = len(starts) - 1
-        self._keys = keys
+        self._ids, self._openreview_ids = ids, openreview_ids
         self._added = added
         self._recent: OrderedDict[int, Paper] = OrderedDict()
         self._lock = threading.Lock()
@@ -121,11 +122,13 @@ class SavedPapers(Sequence[Paper]):
     def __add__(self, more: Iterable[Paper]) -> SavedPapers:
         """These papers and ``more`` after them (an addition), the saved ones still read
         from the file."""
-        return SavedPapers(self._text, self._starts, self._keys, (*self._added, *more))
+        added = (*self._added, *more)
+        return SavedPapers(self._text, self._starts, self._ids, self._openreview_ids, added)
 
     def keys(self) -> list[tuple[str, str | None]]:
         """Each paper's id and OpenReview id, without building a paper."""
-        return [*self._keys, *((paper.id, paper.openreview_id) for paper in self._added)]
+        saved = zip(self._ids, self._openreview_ids, strict=True)
+        return [*saved, *((paper.id, paper.openreview_id) for paper in self._added)]
 
 
 def lookup_keys(papers: Sequence[Paper]) -> list[tuple[str, str | None]]:

@@ -163,7 +163,9 @@ def write_snapshot(
     out = SnapshotWriter(root, key_name(key))
     try:
         out.array("papers.starts", out.lines("papers.jsonl", map(paper_line, parts.papers)))
-        out.json("papers.keys", lookup_keys(parts.papers))
+        keys = lookup_keys(parts.papers)
+        out.json("papers.ids", [paper_id for paper_id, _ in keys])
+        out.json("papers.openreview_ids", [openreview_id for _, openreview_id in keys])
         bm25 = write_fields(out, parts.bm25)
         write_analyzer(out, parts.analyzer, parts.bm25.fields[-1])
         write_authors(out, parts.authors)
@@ -207,8 +209,9 @@ def open_snapshot(
     if meta.get("key") != key:
         raise SnapshotRefused("its manifest holds another key")
     try:
-        keys = [(paper_id, openreview) for paper_id, openreview in snapshot.json("papers.keys")]
-        papers = SavedPapers(snapshot.mapped("papers.jsonl"), snapshot.array("papers.starts"), keys)
+        lines, starts = snapshot.mapped("papers.jsonl"), snapshot.array("papers.starts")
+        ids, openreview_ids = snapshot.json("papers.ids"), snapshot.json("papers.openreview_ids")
+        papers = SavedPapers(lines, starts, ids, openreview_ids)
         bm25 = open_fields(snapshot, meta["bm25"])
         analyzer = open_analyzer(snapshot, bm25.fields[-1])
         authors = open_authors(snapshot, papers)
