@@ -225,7 +225,7 @@ def open_snapshot(
             tables = {n: snapshot.array(f"vectors.{n}", writable=True) for n in meta["vectors"]}
             semantic = SemanticRanker.opened(embedder, papers, tables, vectors_path(spec))
         corpus = LoadedCorpus(papers, tuple(meta["problems"]), meta["description"], meta["label"])
-    except (KeyError, ValueError, TypeError, IndexError) as error:
+    except (OSError, KeyError, ValueError, TypeError, IndexError) as error:
         raise SnapshotRefused(f"it cannot be read ({type(error).__name__}: {error})") from None
     if len(papers) != meta["papers"] or len(bm25) != len(papers):
         raise SnapshotRefused("its papers and its index do not agree")
