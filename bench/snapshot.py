@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's bot
 
+from quality import code_version
 from speed import (
     ONE_CORE,
     PROJECT_ROOT,
@@ -259,7 +260,7 @@ def report(results: Sequence[dict[str, Any]]) -> str:
             "vectors for every paper); each process pinned to CPU 0; the snapshot's pages "
             "in the page cache.",
             "",
-            f"Machine: {machine_description()}.",
+            f"Machine: {machine_description()}. Measured at {code_version()}.",
             "",
             "| " + " | ".join(HEADER) + " |",
             "|" + "---|" * len(HEADER),
