@@ -143,6 +143,18 @@ def _seconds(name: str, value: str, lowest: float, highest: float) -> float:
     return seconds
 
 
+DEFAULT_INDEX_DIR = Path("~/.cache/paperbot/index")
+"""Where saved indexes go when ``PAPERBOT_INDEX_DIR`` is unset: a cache, which a host may
+empty at any time at the cost of one rebuild."""
+
+
+def _index_dir(value: str | None) -> Path | None:
+    """``PAPERBOT_INDEX_DIR``: a directory (created when first written), or ``off``."""
+    if value is not None and value.casefold() == "off":
+        return None
+    return Path(value or DEFAULT_INDEX_DIR).expanduser()
+
+
 def _port(value: str) -> int:
     try:
         port = int(value)
@@ -231,6 +243,10 @@ class Settings:
     digest_time: str = "09:00"
     scheduler_enabled: bool = True
     semantic: bool = True
+    index_dir: Path | None = None
+    """``PAPERBOT_INDEX_DIR``: where the built index is saved and opened from at the next
+    start (``bot.search.snapshot``); None (``off``, or a settings object built directly, as
+    the tests build theirs) builds it at every start and saves nothing."""
     drain_seconds: float = 25.0
     """How long a stopping process (SIGTERM) may finish what Slack was already promised:
     under Heroku's 30 s between SIGTERM and SIGKILL, with time left to exit."""
@@ -317,6 +333,7 @@ class Settings:
             digest_time=_digest_time(get("PAPERBOT_DIGEST_TIME") or "09:00"),
             scheduler_enabled=_flag("PAPERBOT_SCHEDULER", get("PAPERBOT_SCHEDULER") or "on"),
             semantic=_flag("PAPERBOT_SEMANTIC", get("PAPERBOT_SEMANTIC") or "on"),
+            index_dir=_index_dir(get("PAPERBOT_INDEX_DIR")),
             drain_seconds=_seconds(
                 "PAPERBOT_DRAIN_SECONDS", get("PAPERBOT_DRAIN_SECONDS") or "25", 0, 3600
             ),

@@ -530,11 +530,11 @@ def load_corpus(spec: str = "seeds") -> LoadedCorpus:
     catalogue-format ``.jsonl`` file (relative paths resolve against the working directory)."""
     with _cyclic_gc_paused():
         corpus = _load(spec.strip())
-    _log_problems(corpus.problems)
+    log_problems(corpus.problems)
     return corpus
 
 
-def _log_problems(problems: Sequence[str]) -> None:
+def log_problems(problems: Sequence[str]) -> None:
     """The same report whichever mode loaded the corpus: each problem, then the count."""
     if not problems:
         return
@@ -546,6 +546,19 @@ def _log_problems(problems: Sequence[str]) -> None:
         lines,
         len(problems) - lines,
     )
+
+
+def corpus_sources(spec: str) -> list[Path]:
+    """Every file ``load_corpus(spec)`` reads: what a saved index of the corpus is keyed by
+    (``bot.search.snapshot``), so that a file changed, added or removed means another corpus.
+    The seed folders are read with the catalogue, whose abstracts they are matched to."""
+    spec = spec.strip()
+    if spec in ("", "seeds", "catalogue"):
+        return [CATALOGUE_PATH, *sorted(SEEDS_DIR.glob("*.txt"))]
+    path = Path(spec).expanduser().resolve()
+    if path.is_dir():
+        return [CATALOGUE_PATH, *sorted(path.glob("*.txt"))]
+    return [path]
 
 
 def _load(spec: str) -> LoadedCorpus:

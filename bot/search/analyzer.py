@@ -47,6 +47,14 @@ import Stemmer
 from bot.papers.acronyms import fold_acronym_plural
 from bot.papers.plain import clean_text
 
+ANALYZER_VERSION = 1
+"""The version of what the analyzer and the indexer make of a text, which a saved index is
+keyed by (``bot.search.snapshot``): bump it with any change that gives some text other tokens
+(a stopword, a stemming or compound rule, what ``words`` finds) or gives the index other
+postings or weights (``bot.search.indexing``'s fields), so no process opens an index saved by
+the older rules. The key also holds a digest of the source of the modules that build an
+index, a net for a change nobody bumped this number for."""
+
 _STOPWORD_LIST = """
     a about above after again against all am an and any are aren't as at be because been
     before being below between both but by can could couldn't did didn't do does doesn't

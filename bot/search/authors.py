@@ -66,8 +66,14 @@ def _name_distance(close: Sequence[dict[str, int]], tokens: tuple[str, ...]) -> 
 class AuthorIndex:
     """Which papers each author-name word is on; immutable, shared by every query."""
 
-    def __init__(self, papers: Sequence[Paper]) -> None:
+    def __init__(
+        self, papers: Sequence[Paper], by_token: dict[str, np.ndarray] | None = None
+    ) -> None:
+        """``by_token``, when known (a saved index: ``bot.search.snapshot``), is used as it
+        is instead of being built from the papers' names."""
         self.papers = papers
+        if by_token is not None:
+            self.__dict__["by_token"] = by_token  # what ``built_once`` would have built
 
     @built_once
     def by_token(self) -> dict[str, np.ndarray]:

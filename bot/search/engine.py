@@ -13,6 +13,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
+from typing import NamedTuple
 
 import numpy as np
 
@@ -67,8 +68,20 @@ from bot.search.results import (
     Usage,
     field_name,
 )
+from bot.search.saved_papers import lookup_keys
 from bot.search.semantic import SemanticRanker
 from bot.search.vectors import embedding_text
+
+
+class IndexParts(NamedTuple):
+    """An index's parts, in ``SearchIndex``'s order of arguments."""
+
+    papers: Sequence[Paper]
+    bm25: FieldedBM25
+    acronyms: dict[str, Acronym]
+    analyzer: CorpusAnalyzer
+    semantic: SemanticRanker | None
+    authors: AuthorIndex
 
 
 class SearchIndex:
@@ -80,7 +93,7 @@ class SearchIndex:
 
     def __init__(
         self,
-        papers: tuple[Paper, ...],
+        papers: Sequence[Paper],
         bm25: FieldedBM25,
         acronyms: dict[str, Acronym],
         analyzer: CorpusAnalyzer,
@@ -90,16 +103,18 @@ class SearchIndex:
         ranker_options: RankerOptions = DEFAULT_RANKER_OPTIONS,
         miner: AcronymMiner | None = None,
         clock: Clock = system_clock,
+        authors: AuthorIndex | None = None,
     ) -> None:
         self.papers = papers
         self._clock = clock
         self._columns = FilterColumns(papers)
+        self._acronyms = acronyms
         self._semantic = semantic
         self._options = (planner_options, ranker_options)
         self._miner = miner
         self._bm25 = bm25
         self._analyzer = analyzer
-        self._authors = AuthorIndex(papers)
+        self._authors = AuthorIndex(papers) if authors is None else authors
         self._planner = QueryPlanner(
             papers, bm25, analyzer, acronyms, self._authors, planner_options, self._columns
         )
@@ -111,11 +126,12 @@ class SearchIndex:
         """False for an ``extended`` index read by its old compound rules (see ``settle``)."""
         self._by_id: dict[str, int] = {}
         self._by_folded_id: dict[str, int] = {}
-        for doc, paper in enumerate(papers):
-            for key in (paper.id, *paper.link_ids):
+        for doc, keys in enumerate(lookup_keys(papers)):
+            for key in keys:
                 if key:
                     self._by_id.setdefault(key, doc)
-                    self._by_folded_id.setdefault(key.casefold(), doc)
+                    folded = key.casefold()  # the key itself where folding changes nothing
+                    self._by_folded_id.setdefault(key if folded == key else folded, doc)
 
     @classmethod
     def build(
@@ -196,6 +212,13 @@ class SearchIndex:
             ranker_options=ranker_options,
             miner=miner,
             clock=self._clock,
+        )
+
+    def parts(self) -> IndexParts:
+        """What this index is made of, for ``bot.search.snapshot`` to save: an index made
+        again of the same parts answers as this one does."""
+        return IndexParts(
+            self.papers, self._bm25, self._acronyms, self._analyzer, self._semantic, self._authors
         )
 
     @property

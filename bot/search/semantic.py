@@ -132,7 +132,7 @@ class SemanticRanker:
         papers come from the store, which keeps theirs (``Library.add``)."""
         grown = SemanticRanker.__new__(SemanticRanker)
         grown._embedder = self._embedder
-        grown._papers = (*self._papers, *papers)
+        grown._papers = self._papers + tuple(papers)  # saved papers stay unread
         grown._path = None
         grown._has_abstract = np.concatenate(
             [self._has_abstract, np.array([bool(p.plain_abstract) for p in papers], bool)]
@@ -148,6 +148,41 @@ class SemanticRanker:
         grown._fill_lock = threading.Lock()
         grown._recent = self._recent
         return grown
+
+    def tables(self) -> dict[str, np.ndarray]:
+        """The vectors and what they belong to, as arrays, for ``bot.search.snapshot`` to save
+        and ``opened`` to take back."""
+        return {
+            "has_abstract": self._has_abstract,
+            **{f"text.{name}": array for name, array in self._text.arrays().items()},
+            **{f"title.{name}": array for name, array in self._title.arrays().items()},
+        }
+
+    @classmethod
+    def opened(
+        cls,
+        embedder: Embedder,
+        papers: Sequence[Paper],
+        tables: dict[str, np.ndarray],
+        path: Path | None,
+    ) -> SemanticRanker:
+        """The ranker over ``papers`` whose ``tables`` were saved (memory-mapped: the vectors
+        stay in the page cache every process shares, a page copied only if a vector missing
+        when they were saved is filled in). The vectors stored at ``path`` are read only
+        when some are missing, to be saved again with those ``fill_missing`` adds."""
+        ranker = cls.__new__(cls)
+        ranker._embedder = embedder
+        ranker._papers = papers
+        ranker._path = path
+        ranker._has_abstract = tables["has_abstract"]
+        ranker._text = _VectorTable.of_arrays(tables, "text.")
+        ranker._title = _VectorTable.of_arrays(tables, "title.")
+        model = embedder.fingerprint
+        stored = read_vectors(path, model) if path is not None and ranker.missing else None
+        ranker._stored = stored or empty_vectors(model, DIMENSIONS)
+        ranker._fill_lock = threading.Lock()
+        ranker._recent = QueryVectors(embedder, _RECENT_QUERIES)
+        return ranker
 
     @property
     def model(self) -> str:
@@ -283,9 +318,24 @@ class _VectorTable:
         self._keys = keys
         self.vectors = np.zeros((len(keys), DIMENSIONS), dtype=np.float16)
         self.ready = np.zeros(len(keys), dtype=bool)
-        self._docs_of: dict[int, list[int]] = {}
-        for doc, key in enumerate(keys):
-            self._docs_of.setdefault(key, []).append(doc)
+        self._docs_of = _docs_by_key(keys)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "keys": np.array(self._keys, dtype=np.uint64),
+            "vectors": self.vectors,
+            "ready": self.ready,
+        }
+
+    @classmethod
+    def of_arrays(cls, arrays: dict[str, np.ndarray], prefix: str) -> _VectorTable:
+        """The table ``arrays`` holds under ``prefix`` (as ``arrays`` gave them)."""
+        table = cls.__new__(cls)
+        table._keys = arrays[f"{prefix}keys"].tolist()
+        table.vectors = arrays[f"{prefix}vectors"]
+        table.ready = arrays[f"{prefix}ready"]
+        table._docs_of = _docs_by_key(table._keys)
+        return table
 
     def extended(self, keys: list[int]) -> _VectorTable:
         """This table with rows for ``keys`` after its own, empty until filled (a key this
@@ -335,6 +385,14 @@ class _VectorTable:
         products = np.full(len(self.ready), np.nan, dtype=np.float32)  # as it always was
         products[docs] = self.vectors[docs].astype(np.float32) @ vector
         return np.where(self.ready, products, np.nan)
+
+
+def _docs_by_key(keys: list[int]) -> dict[int, list[int]]:
+    """Text key → the papers whose vector it is (papers may share a text)."""
+    docs_of: dict[int, list[int]] = {}
+    for doc, key in enumerate(keys):
+        docs_of.setdefault(key, []).append(doc)
+    return docs_of
 
 
 def _logged_progress(keys: list[int]) -> Iterator[int]:

@@ -43,6 +43,7 @@ from bot.search.engine import SearchIndex
 from bot.search.library import CurrentIndex, Library
 from bot.search.query_vectors import Quiet
 from bot.search.semantic import ranker_for, shared_embedder
+from bot.search.snapshot import saved_index
 from bot.settings import Settings
 from bot.slack.app import bolt_app, start_serving
 from bot.slack.client import digest_client, make_web_client
@@ -86,11 +87,19 @@ class Services:
         return self.library.view()
 
     def load(self, corpus: LoadedCorpus | None = None) -> LoadedCorpus:
-        """Load the corpus (unless given), build its index and put it in the library."""
+        """Load the corpus (unless given) and build its index, or open the index saved in
+        ``PAPERBOT_INDEX_DIR`` (``bot.search.snapshot``), and put it in the library."""
         spec = self.settings.corpus_for(slack=self.slack)
-        corpus = corpus or load_corpus(spec)
-        semantic = ranker_for(spec) if self.settings.semantic else None
-        self.library.swap(SearchIndex.build(corpus.papers, semantic, clock=self.clock))
+        saved = self.settings.index_dir
+        if corpus is None and saved is not None:
+            index, corpus = saved_index(
+                spec, saved, semantic=self.settings.semantic, clock=self.clock
+            )
+        else:
+            corpus = corpus or load_corpus(spec)
+            semantic = ranker_for(spec) if self.settings.semantic else None
+            index = SearchIndex.build(corpus.papers, semantic, clock=self.clock)
+        self.library.swap(index)
         wider = None
         if spec.strip() in SEED_SPECS:
             wider = render.wider_corpus_hint(len(corpus.papers), CATALOGUE_ACCEPTED_PAPERS)

@@ -1,0 +1,140 @@
+"""The papers of a saved index: one JSON line each, read from the memory-mapped file when asked.
+
+A corpus's papers, as Python objects, are most of what a process holds (at 100,000 papers,
+some 300 MB of strings and records, against 40 MB for everything else an opened index builds
+for itself). Read from a snapshot one by one instead (``SavedPapers``), they stay in the page
+cache every process on the host shares; a process builds only the papers it is asked for
+(a page of hits, a card, a phrase's candidates), keeps the most recent, and holds their ids.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import fields
+from datetime import date, datetime
+from typing import Any, overload
+
+import numpy as np
+
+from bot.papers.paper import Paper
+
+_NAMES = tuple(field.name for field in fields(Paper))
+_TUPLES = tuple(_NAMES.index(name) for name in ("authors", "code_urls", "links", "pages"))
+_DATES = tuple(
+    (_NAMES.index(name), parse)
+    for name, parse in (
+        ("announced", date.fromisoformat),
+        ("published", datetime.fromisoformat),
+        ("updated", datetime.fromisoformat),
+    )
+)
+_ABSTRACT, _PLAIN = _NAMES.index("abstract"), _NAMES.index("plain_abstract")
+
+
+def paper_line(paper: Paper) -> str:
+    """A paper as one JSON array of its fields in order: a field derived on first read and not
+    read yet (the TL;DR) is null, and a plain abstract the same as the abstract is null too,
+    so the opened paper holds one string for both."""
+    row: list[Any] = []
+    for name in _NAMES:
+        try:
+            value = object.__getattribute__(paper, name)  # an empty slot is not derived here
+        except AttributeError:
+            value = None
+        row.append(value.isoformat() if isinstance(value, date) else value)
+    if row[_PLAIN] == row[_ABSTRACT]:
+        row[_PLAIN] = None
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
+def paper_of(line: str) -> Paper:
+    row = json.loads(line)
+    for at in _TUPLES:
+        row[at] = tuple(row[at])
+    for at, parse in _DATES:
+        if row[at] is not None:
+            row[at] = parse(row[at])
+    if row[_PLAIN] is None:
+        row[_PLAIN] = row[_ABSTRACT]
+    return Paper(*row)
+
+
+KEPT = 4096
+"""Papers an opened index keeps built (about 10 MB): a page of hits and its cards, a
+phrase's candidates, the papers a digest rotation draws from."""
+
+
+class SavedPapers(Sequence[Paper]):
+    """The papers of a snapshot in index order, each built from its line when asked for
+    (the ``KEPT`` most recent kept), then the papers added since, held as they came."""
+
+    def __init__(
+        self,
+        text: np.ndarray,
+        starts: np.ndarray,
+        ids: Sequence[str],
+        openreview_ids: Sequence[str | None],
+        added: tuple[Paper, ...] = (),
+    ) -> None:
+        """``text`` holds the lines (bytes), line ``n`` from ``starts[n]`` to ``starts[n +
+        1]``; ``ids`` and ``openreview_ids`` are each saved paper's."""
+        self._text, self._starts = text, starts
+        self._saved = len(starts) - 1
+        self._ids, self._openreview_ids = ids, openreview_ids
+        self._added = added
+        self._recent: OrderedDict[int, Paper] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self._saved + len(self._added)
+
+    @overload
+    def __getitem__(self, at: int) -> Paper: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[Paper, ...]: ...
+
+    def __getitem__(self, at: int | slice) -> Paper | tuple[Paper, ...]:
+        if isinstance(at, slice):
+            return tuple(self[n] for n in range(*at.indices(len(self))))
+        if at < 0:
+            at += len(self)
+        if not 0 <= at < len(self):
+            raise IndexError("paper number out of range")
+        if at >= self._saved:
+            return self._added[at - self._saved]
+        with self._lock:
+            paper = self._recent.get(at)
+            if paper is not None:
+                self._recent.move_to_end(at)
+                return paper
+        start, end = int(self._starts[at]), int(self._starts[at + 1])
+        paper = paper_of(self._text[start:end].tobytes().decode("utf-8"))
+        with self._lock:
+            self._recent[at] = paper
+            if len(self._recent) > KEPT:
+                self._recent.popitem(last=False)
+        return paper
+
+    def __add__(self, more: Iterable[Paper]) -> SavedPapers:
+        """These papers and ``more`` after them (an addition), the saved ones still read
+        from the file."""
+        added = (*self._added, *more)
+        return SavedPapers(self._text, self._starts, self._ids, self._openreview_ids, added)
+
+    def keys(self) -> list[tuple[str | None, ...]]:
+        """Each paper's id and the ids its links name, without building a saved paper (a
+        saved paper, of the shipped corpus, is linked by its OpenReview id alone)."""
+        saved = zip(self._ids, self._openreview_ids, strict=True)
+        return [*saved, *((paper.id, *paper.link_ids) for paper in self._added)]
+
+
+def lookup_keys(papers: Sequence[Paper]) -> list[tuple[str | None, ...]]:
+    """Each paper's id and the ids its links name (``Paper.link_ids``), which a search index
+    finds papers by (of saved papers, without building them)."""
+    if isinstance(papers, SavedPapers):
+        return papers.keys()
+    return [(paper.id, *paper.link_ids) for paper in papers]

@@ -1,0 +1,342 @@
+"""A saved index answers exactly as the index it was saved from; a snapshot that is missing,
+damaged, or made by other rules or another model is never used, and the index is built again
+with one log line saying why; two processes open one snapshot and answer alike."""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import subprocess
+import sys
+import weakref
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+from project import PROJECT_ROOT
+from slack_harness import LiveBot, all_text
+from test_blind_results_under_load import _blind_queries, _ranked, _recorded
+
+from bot.papers.corpus import LoadedCorpus, feed_paper, load_corpus
+from bot.search import snapshot
+from bot.search.engine import SearchIndex
+from bot.search.library import Library
+from bot.search.saved_papers import paper_line, paper_of
+from bot.search.semantic import ranker_for, shared_embedder
+from bot.search.snapshot import (
+    index_key,
+    key_name,
+    open_snapshot,
+    saved_index,
+    write_snapshot,
+)
+from bot.settings import Settings
+from bot.shell.fake_slack import RESPONSE_URL
+from bot.wiring.root import build_services
+
+QUERIES = (
+    "graph neural networks over-smoothing",
+    "author:bengio",
+    '"large language models" reasoning',
+    "sparse mixture-of-experts routing",
+    "difusion modles",  # corrected
+    "like:odjMSBSWRt",
+)
+
+
+def _seen(index: SearchIndex, query: str) -> tuple:
+    """All of a page a reader is shown, and the scores that ordered it."""
+    result = index.search(query, limit=10)
+    hits = [
+        (h.paper, h.score, h.matched_terms, h.bm25_score, h.semantic_score, h.named_authors)
+        for h in result.hits
+    ]
+    return hits, result.total, result.corrected_query, result.reasons, result.counted
+
+
+def _opened_only(caplog: pytest.LogCaptureFixture) -> bool:
+    """Whether the snapshot was opened, said in one line, and nothing else was said."""
+    lines = _lines(caplog)
+    return len(lines) == 1 and lines[0].startswith("index: opened the snapshot in ")
+
+
+def _lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "bot.search.snapshot"]
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> tuple:
+    return load_corpus("catalogue").papers
+
+
+def test_a_reopened_catalogue_index_ranks_every_blind_query_as_the_one_saved(
+    catalogue, tmp_path
+) -> None:
+    built = SearchIndex.build(catalogue, ranker_for("catalogue"))
+    key = index_key("catalogue", built.model)
+    corpus = load_corpus("catalogue")
+    write_snapshot(tmp_path, key, "catalogue", built, corpus)
+    opened, reopened_corpus = open_snapshot(tmp_path, key, "catalogue", shared_embedder())
+
+    assert tuple(opened.papers) == built.papers
+    assert reopened_corpus.description == corpus.description
+    queries = _blind_queries()
+    ranked = [_ranked(opened, query) for query in queries]
+    assert list(zip(queries, ranked, strict=True)) == _recorded()
+    for query in QUERIES:
+        assert _seen(opened, query) == _seen(built, query)
+    reading_list = [paper.id for paper in catalogue[:40:8]]
+    assert opened.for_you(reading_list, []) == built.for_you(reading_list, [])
+
+
+def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
+    catalogue, tmp_path
+) -> None:
+    built = SearchIndex.build(catalogue)
+    key = index_key("catalogue", None)
+    write_snapshot(tmp_path, key, "catalogue", built, load_corpus("catalogue"))
+    opened, _ = open_snapshot(tmp_path, key, "catalogue", None)
+    mine, theirs = opened.parts(), built.parts()
+    assert mine.acronyms == theirs.acronyms
+    for field, source in zip(mine.bm25.fields, theirs.bm25.fields, strict=True):
+        assert vars(field).keys() == vars(source).keys()  # a new table would be saved too
+        for name, value in vars(source).items():
+            if isinstance(value, np.ndarray):
+                assert isinstance(getattr(field, name).base, np.memmap), name
+                assert np.array_equal(getattr(field, name), value), name
+            elif name == "_dense_codes":
+                assert value.keys() == field._dense_codes.keys()
+                assert all(np.array_equal(field._dense_codes[t], v) for t, v in value.items())
+            else:
+                assert getattr(field, name) == value, name
+    analyzer, source = mine.analyzer, theirs.analyzer
+    assert vars(analyzer).keys() == vars(source).keys()
+    assert (analyzer.splits, analyzer.openings, analyzer.apart, analyzer.uses) == (
+        source.splits,
+        source.openings,
+        source.apart,
+        source.uses,
+    )
+    for token in ("graph", "diffus", "mixtureofexpert", "llm", "nowhere"):
+        assert analyzer._chunks_by_token.get(token) == source._chunks_by_token.get(token)
+    assert mine.authors.by_token.keys() == theirs.authors.by_token.keys()
+    assert all(
+        np.array_equal(mine.authors.by_token[t], d) for t, d in theirs.authors.by_token.items()
+    )
+
+
+def test_papers_added_to_an_opened_index_rank_as_a_full_build(catalogue, tmp_path) -> None:
+    first, more = catalogue[:3000], catalogue[3000:]
+    key = index_key("catalogue", None)
+    write_snapshot(
+        tmp_path, key, "catalogue", SearchIndex.build(first), LoadedCorpus(first, (), "", "")
+    )
+    opened, _ = open_snapshot(tmp_path, key, "catalogue", None)
+    library = Library(opened)
+    assert library.add(more) == len(more)
+    full = SearchIndex.build(catalogue)
+    for query in QUERIES:
+        assert _seen(library.index, query) == _seen(full, query)
+
+
+def test_an_opened_index_saved_again_and_reopened_answers_alike(saved, tmp_path) -> None:
+    root, original = saved
+    key = index_key("seeds", None)
+    opened, corpus = open_snapshot(root, key, "seeds", None)
+    write_snapshot(tmp_path / "again", key, "seeds", opened, corpus)
+    again, _ = open_snapshot(tmp_path / "again", key, "seeds", None)
+    assert [_seen(again, q) for q in QUERIES] == [_seen(original, q) for q in QUERIES]
+
+
+def test_an_opened_index_replaced_is_freed_with_the_heap_frozen(saved) -> None:
+    root, _ = saved
+    opened, _ = open_snapshot(root, index_key("seeds", None), "seeds", None)
+    library = Library(opened)
+    for query in QUERIES:
+        library.index.search(query)
+    library.index.prepare(embed=False)
+    replaced = weakref.ref(library.index)
+    del opened
+    gc.disable()
+    gc.freeze()  # as the served bot does once it is prepared
+    try:
+        library.swap(SearchIndex.build(load_corpus("seeds").papers[:10]))
+        assert replaced() is None
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_a_paper_with_every_field_comes_back_equal() -> None:
+    paper = feed_paper(
+        paper_id="2501.01234",
+        title="Sparse Routing — in Ünïcode",
+        authors=["Zoë Müller", "Ada Lovelace"],
+        status="Poster",
+        url="https://arxiv.org/abs/2501.01234v2",
+        abstract="We route $x^2$ tokens.\nSecond line.",
+        source="arxiv",
+        arxiv_id="2501.01234",
+        arxiv_version=2,
+        venue="ICLR 2026",
+        decision="Accept",
+        announced=date(2025, 1, 3),
+        published=datetime(2025, 1, 2, 18, 0, tzinfo=UTC),
+        updated=datetime(2025, 2, 1, 9, 30, tzinfo=UTC),
+        pages=("https://arxiv.org/abs/2501.01234", "https://openreview.net/forum?id=abc"),
+    )
+    assert paper_of(paper_line(paper)) == paper
+    paper.tldr  # noqa: B018 - derived on first read, then saved as it is
+    assert paper_of(paper_line(paper)) == paper
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> tuple[Path, SearchIndex]:
+    index, _ = saved_index("seeds", tmp_path, semantic=False)
+    return tmp_path, index
+
+
+def _answers(index: SearchIndex) -> list[list[str]]:
+    return [[h.paper.id for h in index.search(q, limit=10).hits] for q in QUERIES]
+
+
+def _array_file(root: Path, name: str = "field1.docs.npy") -> Path:
+    (directory,) = root.glob("index-*")
+    return directory / name
+
+
+def _truncate(root: Path) -> None:
+    path = _array_file(root)
+    path.write_bytes(path.read_bytes()[:-4])
+
+
+def _flip(root: Path) -> None:
+    path = _array_file(root)
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0x40
+    path.write_bytes(bytes(data))
+
+
+def _other_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(snapshot, "ANALYZER_VERSION", snapshot.ANALYZER_VERSION + 1)
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda root, _: _truncate(root), "field1.docs.npy is"),
+        (lambda root, _: _flip(root), "field1.docs.npy does not match its checksum"),
+        (lambda root, _: _array_file(root, "manifest.json").unlink(), "none of this corpus"),
+        (lambda _, monkeypatch: _other_version(monkeypatch), "another analyzer version"),
+    ],
+    ids=["truncated", "flipped-byte", "partial", "other-analyzer-version"],
+)
+def test_a_damaged_or_other_version_snapshot_is_refused_and_built_again(
+    saved, damage, why, caplog, monkeypatch
+) -> None:
+    root, original = saved
+    damage(root, monkeypatch)
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        index, _ = saved_index("seeds", root, semantic=False)
+    (line,) = _lines(caplog)
+    assert why in line and "building the index" in line
+    assert _answers(index) == _answers(original)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        again, _ = saved_index("seeds", root, semantic=False)  # the new one, whole
+    assert _opened_only(caplog)
+    assert _answers(again) == _answers(original)
+    assert len(list(root.glob("index-*"))) <= snapshot.KEEP
+
+
+def test_a_snapshot_of_another_model_is_refused_and_built_again(tmp_path, caplog) -> None:
+    papers = load_corpus("seeds")
+    built = SearchIndex.build(papers.papers, ranker_for("seeds"))
+    write_snapshot(tmp_path, index_key("seeds", "another-model"), "seeds", built, papers)
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        index, _ = saved_index("seeds", tmp_path, semantic=True)
+    (line,) = _lines(caplog)
+    assert "has another model" in line
+    assert index.model == shared_embedder().fingerprint
+    assert _answers(index) == _answers(built)
+
+
+def test_a_corpus_file_changed_since_is_another_corpus(tmp_path, caplog) -> None:
+    corpus = tmp_path / "papers.jsonl"
+    lines = (PROJECT_ROOT / "seeds" / "iclr2025.jsonl").read_text(encoding="utf-8").splitlines()
+    corpus.write_text("\n".join(lines[:50]) + "\n", encoding="utf-8")
+    saved_index(str(corpus), tmp_path / "index", semantic=False)
+    corpus.write_text("\n".join(lines[:60]) + "\n", encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        index, _ = saved_index(str(corpus), tmp_path / "index", semantic=False)
+    (line,) = _lines(caplog)
+    assert "has another corpus files" in line
+    assert len(index.papers) == 60
+
+
+def test_the_bot_opens_the_saved_index_at_its_next_start(tmp_path, caplog) -> None:
+    settings = Settings(corpus="seeds", semantic=False, index_dir=tmp_path)
+    first = build_services(settings, None)
+    first.close()
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        second = build_services(settings, None)
+    try:
+        assert _opened_only(caplog)
+        assert _answers(second.library.index) == _answers(first.library.index)
+        assert second.corpus.label == first.corpus.label
+    finally:
+        second.close()
+
+
+def test_a_served_bot_answers_paper_from_the_saved_index(saved, seed_corpus, caplog) -> None:
+    root, _ = saved
+    bot = LiveBot(seed_corpus, root.parent, deferred=True)
+    try:
+        assert bot.get("/readyz").status == 503
+        services = bot.services
+        services.settings = replace(
+            services.settings, corpus="seeds", semantic=False, index_dir=root
+        )
+        with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+            services.load()  # what the served bot does once it listens
+        assert _opened_only(caplog)
+        assert bot.get("/readyz").status == 200
+        assert bot.slash("graph sparsification").status == 200
+        [answer] = bot.recorder.wait_for(RESPONSE_URL, 1)
+        assert "Graph Sparsification via Mixture of Graphs" in all_text(answer.blocks)
+    finally:
+        bot.close()
+
+
+OPEN_AND_ANSWER = """
+import json, sys
+from pathlib import Path
+import numpy as np
+from bot.search.snapshot import open_snapshot
+key = json.loads(sys.argv[2])
+index, _ = open_snapshot(Path(sys.argv[1]), key, "seeds", None)
+mapped = all(isinstance(f._docs.base, np.memmap) for f in index.parts().bm25.fields)
+queries = json.loads(sys.argv[3])
+print(json.dumps({
+    "mapped": mapped,
+    "answers": [[h.paper.id for h in index.search(q, limit=10).hits] for q in queries],
+}))
+"""
+
+
+def test_two_processes_open_one_snapshot_and_answer_alike(saved) -> None:
+    root, original = saved
+    key = json.dumps(index_key("seeds", None))
+    assert (root / key_name(json.loads(key))).is_dir()
+    command = [sys.executable, "-c", OPEN_AND_ANSWER, str(root), key, json.dumps(QUERIES)]
+    processes = [
+        subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outputs = [json.loads(process.communicate(timeout=120)[0]) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0]
+    expected = {"mapped": True, "answers": _answers(original)}
+    assert outputs == [expected, expected]
