@@ -22,18 +22,13 @@ def _twin_corpus(tmp_path: Path) -> SearchIndex:
     """Papers repeating every word of the asked-about paper but meaning something else, and
     one that means the same in other words, sharing one of them: BM25 ranks it past its best,
     so only the nearest candidates bring it up."""
-    papers = {"ASKED": ("Spectral sparsifiers", f"We study {WORDS}.", axis(0))}
-    papers |= {
-        f"ECHO{n}": (f"Echo {n}", f"{WORDS} {WORDS} {WORDS} echo {n}.", axis(1 + n % 50))
-        for n in range(RERANK_DEPTH + NEAREST_CANDIDATES + 200)
+    echoes = RERANK_DEPTH + NEAREST_CANDIDATES + 200
+    papers = {
+        "ASKED": ("Spectral sparsifiers", f"We study {WORDS}.", axis(0)),
+        "TWIN": ("Fewer edges", "Each edge survives with odds set by its resistance.", axis(0)),
+        **{f"ECHO{n}": (f"Echo {n}", f"{WORDS} " * 3, axis(1 + n % 50)) for n in range(echoes)},
+        **{f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", axis(60)) for n in range(200)},
     }
-    papers["TWIN"] = (
-        "Thinning networks",
-        "Dropping most edges of a network keeps its cuts and random walks nearly intact, "
-        "by keeping each edge with a probability set by its effective resistance.",
-        axis(0),
-    )
-    papers |= {f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", axis(60)) for n in range(200)}
     return index_with_vectors(tmp_path, papers)
 
 
