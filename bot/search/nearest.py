@@ -24,10 +24,12 @@ import math
 import faiss
 import numpy as np
 
-APPROXIMATE_FROM = 10_000
-"""Papers from which the nearest are found approximately. Below it the exact product costs
-at most some 20 ms a query (two tables, ``bench/results/semantic_scale.md``), and the
-catalogue (3,706 papers) with every blind set keeps the exact scan, its rankings unchanged."""
+APPROXIMATE_FROM = 5_000
+"""Papers from which the nearest are found by the index. The exact scan costs 2.3-5 µs a
+paper (both tables, ``bench/results/semantic_scale.md``'s exact column on a busy machine):
+12-25 ms at 5,000 papers, already the whole +15 ms the semantic part may add. Below it the
+catalogue (3,706 papers), and every blind set ranked on it, keep the exact scan; and up to
+``MIN_PROBED`` lists (8,000 papers) the index scans every list anyway."""
 
 PAPERS_PER_LIST = 1_000  # about sqrt(N) lists at 1,000,000 papers, faiss's usual choice
 MAX_LISTS = 1_024  # training more centroids (k-means) costs minutes at 1,000,000 papers
@@ -50,6 +52,7 @@ class NearestIndex:
     def __init__(self, index: faiss.IndexIVFScalarQuantizer, held: np.ndarray) -> None:
         self._index = index
         self.held = held  # which rows the index holds, by row number
+        self._count = int(np.count_nonzero(held))
 
     @classmethod
     def build(cls, vectors: np.ndarray, ready: np.ndarray, seed: int = 0) -> NearestIndex:
@@ -92,6 +95,7 @@ class NearestIndex:
             chunk = rows[start : start + _ADD_ROWS]
             self._index.add_with_ids(np.asarray(vectors[chunk], dtype=np.float32), chunk)
         self.held[rows] = True
+        self._count = int(np.count_nonzero(self.held))
 
     def tail(self, ready: np.ndarray) -> np.ndarray:
         """The ``ready`` rows this index does not hold."""
@@ -108,7 +112,7 @@ class NearestIndex:
         if not count or k <= 0:
             return np.zeros(0, dtype=np.intp)
         lists = self._index.nlist
-        share = count / max(1, int(np.count_nonzero(self.held)))
+        share = count / max(1, self._count)
         probed = min(lists, math.ceil(max(MIN_PROBED, lists * PROBED_SHARE) / share))
         bitmap = np.packbits(allowed, bitorder="little")
         selector = faiss.IDSelectorBitmap(len(bitmap), faiss.swig_ptr(bitmap))
