@@ -144,10 +144,8 @@ def measure(size: int, recall_queries: int, with_bm25: bool) -> dict[str, object
     papers, real = build_corpus(size)
     stored = synthetic_vectors(papers, len(real))
     figures["corpus_seconds"] = time.perf_counter() - started
-    before = rss_mb()
     ranker = SemanticRanker(shared_embedder(), papers, stored, None)
     del stored
-    figures["ranker_rss_mb"] = rss_mb() - before
     figures["tables_mb"] = 2 * size * DIMENSIONS * 2 / 1e6
     before, started = rss_mb(), time.perf_counter()
     ranker.prepare_nearest()
@@ -216,10 +214,10 @@ def report(results: Sequence[dict[str, object]], load: tuple[float, float]) -> s
     rows = []
     for r in results:
         size = int(r["size"])
-        memory = float(r["ranker_rss_mb"]) + float(r["index_rss_mb"])
         line = (
             f"| {size:,} | {r['index_seconds']:.1f} s | {r['tables_mb']:.0f} MB"
-            f" | {r['index_mb']:.0f} MB | {memory:.0f} MB | {float(r['rss_mb']) / 1e3:.2f} GB"
+            f" | {r['index_mb']:.0f} MB ({r['index_rss_mb']:.0f} MB)"
+            f" | {float(r['rss_mb']) / 1e3:.2f} GB"
         )
         if "on_p50_ms" not in r:
             rows.append(line + " | — | — | — | — | — | — | — | — |")
@@ -248,10 +246,10 @@ def report(results: Sequence[dict[str, object]], load: tuple[float, float]) -> s
             "",
             "*index build* is `SemanticRanker.prepare_nearest` (faiss IVF, 8-bit, one thread);"
             " *tables* are the two float16 vector tables the ranker held before (2 x 768"
-            " bytes a paper), *index* what the index adds (codes, row numbers, centroids);"
-            " *vectors + index, RSS* is the process's resident memory added by the ranker"
-            " (its tables and their key maps) and by the index; *process RSS* is the whole"
-            " process once BM25 is built too. Latencies are top-5 `SearchIndex.search` wall"
+            " bytes a paper), *index* what the index adds (codes, row numbers, centroids; in"
+            " brackets, the resident memory its build added); *process RSS* is the whole"
+            " process once BM25 is built too (the vectors' tables, their key maps and the"
+            " index included). Latencies are top-5 `SearchIndex.search` wall"
             " times, p50 / p99; *added* is on minus off (issue 33's bars: +15 ms p50, +60 ms"
             " p99), *model* the query's embedding alone, on the same searches; *nearest* is"
             " finding the nearest candidates alone (`SemanticRanker.cosines`, then `nearest`),"
@@ -259,10 +257,10 @@ def report(results: Sequence[dict[str, object]], load: tuple[float, float]) -> s
             f" exact scan's {NEAREST_CANDIDATES} nearest candidates the index found, and"
             " *same top 5* how many questions kept their top-5 ranking.",
             "",
-            "| papers | index build | tables | index | vectors + index, RSS | process RSS"
+            "| papers | index build | tables | index (RSS) | process RSS"
             " | BM25 alone | semantic on | added p50 | added p99 | model | nearest p50 / p99"
             " | recall | same top 5 |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
             *rows,
             "",
             f"The machine's load average (1 minute) was {load[0]:.1f} before and {load[1]:.1f}"
