@@ -1,10 +1,10 @@
 """The papers nearest to a query's vector in a corpus too large to compare it with each one.
 
 The semantic re-ranking joins BM25's best with the matching papers nearest to the query
-(``SemanticRanker.nearest``). Comparing the query with every paper's float16 vector costs
-about 2 µs a paper for each of the two tables on the project's two-core machine (widening
-float16 to float32 is numpy's slow part): 40 ms at 10,000 papers, 2.6 s at 1,000,000, when
-the whole semantic part may add 15 ms to a question (issue 33). From ``APPROXIMATE_FROM``
+(``SemanticRanker.nearest``). Comparing the query with every paper's two float16 vectors
+costs 2-5 µs a paper on the project's two-core machine (widening float16 to float32 is
+numpy's slow part): 0.3 s at 100,000 papers, 2 s at 1,000,000, when the whole semantic part
+may add 15 ms to a question (issue 33). From ``APPROXIMATE_FROM``
 papers an inverted-file index (faiss's ``IndexIVFScalarQuantizer``) finds them instead: the
 text vectors are clustered around ``lists`` centroids, each held as 8-bit numbers (384 bytes
 a paper beside the table's 768), and a query scans only the lists whose centroids are nearest
@@ -25,9 +25,9 @@ import faiss
 import numpy as np
 
 APPROXIMATE_FROM = 5_000
-"""Papers from which the nearest are found by the index. The exact scan costs 2.3-5 µs a
-paper (both tables, ``bench/results/semantic_scale.md``'s exact column on a busy machine):
-12-25 ms at 5,000 papers, already the whole +15 ms the semantic part may add. Below it the
+"""Papers from which the nearest are found by the index. At 2-5 µs a paper
+(``bench/results/semantic_scale.md``'s exact scan) the exact scan costs 10-25 ms at 5,000
+papers, already the whole +15 ms the semantic part may add. Below it the
 catalogue (3,706 papers), and every blind set ranked on it, keep the exact scan; and up to
 ``MIN_PROBED`` lists (8,000 papers) the index scans every list anyway."""
 

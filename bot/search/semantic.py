@@ -304,8 +304,8 @@ class SemanticRanker:
 
     def prepare_nearest(self) -> None:
         """Build the index that finds the nearest papers of an ``approximate`` corpus, or
-        add to it the papers it lacks (a minute at 1,000,000 papers on one core, seconds at
-        100,000: ``bench/results/semantic_scale.md``). Searches go on meanwhile."""
+        add to it the papers it lacks (under a minute at 1,000,000 papers on one core, a
+        second at 100,000: ``bench/results/semantic_scale.md``). Searches go on meanwhile."""
         if not self.approximate:
             return
         with self._start_lock:
