@@ -36,6 +36,7 @@ import threadpoolctl
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
 from bot.search.model_rule import ModelSay
+from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
 from bot.search.query_vectors import QueryVectors, Quiet
 from bot.search.vectors import (
     StoredVectors,
@@ -55,6 +56,13 @@ RERANK_DEPTH = 100
 NEAREST_CANDIDATES = 20
 _RECENT_QUERIES = 512  # query vectors kept (1.5 KB each)
 _PROGRESS_EVERY = 60.0  # seconds between progress lines while embedding in the background
+# Past APPROXIMATE_FROM papers: papers the index is asked for per nearest candidate wanted
+# (their exact cosines then pick the best), the matching papers below which every one is
+# compared exactly, and how many of them give the mean and spread their evidence is
+# standardised with (the mean of 512 is within 0.1 of a spread of it, 19 times in 20).
+_SHORTLIST = 2
+_EXACT_POOL = 1_024
+_SPREAD_SAMPLE = 512
 
 
 @dataclass(frozen=True)
@@ -69,16 +77,18 @@ class Reranked:
     cosine: np.ndarray
 
 
-def standardised(values: np.ndarray) -> np.ndarray:
-    """z-scores of the known (non-NaN) values; NaN stays NaN, and values that do not vary
-    score 0, the mean, so they neither lift nor sink a paper."""
-    known = ~np.isnan(values)
-    if np.count_nonzero(known) < 2:
+def standardised(values: np.ndarray, against: np.ndarray | None = None) -> np.ndarray:
+    """z-scores of the known (non-NaN) values by the mean and spread of the known values of
+    ``against`` (by default, of ``values`` themselves); NaN stays NaN, and values that do
+    not vary score 0, the mean, so they neither lift nor sink a paper."""
+    against = values if against is None else against
+    known, reference = ~np.isnan(values), against[~np.isnan(against)]
+    if len(reference) < 2:
         return np.where(known, 0.0, np.nan)
-    spread = float(values[known].std())
+    spread = float(reference.std())
     if spread == 0.0:
         return np.where(known, 0.0, np.nan)
-    return (values - float(values[known].mean())) / spread
+    return (values - float(reference.mean())) / spread
 
 
 def mix(bm25: np.ndarray, evidence: np.ndarray, say: ModelSay) -> np.ndarray:
@@ -91,10 +101,14 @@ def mix(bm25: np.ndarray, evidence: np.ndarray, say: ModelSay) -> np.ndarray:
 class QueryCosines:
     """One query's cosines, paper by paper: ``title`` with its title's vector, ``text`` with
     its text's where it has an abstract; NaN where there is none, no vector yet, or the
-    paper was not asked about."""
+    paper was not asked about. In a corpus of ``APPROXIMATE_FROM`` papers or more they are
+    computed as they are needed: ``pending`` says which are still to compute for
+    ``vector``."""
 
     title: np.ndarray
     text: np.ndarray
+    vector: np.ndarray
+    pending: np.ndarray | None = None
 
 
 class SemanticRanker:
@@ -122,6 +136,10 @@ class SemanticRanker:
         self._stored = stored if self.missing else empty_vectors(stored.model, DIMENSIONS)
         self._fill_lock = threading.Lock()
         self._recent = QueryVectors(embedder, _RECENT_QUERIES)
+        self._nearest_index: NearestIndex | None = None
+        self._index_lock = threading.Lock()  # held while the index is built
+        self._start_lock = threading.Lock()
+        self._index_started = False
 
     def extended(
         self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()
@@ -147,6 +165,14 @@ class SemanticRanker:
         grown._stored = empty_vectors(self._stored.model, DIMENSIONS)
         grown._fill_lock = threading.Lock()
         grown._recent = self._recent
+        grown._index_lock = threading.Lock()
+        grown._start_lock = threading.Lock()
+        grown._nearest_index = self._nearest_index
+        grown._index_started = grown._nearest_index is not None
+        if grown._nearest_index is not None:
+            grown._nearest_index = grown._nearest_index.caught_up(
+                grown._text.vectors, grown._text.ready
+            )
         return grown
 
     def tables(self) -> dict[str, np.ndarray]:
@@ -215,23 +241,54 @@ class SemanticRanker:
         """The vector of a paper's text (its title when it has no abstract)."""
         return self._text.vectors[doc].astype(np.float32) if self._text.ready[doc] else None
 
+    @property
+    def approximate(self) -> bool:
+        """Whether the nearest papers are found by an index rather than compared with
+        every paper (``bot.search.nearest``)."""
+        return len(self._has_abstract) >= APPROXIMATE_FROM
+
     def cosines(self, vector: np.ndarray, docs: np.ndarray) -> QueryCosines:
         """The cosines with ``vector`` of the papers ``docs``: one product with each table,
         which the candidates nearest to the query and the re-ranked head then share. Papers
-        not asked about may be left NaN."""
+        not asked about may be left NaN. In a corpus large enough to be ``approximate``,
+        only those the candidates and the head need are computed, when they need them."""
+        if self.approximate:
+            size = len(self._has_abstract)
+            nothing = np.full(size, np.nan, dtype=np.float32)
+            return QueryCosines(nothing, nothing.copy(), vector, np.ones(size, dtype=bool))
         title = self._title.cosines(vector, docs)
         text = np.where(self._has_abstract, self._text.cosines(vector, docs), np.nan)
-        return QueryCosines(title, text)
+        return QueryCosines(title, text, vector)
 
-    def evidence(self, cosines: QueryCosines, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _computed(self, cosines: QueryCosines, docs: np.ndarray) -> None:
+        """Compute the cosines of ``docs`` still pending, from the rows of each table."""
+        if cosines.pending is None:
+            return
+        todo = docs[cosines.pending[docs]]
+        if len(todo):
+            cosines.title[todo] = self._title.cosines_of(cosines.vector, todo)
+            text = self._text.cosines_of(cosines.vector, todo)
+            cosines.text[todo] = np.where(self._has_abstract[todo], text, np.nan)
+            cosines.pending[todo] = False
+
+    def evidence(
+        self, cosines: QueryCosines, docs: np.ndarray, against: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """For the papers ``docs``: how near each is to the query against papers of its
         kind (the z-score of its text cosine among those with an abstract, of its title
         cosine among all of them), and the cosine that was made of; NaN where a paper has
-        no vector yet."""
+        no vector yet. The mean and spread are those of the papers ``against`` (by default,
+        ``docs`` themselves)."""
+        self._computed(cosines, docs)
         title, text = cosines.title[docs], cosines.text[docs]
+        if against is not None:
+            self._computed(cosines, against)
+        others = (
+            (title, text) if against is None else (cosines.title[against], cosines.text[against])
+        )
         by_text = ~np.isnan(text)
         return (
-            np.where(by_text, standardised(text), standardised(title)),
+            np.where(by_text, standardised(text, others[1]), standardised(title, others[0])),
             np.where(by_text, text, title),
         )
 
@@ -240,14 +297,69 @@ class SemanticRanker:
     ) -> np.ndarray:
         """The ``k`` papers of the mask ``among`` (that have a vector) nearest to the query
         by the same evidence as the mix, nearest first; ties go by ``tiebreak``, as in every
-        other ranking."""
+        other ranking. In an ``approximate`` corpus, when more than a few papers match, the
+        index finds those it compares (``_approximately_nearest``)."""
         docs = np.flatnonzero(among & (self._text.ready | self._title.ready))
+        if cosines.pending is not None and len(docs) > _EXACT_POOL:
+            return self._approximately_nearest(cosines, docs, among, k, tiebreak)
         near, _ = self.evidence(cosines, docs)
         if len(docs) > k > 0:
             kth = np.partition(near, len(docs) - k)[len(docs) - k]
             keep = near >= kth  # ties at the cut included, for the tiebreak to settle
             docs, near = docs[keep], near[keep]
         return docs[np.lexsort((tiebreak[docs], -near))][:k]
+
+    def _approximately_nearest(
+        self,
+        cosines: QueryCosines,
+        docs: np.ndarray,
+        among: np.ndarray,
+        k: int,
+        tiebreak: np.ndarray,
+    ) -> np.ndarray:
+        """``nearest`` among the candidates the index finds: those of each kind (with an
+        abstract, by their text vector; without, by their title's, which is their text
+        row) nearest to the query, and every paper added since the index was built. Their
+        evidence is standardised against an even sample of the papers ``docs``, which only
+        matters when both kinds are among them. Until the index is built (in the background,
+        started here if nothing started it), the papers it would find are left out."""
+        index = self._nearest_index
+        if index is None:
+            self._build_index_in_background()
+            return np.zeros(0, dtype=np.intp)
+        ready = among & self._text.ready
+        found = [index.tail(ready)]
+        for kind in (self._has_abstract, ~self._has_abstract):
+            found.append(index.search(cosines.vector, ready & kind, _SHORTLIST * k))
+        candidates = np.unique(np.concatenate(found))
+        both_kinds = 0 < np.count_nonzero(self._has_abstract[candidates]) < len(candidates)
+        sample = docs[:: -(-len(docs) // _SPREAD_SAMPLE)] if both_kinds else None
+        near, _ = self.evidence(cosines, candidates, sample)
+        return candidates[np.lexsort((tiebreak[candidates], -near))][:k]
+
+    def prepare_nearest(self) -> None:
+        """Build the index that finds the nearest papers of an ``approximate`` corpus, or
+        add to it the papers it lacks (under a minute at 1,000,000 papers on one core, a
+        second at 100,000: ``bench/results/semantic_scale.md``). Searches go on meanwhile."""
+        if not self.approximate:
+            return
+        with self._start_lock:
+            self._index_started = True
+        with self._index_lock:
+            index = self._nearest_index
+            if index is None:
+                started = time.monotonic()
+                logger.info("semantic: indexing %d vectors to find the nearest", len(self._papers))
+                index = NearestIndex.build(self._text.vectors, self._text.ready)
+                logger.info("semantic: indexed them in %.0f s", time.monotonic() - started)
+            self._nearest_index = index.caught_up(self._text.vectors, self._text.ready)
+
+    def _build_index_in_background(self) -> None:
+        with self._start_lock:
+            if self._index_started:
+                return
+            self._index_started = True
+        threading.Thread(target=self.prepare_nearest, name="nearest-index", daemon=True).start()
 
     def rerank(
         self,
@@ -271,7 +383,12 @@ class SemanticRanker:
     def fill_missing(self) -> None:
         """Embed the titles and texts without a vector, then save them beside the corpus so
         a restart need not embed them again. Slow (a model run per text): run in the
-        background; those papers rank by BM25 alone until their vectors are in."""
+        background; those papers rank by BM25 alone until their vectors are in. Then, in a
+        large corpus, index the vectors to find the nearest (``prepare_nearest``)."""
+        self._fill_missing()
+        self.prepare_nearest()
+
+    def _fill_missing(self) -> None:
         with self._fill_lock:
             texts = {
                 **self._text.missing_texts(lambda doc: embedding_text(self._papers[doc])),
@@ -385,6 +502,11 @@ class _VectorTable:
         products = np.full(len(self.ready), np.nan, dtype=np.float32)  # as it always was
         products[docs] = self.vectors[docs].astype(np.float32) @ vector
         return np.where(self.ready, products, np.nan)
+
+    def cosines_of(self, vector: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        """The cosines of the papers ``docs`` alone, NaN where one has no vector yet."""
+        products = self.vectors[docs].astype(np.float32) @ vector
+        return np.where(self.ready[docs], products, np.nan)
 
 
 def _docs_by_key(keys: list[int]) -> dict[int, list[int]]:

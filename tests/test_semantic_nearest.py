@@ -1,0 +1,101 @@
+"""The nearest papers of a large corpus: found by an index past a size, compared one by one
+below it (where every blind set's rankings are decided)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hand_vectors import axis, index_with_vectors
+
+from bot.search import nearest, semantic
+from bot.search.embedding import DIMENSIONS
+from bot.search.engine import SearchIndex
+from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
+from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH
+
+WORDS = "spectral sparsifier resistance sampling laplacian"
+
+
+def _twin_corpus(tmp_path: Path) -> SearchIndex:
+    """Papers repeating every word of the asked-about paper but meaning something else, and
+    one that means the same in other words, sharing one of them: BM25 ranks it past its best,
+    so only the nearest candidates bring it up."""
+    echoes = RERANK_DEPTH + NEAREST_CANDIDATES + 200
+    papers = {
+        "ASKED": ("Spectral sparsifiers", f"We study {WORDS}.", axis(0)),
+        "TWIN": ("Fewer edges", "Each edge survives with odds set by its resistance.", axis(0)),
+        **{f"ECHO{n}": (f"Echo {n}", f"{WORDS} " * 3, axis(1 + n % 50)) for n in range(echoes)},
+        **{f"OTHER{n}": (f"Other {n}", f"Unrelated text {n}.", axis(60)) for n in range(200)},
+    }
+    return index_with_vectors(tmp_path, papers)
+
+
+def _refuse_to_build(*_: object, **__: object) -> NearestIndex:
+    raise AssertionError("the index was built below the threshold")
+
+
+def test_below_the_threshold_every_paper_is_compared_and_no_index_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(NearestIndex, "build", _refuse_to_build)
+    index = _twin_corpus(tmp_path)
+    assert len(index.papers) < APPROXIMATE_FROM
+    index.prepare(embed=True)
+    assert index.similar("ASKED", limit=1).hits[0].paper.id == "TWIN"
+
+
+def test_above_the_threshold_the_index_finds_the_nearest_and_then_the_papers_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(semantic, "APPROXIMATE_FROM", 100)
+    monkeypatch.setattr(semantic, "_EXACT_POOL", 10)
+    monkeypatch.setattr(nearest, "PAPERS_PER_LIST", 40)  # 13 lists, of which 8 are scanned
+    built: list[int] = []
+    build = NearestIndex.build
+
+    def counted(vectors: np.ndarray, ready: np.ndarray) -> NearestIndex:
+        built.append(int(np.count_nonzero(ready)))
+        return build(vectors, ready)
+
+    monkeypatch.setattr(NearestIndex, "build", counted)
+    index = _twin_corpus(tmp_path)
+    index.prepare(embed=True)  # as the bot does in the background once started
+    assert built == [len(index.papers)]
+    hits = index.similar("ASKED", limit=5).hits
+    assert hits[0].paper.id == "TWIN"
+    assert hits[0].semantic_score == pytest.approx(1)
+
+    # A paper added later is found at once, by the same index grown, not one built again.
+    (tmp_path / "new").mkdir()
+    papers = index_with_vectors(
+        tmp_path / "new",
+        {"TRIPLET": ("Cuts kept", "Cuts and walks survive dropping edges by resistance.", axis(0))},
+    ).papers
+    grown = index.extended(papers, [axis(0)])
+    near = [hit.paper.id for hit in grown.similar("ASKED", limit=3).hits]
+    assert sorted(near[:2]) == ["TRIPLET", "TWIN"]
+    assert len(built) == 1
+
+
+def test_the_index_finds_the_true_nearest_of_clustered_vectors() -> None:
+    """On an easy set (500 groups of 40 near copies of a random unit vector, in random
+    order), the rows the index returns for a group's centre hold the exact scan's nearest,
+    which the caller then re-scores exactly; rows outside ``among`` are never returned."""
+    rng = np.random.default_rng(7)
+    centres = rng.normal(size=(500, DIMENSIONS))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    group = rng.permutation(np.repeat(np.arange(500), 40))
+    rows = centres[group] + rng.normal(0, 0.01, (len(group), DIMENSIONS))
+    table = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float16)
+    ready = rng.random(len(table)) < 0.95  # rows without a vector yet are not indexed
+    index = NearestIndex.build(table, ready)
+    among = ready & (rng.random(len(table)) < 0.8)
+    widened = table.astype(np.float32)
+    for centre in centres[:25].astype(np.float32):
+        cosines = np.where(among, widened @ centre, -np.inf)
+        truth = set(np.argsort(-cosines)[:NEAREST_CANDIDATES].tolist())
+        found = index.search(centre, among, 2 * NEAREST_CANDIDATES)
+        assert among[found].all()
+        assert truth <= set(found.tolist())
