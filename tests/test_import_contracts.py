@@ -32,6 +32,7 @@ FORBIDDEN_IMPORTS: dict[str, tuple[str, str]] = {
     "sqlalchemy": ("bot/answers/router.py", "import sqlalchemy"),
     "apscheduler": ("bot/digest/service.py", "import apscheduler"),
     "onnxruntime": ("bot/search/semantic.py", "import onnxruntime"),
+    "faiss": ("bot/search/semantic.py", "import faiss"),
     "waitress": ("bot/slack/respond.py", "import waitress"),
     "dotenv": ("bot/cli.py", "import dotenv"),
     "pylatexenc": ("bot/papers/plain.py", "import pylatexenc"),

@@ -19,10 +19,15 @@ scans exactly, until ``caught_up`` builds a copy that holds them.
 
 from __future__ import annotations
 
+import logging
 import math
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import faiss
 import numpy as np
+
+if TYPE_CHECKING:
+    import faiss
 
 APPROXIMATE_FROM = 5_000
 """Papers from which the nearest are found by the index. At 2-5 µs a paper
@@ -39,10 +44,17 @@ TRAINING_PER_LIST = 40  # training vectors per centroid: faiss warns below 39
 _ADD_ROWS = 1 << 16  # rows widened to float32 at a time while adding
 
 
-def _search_threads() -> None:
-    """One thread per search, as numpy's products (``semantic.one_blas_thread``): a query
-    runs on the listener's thread, beside the model's."""
+@cache
+def _faiss() -> Any:
+    """faiss, imported when a corpus first needs an index (the shipped ones never do), its
+    loader's lines about which CPU build it tried kept out of the bot's log, and one thread
+    per search, as numpy's products (``semantic.one_blas_thread``): a query runs on the
+    listener's thread, beside the model's."""
+    logging.getLogger("faiss.loader").setLevel(logging.WARNING)
+    import faiss
+
     faiss.omp_set_num_threads(1)
+    return faiss
 
 
 class NearestIndex:
@@ -58,7 +70,7 @@ class NearestIndex:
     def build(cls, vectors: np.ndarray, ready: np.ndarray, seed: int = 0) -> NearestIndex:
         """The index of the ``ready`` rows of ``vectors``, its centroids trained on an even
         sample of them (the same rows every time: the same index for the same table)."""
-        _search_threads()
+        faiss = _faiss()
         rows = np.flatnonzero(ready)
         lists = max(1, min(MAX_LISTS, len(rows) // PAPERS_PER_LIST))
         quantizer = faiss.IndexFlatIP(vectors.shape[1])
@@ -86,7 +98,7 @@ class NearestIndex:
             return self
         held = np.zeros(len(ready), dtype=bool)
         held[: len(self.held)] = self.held
-        grown = NearestIndex(faiss.clone_index(self._index), held)
+        grown = NearestIndex(_faiss().clone_index(self._index), held)
         grown._add(vectors, tail)
         return grown
 
@@ -115,6 +127,7 @@ class NearestIndex:
         share = count / max(1, self._count)
         probed = min(lists, math.ceil(max(MIN_PROBED, lists * PROBED_SHARE) / share))
         bitmap = np.packbits(allowed, bitorder="little")
+        faiss = _faiss()
         selector = faiss.IDSelectorBitmap(len(bitmap), faiss.swig_ptr(bitmap))
         parameters = faiss.SearchParametersIVF(sel=selector, nprobe=probed)
         query = np.asarray(vector, dtype=np.float32).reshape(1, -1)

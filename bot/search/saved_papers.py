@@ -22,7 +22,9 @@ import numpy as np
 from bot.papers.paper import Paper
 
 _NAMES = tuple(field.name for field in fields(Paper))
-_TUPLES = tuple(_NAMES.index(name) for name in ("authors", "code_urls", "links", "pages"))
+_TUPLES = tuple(
+    index for index, paper_field in enumerate(fields(Paper)) if "tuple" in str(paper_field.type)
+)
 _DATES = tuple(
     (_NAMES.index(name), parse)
     for name, parse in (
