@@ -177,11 +177,6 @@ def test_days_back_count_from_the_index_clock(index, seeds) -> None:
     assert set(_ids(grown, "since:9w")) == {p.id for p in FEED_PAPERS}
 
 
-def test_the_newest_day_is_where_new_papers_start(index, seeds) -> None:
-    assert index.newest_day() == date(2026, 11, 24)
-    assert SearchIndex.build(seeds).newest_day() is None
-
-
 def test_catalogue_papers_have_no_date_but_are_iclr_2025_on_openreview(index, seeds) -> None:
     catalogue = {paper.id for paper in seeds}
     assert not catalogue & set(_ids(index, "before:2026-11-01"))

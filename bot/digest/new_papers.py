@@ -63,7 +63,7 @@ class NewPapers:
     def latest_day(self, today: date) -> date | None:
         """The announcement day a post made on ``today`` is for (None: no feed has
         announced anything yet)."""
-        return last_announcement_day(_fed(self._index.papers), today)
+        return last_announcement_day(self._index.announced_papers, today)
 
     def matching(self, topic: str) -> int:
         """How many of the stored new papers ``topic`` finds."""
@@ -93,7 +93,7 @@ class NewPapers:
         ``excluded`` nor any the channel was shown, best first for the channel."""
         fresh = [
             paper
-            for paper in announced_since(_fed(self._index.papers), first, last)
+            for paper in announced_since(self._index.announced_papers, first, last)
             if paper.arxiv_version in (None, 1) and paper.id not in excluded
         ]
         seen = self._store.ever_seen(channel, (paper.id for paper in fresh))
@@ -107,10 +107,6 @@ class NewPapers:
         ranked = self._rotation.by_interest(unseen, interest)
         announced = min((paper.announced for paper in ranked if paper.announced), default=last)
         return NewPick(ranked[:count], len(ranked), announced, last, bool(interest))
-
-
-def _fed(papers: tuple[Paper, ...] | list[Paper]) -> list[Paper]:
-    return [paper for paper in papers if paper.from_feed]
 
 
 def _announced(paper: Paper) -> tuple[date, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from datetime import date
 from typing import NamedTuple
 
 import numpy as np
@@ -259,11 +258,6 @@ class SearchIndex:
         if doc is None:
             doc = self._by_folded_id.get(key.casefold())
         return None if doc is None else self.papers[doc]
-
-    def newest_day(self) -> date | None:
-        """The day the newest paper was announced (or published), None when no paper has a
-        date (the catalogue's have none): where "new papers" start (``since:``)."""
-        return self._columns.newest_day()
 
     def _doc(self, paper: Paper) -> int:
         return self._by_id[paper.id]

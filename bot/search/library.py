@@ -36,7 +36,6 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -193,9 +192,6 @@ class CurrentIndex:
 
     def paper_reference(self, query: str) -> str | None:
         return self._library.index.paper_reference(query)
-
-    def newest_day(self) -> date | None:
-        return self._library.index.newest_day()
 
     def search(self, query: str, *, limit: int = 5, offset: int = 0) -> SearchResult:
         return self._library.index.search(query, limit=limit, offset=offset)
