@@ -592,7 +592,7 @@ HELP_LINES = (
         + "; filters alone list the newest papers",
     ),
     ("/paper random", "a random paper"),
-    ("/paper ID", "a paper by its id, OpenReview id or OpenReview link"),
+    ("/paper ID", "a paper by its id, or its OpenReview or arXiv id or link"),
     ("/paper today", "today's paper of the day"),
     (
         "/paper subscribe [TIME] [ZONE] [weekdays|daily] [TOPIC]",
@@ -605,8 +605,17 @@ HELP_LINES = (
         "the weekly team digest here: the workspace's most shared papers and picks for you all, "
         "e.g. `/paper subscribe weekly friday 9am`",
     ),
+    (
+        "/paper subscribe new [TIME] [ZONE] [TOPIC]",
+        "the best of each announcement day's new papers here, e.g. `/paper subscribe new 9am "
+        "graph neural networks category:cs.LG`",
+    ),
     ("/paper today weekly", "the next weekly digest"),
-    ("/paper unsubscribe", "stop the daily paper here (`/paper unsubscribe weekly`: the digest)"),
+    (
+        "/paper unsubscribe",
+        "stop the daily paper here (`/paper unsubscribe weekly`: the digest; "
+        "`/paper unsubscribe new`: the new papers post)",
+    ),
     ("/paper subscriptions", "what this channel is subscribed to"),
     ("/paper sources", "where new papers come from, and how their last fetch went"),
     (
