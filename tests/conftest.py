@@ -37,6 +37,16 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def saved_indexes_stay_in_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Bots and commands the tests start save their indexes in this run's temporary
+    directory (``PAPERBOT_INDEX_DIR``), not in the user's cache: a test never opens an index
+    an earlier run or another checkout saved, and leaves nothing behind."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PAPERBOT_INDEX_DIR", str(tmp_path_factory.mktemp("saved-indexes")))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def every_message_round_trips() -> Iterator[Callable[..., Message]]:
     """Every message a test makes in this process also passes ``blocks.validate``, the full
     round trip through slack_sdk that the bot itself leaves to the builders at run time

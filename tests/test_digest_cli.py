@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
@@ -121,3 +123,16 @@ def test_a_channel_forced_after_not_in_channel_says_paused_and_how_to_resume(
     assert "CLEFT: paused (Slack said not_in_channel)" in again
     assert "/invite @paperbot" in again and "/paper subscribe" in again
     assert len(recorder.calls_to("chat.postMessage")) == 1
+
+
+def test_the_command_opens_the_index_the_bot_saved(settings, tmp_path, caplog, capsys) -> None:
+    saving = dataclasses.replace(settings, index_dir=tmp_path / "indexes", semantic=False)
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        assert main(["--channel", "CDRY", "--dry-run"], saving, None) == 0
+        assert "building the index and saving it" in caplog.text
+        built = capsys.readouterr().out
+        caplog.clear()
+        assert main(["--channel", "CDRY", "--dry-run"], saving, None) == 0
+    assert "opened the snapshot" in caplog.text
+    assert capsys.readouterr().out == built
+    assert "Paper of the day · Friday 28 March 2025" in built

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import subprocess
 import sys
 
@@ -260,3 +261,17 @@ def test_a_batch_on_an_unembedded_corpus_embeds_no_paper_and_says_once_how_to(
     hint = "3 of 3 papers have no stored vector and rank by BM25 alone; to embed them: "
     hint += f"paperbot embed --corpus {corpus}"
     assert capsys.readouterr().err.count(hint) == 1
+
+
+def test_the_command_opens_the_index_saved_for_the_bot_and_answers_alike(tmp_path, caplog):
+    settings = Settings(corpus="seeds", semantic=False, index_dir=tmp_path)
+    query = ["-k", "5", "--json", "learning", "rate", "warmup"]
+    built, opened = io.StringIO(), io.StringIO()
+    with caplog.at_level(logging.INFO, logger="bot.search.snapshot"):
+        assert main(query, settings, result_text, out=built) == 0
+        assert "building the index and saving it" in caplog.text
+        caplog.clear()
+        assert main(query, settings, result_text, out=opened) == 0
+    assert "opened the snapshot" in caplog.text
+    assert json.loads(opened.getvalue()) == json.loads(built.getvalue())
+    assert len(json.loads(opened.getvalue())) == 5

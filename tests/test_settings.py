@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from bot.settings import Settings, SettingsError
@@ -15,6 +17,12 @@ def test_defaults_when_nothing_is_set():
     assert settings.drain_seconds == 25.0
     assert settings.watch_seconds == 30.0
     assert settings.any_slack_variable is False
+
+
+def test_saved_indexes_go_to_the_user_cache_unless_placed_or_turned_off(tmp_path):
+    assert Settings.from_env({}).index_dir == Path("~/.cache/paperbot/index").expanduser()
+    assert Settings.from_env({"PAPERBOT_INDEX_DIR": str(tmp_path)}).index_dir == tmp_path
+    assert Settings.from_env({"PAPERBOT_INDEX_DIR": "OFF"}).index_dir is None
 
 
 def test_blank_values_count_as_unset():

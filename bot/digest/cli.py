@@ -17,10 +17,10 @@ from bot.arguments import ArgumentParser, program
 from bot.digest.posting import DigestOutcome
 from bot.digest.service import ClientFor, DigestService
 from bot.feeds.following import followed_once
-from bot.papers.corpus import CorpusError, load_corpus
+from bot.papers.corpus import CorpusError
 from bot.render.terminal import render
-from bot.search.engine import SearchIndex
 from bot.search.library import Library
+from bot.search.snapshot import index_of
 from bot.settings import Settings
 from bot.store import DAILY, Store
 
@@ -95,7 +95,9 @@ def main(
         )
         return 2
     try:
-        corpus = load_corpus(settings.corpus_for(slack=True))
+        index, _ = index_of(
+            settings.corpus_for(slack=True), settings.index_dir, semantic=settings.semantic
+        )
     except CorpusError as error:
         print(f"paperbot digest: {error}", file=sys.stderr)
         return 2
@@ -103,7 +105,7 @@ def main(
     try:
         service = DigestService(
             store,
-            followed_once(Library(SearchIndex.build(corpus.papers)), store, bool(settings.feeds)),
+            followed_once(Library(index), store, bool(settings.feeds)),
             client,
             settings,
             clients=clients(store) if clients is not None else None,

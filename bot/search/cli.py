@@ -2,7 +2,8 @@
 
 Readable output is for a person trying queries; ``--json`` prints only hits, one JSON array
 per query, and with ``-`` reads one query per line from standard input, flushing after each
-line so an evaluation script can drive one long-lived process (the index is built once).
+line so an evaluation script can drive one long-lived process. The index is the bot's: opened
+from the snapshot in ``PAPERBOT_INDEX_DIR`` (saved there when there is none), so both rank alike.
 Neither embeds a paper: papers without a stored vector rank by BM25 alone, and standard error
 says once how to embed them, so an answer never waits minutes for a model run per paper.
 """
@@ -18,12 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from bot.arguments import ArgumentParser, program
-from bot.papers.corpus import CorpusError, load_corpus
-from bot.papers.paper import Paper
+from bot.papers.corpus import CorpusError
 from bot.search.engine import SearchIndex
 from bot.search.query_vectors import always_quiet
 from bot.search.results import FILTERS, OPERATORS, Hit, SearchResult, written
-from bot.search.semantic import SemanticRanker, ranker_for
+from bot.search.snapshot import index_of
 from bot.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -119,26 +119,18 @@ def _lines(stdin: TextIO) -> Iterator[str]:
             yield line.decode("utf-8", errors="replace")
 
 
-def _telling_missing(spec: str) -> Callable[[Sequence[Paper]], SemanticRanker | None]:
-    """The re-ranker over the vectors stored for ``spec``, saying on standard error how many
-    papers it has no vector for and the command that embeds them: this command does not (for
-    a corpus nobody embedded that takes minutes), and without the line a reader would not
-    know those papers are ranked by BM25 alone."""
-    make = ranker_for(spec)
-
-    def build(papers: Sequence[Paper]) -> SemanticRanker | None:
-        ranker = make(papers)
-        if ranker is not None and ranker.missing:
-            print(
-                f"paperbot search: {ranker.missing} of {len(papers)} papers have no stored "
-                "vector and rank by BM25 alone; to embed them: "
-                f"{program()} embed --corpus {shlex.quote(spec)}",
-                file=sys.stderr,
-                flush=True,
-            )
-        return ranker
-
-    return build
+def _tell_unembedded(index: SearchIndex, spec: str) -> None:
+    """Say on standard error how many papers have no stored vector and the command that
+    embeds them: this command does not (for a corpus nobody embedded that takes minutes), and
+    without the line a reader would not know those papers are ranked by BM25 alone."""
+    if index.unembedded:
+        print(
+            f"paperbot search: {index.unembedded} of {len(index.papers)} papers have no stored "
+            "vector and rank by BM25 alone; to embed them: "
+            f"{program()} embed --corpus {shlex.quote(spec)}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 ResultText = Callable[[SearchResult], str]
@@ -165,11 +157,11 @@ def main(
         return 2
     spec = args.corpus or settings.corpus_for(slack=False)
     try:
-        corpus = load_corpus(spec)
+        index, _ = index_of(spec, settings.index_dir, semantic=settings.semantic)
     except CorpusError as error:
         print(f"paperbot search: {error}", file=sys.stderr)
         return 2
-    index = SearchIndex.build(corpus.papers, _telling_missing(spec) if settings.semantic else None)
+    _tell_unembedded(index, spec)
     if words == ["-"]:
         index.prepare(embed=False, quiet=always_quiet)
         for line in _lines(sys.stdin):

@@ -226,6 +226,11 @@ class SearchIndex:
         so papers added from the store bring vectors of that model only."""
         return None if self._semantic is None else self._semantic.model
 
+    @property
+    def unembedded(self) -> int:
+        """How many papers have no vector yet, and rank by BM25 alone until embedded."""
+        return 0 if self._semantic is None else self._semantic.missing
+
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
         lexicon, the author map and its names' corrector, and for a large corpus the pruned

@@ -278,6 +278,20 @@ def saved_index(
     return index, corpus
 
 
+def index_of(
+    spec: str, root: Path | None, *, semantic: bool = True, clock: Clock = system_clock
+) -> tuple[SearchIndex, LoadedCorpus]:
+    """The index every command serves the corpus ``spec`` from: the one saved under ``root``
+    (``PAPERBOT_INDEX_DIR``), so the bot, ``paperbot search`` and ``paperbot digest`` open
+    one snapshot and rank alike, or, with ``root`` None (``off``), one built here. Raises
+    ``CorpusError`` when the corpus cannot be read."""
+    if root is not None:
+        return saved_index(spec, root, semantic=semantic, clock=clock)
+    corpus = load_corpus(spec)
+    index = SearchIndex.build(corpus.papers, ranker_for(spec) if semantic else None, clock=clock)
+    return index, corpus
+
+
 def _embedder() -> Embedder | None:
     """The process's model, or None (said in one line, as ``load_ranker`` says it) when it
     cannot run: the index then ranks by BM25 alone."""

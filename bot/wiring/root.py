@@ -36,14 +36,13 @@ from bot.papers.corpus import (
     CATALOGUE_ACCEPTED_PAPERS,
     SEED_SPECS,
     LoadedCorpus,
-    load_corpus,
 )
 from bot.render import papers as render
 from bot.search.engine import SearchIndex
 from bot.search.library import CurrentIndex, Library
 from bot.search.query_vectors import Quiet
 from bot.search.semantic import ranker_for, shared_embedder
-from bot.search.snapshot import saved_index
+from bot.search.snapshot import index_of
 from bot.settings import Settings
 from bot.slack.app import bolt_app, start_serving
 from bot.slack.client import digest_client, make_web_client
@@ -90,15 +89,14 @@ class Services:
         """Load the corpus (unless given) and build its index, or open the index saved in
         ``PAPERBOT_INDEX_DIR`` (``bot.search.snapshot``), and put it in the library."""
         spec = self.settings.corpus_for(slack=self.slack)
-        saved = self.settings.index_dir
-        if corpus is None and saved is not None:
-            index, corpus = saved_index(
-                spec, saved, semantic=self.settings.semantic, clock=self.clock
+        semantic = self.settings.semantic
+        if corpus is None:
+            index, corpus = index_of(
+                spec, self.settings.index_dir, semantic=semantic, clock=self.clock
             )
         else:
-            corpus = corpus or load_corpus(spec)
-            semantic = ranker_for(spec) if self.settings.semantic else None
-            index = SearchIndex.build(corpus.papers, semantic, clock=self.clock)
+            ranker = ranker_for(spec) if semantic else None
+            index = SearchIndex.build(corpus.papers, ranker, clock=self.clock)
         self.library.swap(index)
         wider = None
         if spec.strip() in SEED_SPECS:
