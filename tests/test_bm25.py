@@ -255,6 +255,18 @@ def test_unknown_tokens_score_nothing_and_match_nothing() -> None:
     assert ranked(index, ["zzz"], 5) == []
 
 
+def test_holders_are_every_paper_holding_a_token_in_either_field_asked_again_and_again() -> None:
+    titles = [["graph"], ["graph", "tree"], [], ["tree"], ["graph"]]
+    texts = [["graph", "x"], ["graph", "tree"], ["tree"], ["y"], ["graph"]]
+    index = fielded((titles, texts), (1.0, 1.0), (1.2, 1.2))
+    for _ in range(3):  # the first answer is remembered; the later ones must agree
+        assert sorted(index.holders("graph").tolist()) == [0, 1, 4]  # titles within texts
+        assert sorted(index.holders("tree").tolist()) == [1, 2, 3]  # paper 3: title only
+        assert sorted(index.holders("x").tolist()) == [0]
+        assert index.holders("zzz").tolist() == []
+        assert index.document_frequency("tree") == 3
+
+
 def test_ties_are_broken_by_document_number_or_by_the_given_key() -> None:
     scores = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
     assert top_k(scores, 2).tolist() == [1, 2]

@@ -38,6 +38,9 @@ class FieldedBM25:
         self.idf_positive = all(field.idf_positive for field in fields) and all(
             weight > 0 for weight in self.weights
         )
+        # By the first field's term id: True once ``holders`` found the shorter of the
+        # token's two lists inside the longer.
+        self._nested = np.zeros(len(fields[0].vocabulary), dtype=bool)
 
     def __len__(self) -> int:
         return self.corpus_size
@@ -81,13 +84,20 @@ class FieldedBM25:
     def holders(self, token: str) -> np.ndarray:
         """Papers holding ``token`` in some field, each once, in no set order: ``documents``
         without a mark per paper of the corpus. The text field holds the title's words, so
-        the longer list is taken whole and only the shorter one is looked up in it."""
+        the longer list is taken whole and only the shorter one is looked up in it, once per
+        token and index: the lookup was a search's largest cost at 100,000 papers (common
+        words' thousands of title papers, for every query naming them), and its answer, that
+        the text holds all of them, is remembered by term id (``_nested``)."""
         held = [docs for docs in (field.documents(token) for field in self.fields) if len(docs)]
         if len(held) != 2:
             return self.documents(token) if held else self.fields[0].documents(token)
         fewer, more = sorted(held, key=len)
+        term = self.fields[0].vocabulary[token]
+        if self._nested[term]:
+            return more
         positions = np.minimum(np.searchsorted(more, fewer), len(more) - 1)
         outside = fewer[more[positions] != fewer]
+        self._nested[term] = not len(outside)
         return np.concatenate((more, outside)) if len(outside) else more
 
     def holding_every(self, tokens: Iterable[str]) -> np.ndarray:
