@@ -4,7 +4,8 @@ bot's index following the store, and two digest "processes" (two stores on that 
 posting through the fake Slack on a frozen clock moved by the test.
 
 A paper announced on Monday is in Tuesday morning's post, once, whichever process runs and
-however often; a ``replace`` of a posted paper is never posted again; the weekend posts
+however often; a ``replace`` of a posted paper is never posted again, nor listed by
+``/paper new``; the weekend posts
 nothing and says so in the log; a process that dies after posting leaves no second post; and
 ``/paper subscriptions`` lists the new papers beside the paper of the day and the weekly
 digest, and ``/paper unsubscribe new`` stops them."""
@@ -125,6 +126,9 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     thursday = shown(posted(bot, channel, NEW_PAPERS)[1])
     assert first[0] not in thursday, "a replace of a posted paper is not new again"
     assert thursday == ["arxiv:2501.00008"], "Wednesday's one new paper, no replace"
+    listed = answer(bot, "new")
+    assert "New papers announced Wednesday 8 January 2025" in listed, listed
+    assert "number 8" in listed and "number 6" not in listed, "/paper new agrees with the post"
     assert "1 new paper announced on Wednesday 8 January 2025" in json.dumps(
         posted(bot, channel, NEW_PAPERS)[1].args["blocks"]
     )

@@ -13,6 +13,11 @@ reading it took and offers the other one as a button when it has papers:
 - a bot with no announced papers (no feed followed, or none announced yet) reads every
   ``new`` and words as a search, as it always did; ``new`` alone says where new papers
   would come from.
+
+**Which papers.** First versions only, as the channel's new papers post has them
+(``bot.papers.announcements.is_new`` says why): an arXiv ``replace`` announced that day is
+a paper announced before, so it is neither listed nor counted, and the last announcement
+day is the last that brought a new paper. A search of every paper still finds it.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from bot.answers.typed import NEW_WORD
 from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKind
 from bot.clock import Clock
-from bot.papers.announcements import last_announcement_day
+from bot.papers.announcements import is_new, last_announcement_day
 from bot.render import new as render_new
 from bot.render import papers as render
 from bot.render.message import Message
@@ -39,7 +44,7 @@ from bot.render.replies import Aside, page_footer
 from bot.search.filtering import read_filter
 from bot.search.model_rule import reads_as_sentence
 from bot.search.query import ParsedQuery, parse_query
-from bot.search.results import SINCE, Filter, field_name
+from bot.search.results import SINCE, Filter, Hit, field_name
 from bot.store import NEW_PAPERS, DatabaseUnavailable, Store
 
 if TYPE_CHECKING:
@@ -147,7 +152,8 @@ class NewPapers:
         """``/paper new`` and what followed it (``rest``), read as the module says."""
         typed = f"{NEW_WORD} {rest}".strip()
         today = self.clock().date()
-        last_day = last_announcement_day(self.index.announced_papers, today)
+        new_papers = filter(is_new, self.index.announced_papers)
+        last_day = last_announcement_day(new_papers, today)
         parsed = self.index.parse(rest)
         words = " ".join(span.text for span in parsed.words)
         searches = _searches(parsed)
@@ -164,11 +170,11 @@ class NewPapers:
         if not searches:
             return self.page(query, viewer)
         if reads_as_sentence(words):
-            count = self.index.search(query.search, limit=1).total
-            new_papers = self._cursor(query) if count else None
-            aside = render_new.as_search(typed, rest, query.since, new_papers, count)
+            count = len(self._new_hits(query))
+            cursor = self._cursor(query) if count else None
+            aside = render_new.as_search(typed, rest, query.since, cursor, count)
             return self.searches.search(typed, viewer, aside=aside)
-        if not self.index.search(query.search, limit=1).hits:
+        if not self._new_hits(query):
             aside = render_new.nothing_new_about(typed, rest, query.since)
             return self.searches.search(typed, viewer, aside=aside)
         return self.page(query, viewer)
@@ -206,22 +212,30 @@ class NewPapers:
         )
 
     def _topic_list(self, query: NewQuery, offset: int) -> NewList:
-        result = self.index.search(query.search, limit=render.PAGE_SIZE, offset=offset)
-        cards = tuple(NewCard(hit.paper, tldr=hit.tldr_pieces) for hit in result.hits)
+        hits = self._new_hits(query)
+        shown = hits[offset : offset + render.PAGE_SIZE]
+        cards = tuple(NewCard(hit.paper, tldr=hit.tldr_pieces) for hit in shown)
         return NewList(
             query.since,
             query.since_typed,
             query.shown_topic,
             RankedBy.TOPIC,
             cards,
-            result.total,
+            len(hits),
             offset,
         )
+
+    def _new_hits(self, query: NewQuery) -> list[Hit]:
+        """Every hit of the topic's search among the papers announced since the day, in its
+        order, replaced papers left out (paged here, so that pages and counts leave them out
+        too)."""
+        result = self.index.search(query.search, limit=len(self.index.papers))
+        return [hit for hit in result.hits if is_new(hit.paper)]
 
     def _list(self, query: NewQuery, viewer: Viewer) -> NewList:
         """Every new paper (the page is cut by the caller), by what the channel engages
         with, else what the person does, else newest first."""
-        papers = self.index.results(query.search)
+        papers = [paper for paper in self.index.results(query.search) if is_new(paper)]
         ids = [paper.id for paper in papers]
         tastes: list[tuple[RankedBy, Callable[[], dict[str, float]]]] = [
             (RankedBy.PERSON, lambda: self._person_taste(viewer))
