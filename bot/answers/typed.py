@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.render.mrkdwn import unescape_mrkdwn
 from bot.search.lexicon import english_words
-from bot.search.query import edit_distance
+from bot.search.query import edit_distance, slipped
 
 
 class Intent(StrEnum):
@@ -176,7 +176,7 @@ def _mistyped(word: str) -> str | None:
     two letters swapped or one doubled, and no English word (``nwe``, ``neww``): a three-letter
     word one other edit away is as likely an acronym searched for (``NER``, ``NEO``)."""
     lowered = word.lower()
-    if lowered != NEW_WORD and _slipped(lowered, NEW_WORD) and lowered not in english_words():
+    if lowered != NEW_WORD and slipped(lowered, NEW_WORD) and lowered not in english_words():
         return NEW_WORD
     if len(lowered) < len(Intent.SUBSCRIBE.value) - 2 or lowered in english_words():
         return None
@@ -186,14 +186,6 @@ def _mistyped(word: str) -> str | None:
         if (distance := edit_distance(lowered, command, 2)) <= 2
     ]
     return min(near)[2] if near else None
-
-
-def _slipped(typed: str, word: str) -> bool:
-    """Whether ``typed`` is ``word`` with two neighbouring letters swapped or one letter
-    doubled: the slips of a finger, never a different word."""
-    swapped = sorted(typed) == sorted(word) and edit_distance(typed, word, 1) == 1
-    doubled = any(typed == word[:at] + word[at] + word[at:] for at in range(len(word)))
-    return swapped or doubled
 
 
 def parse_mention(text: str, bot_user_id: str | None) -> Request:
