@@ -12,8 +12,8 @@ from slack_harness import all_text
 
 from bot.papers.corpus import feed_paper, load_corpus
 from bot.papers.paper import Paper
+from bot.render.help_card import help_message
 from bot.render.notes import notes_plain, usage_plain
-from bot.render.papers import help_message
 from bot.search import ranker
 from bot.search.cli import _parser
 from bot.search.engine import SearchIndex

@@ -30,6 +30,7 @@ from bot.clock import Clock, system_clock
 from bot.feeds.service import FeedService
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
+from bot.render.help_card import help_message
 from bot.render.message import Message
 from bot.render.replies import RANDOM_PAPER_INTRO, mention_usage_message
 from bot.store import Store
@@ -114,7 +115,7 @@ class Answers:
         self.wider_corpus = wider_corpus
 
     def help(self) -> Message:
-        return render.help_message(description=self._description, hint=self.wider_corpus)
+        return help_message(description=self._description, hint=self.wider_corpus)
 
     def search(self, query: str, viewer: Viewer) -> Message:
         """The first page of ``/paper`` results for ``query``."""
