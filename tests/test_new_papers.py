@@ -12,7 +12,7 @@ import pytest
 from slack_harness import all_text
 
 from bot.answers import Answers, Viewer
-from bot.answers.typed import Intent, Request, parse_command
+from bot.answers.typed import Intent, Request, parse_command, parse_mention
 from bot.buttons import PageCursor, PageKind, PaperButton
 from bot.render import blocks as bk
 from bot.render import papers as render
@@ -180,6 +180,34 @@ def test_in_a_dm_the_persons_saves_put_papers_like_them_first(answers, index, an
     assert "Papers like the ones you saved come first." in text
     assert "which you saved" in text
     assert set(_card_ids(reply)[:4]) == set(announced[0])
+
+
+def test_a_mention_lists_them_in_its_thread_never_ranked_by_the_askers_saves(
+    answers, index, announced
+):
+    """Everyone in the channel sees a mention's reply; a direct message is the person's."""
+    graph_paper = next(
+        hit.paper.id
+        for hit in index.search(GRAPH_QUERY, limit=10).hits
+        if hit.paper.id not in announced[0]
+    )
+    answers.set_saved(PaperButton(graph_paper), VIEWER, saved=True)
+
+    def mention(channel: str) -> Message:
+        request = parse_mention("<@UBOT> new", "UBOT")
+        reply = answers.mention(
+            request, channel, "1700000000.000100", in_thread=False, viewer=VIEWER
+        )
+        bk.validate(reply)
+        return reply
+
+    public = _text(mention("C1"))
+    assert "New papers announced Friday 18 April 2025 (1\u20133 of 9)" in public
+    assert "Newest first" in public and "you save" not in public
+    assert "Say `@paperbot more` for the next results." in public
+    direct = mention("D1")
+    assert "Papers like the ones you saved come first." in _text(direct)
+    assert set(_card_ids(direct)) <= set(announced[0])
 
 
 def test_in_a_channel_its_shares_put_papers_like_them_first(answers, store, announced, index):

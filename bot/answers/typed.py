@@ -161,12 +161,19 @@ def parse_command(text: str) -> Request:
     first, _, rest = plain.partition(" ")
     if first.lower() in _ARGUMENT_COMMANDS:
         return Request(_ARGUMENT_COMMANDS[first.lower()], rest.strip())
-    if first.lower() == NEW_WORD:
-        return Request(Intent.NEW, rest.strip())
+    if new := _new_request(plain):
+        return new
     meant = _mistyped(first)
     if meant is not None:
         return Request(Intent.MISTYPED, f"{meant} {rest}".strip())
     return Request(Intent.SEARCH, plain)
+
+
+def _new_request(plain: str) -> Request | None:
+    """``new`` as the first word, in a ``/paper`` text, a mention or a direct message: the
+    new papers with what follows, which ``bot.answers.new`` may still read as a search."""
+    first, _, rest = plain.partition(" ")
+    return Request(Intent.NEW, rest.strip()) if first.lower() == NEW_WORD else None
 
 
 def _mistyped(word: str) -> str | None:
@@ -189,7 +196,9 @@ def _mistyped(word: str) -> str | None:
 
 
 def parse_mention(text: str, bot_user_id: str | None) -> Request:
-    """Parse a mention or a direct message: the bot's own mention is removed first.
+    """Parse a mention or a direct message: the bot's own mention is removed first. Its
+    commands are the whole text (``help``, ``random``, ``more``), or ``new`` as the first
+    word as in ``/paper``; anything else searches.
 
     Without a known bot user id, a leading mention is taken to be the bot's.
     """
@@ -203,4 +212,4 @@ def parse_mention(text: str, bot_user_id: str | None) -> Request:
     intent = _MENTION_COMMANDS.get(plain.lower())
     if intent is not None:
         return Request(intent)
-    return Request(Intent.SEARCH, plain)
+    return _new_request(plain) or Request(Intent.SEARCH, plain)
