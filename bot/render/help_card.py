@@ -81,8 +81,9 @@ HELP_LINES = (
     ("/paper for me", "papers like the ones you saved, each saying why; only you see them"),
     ("/paper forget me", "delete your reading list and everything else I keep about you"),
     ("@paperbot WORDS", "search, answered in a thread"),
+    ("@paperbot new [TOPIC]", "the new papers, as `/paper new` lists them, in a thread"),
     ("@paperbot", "in a thread: papers related to the thread's first message"),
-    ("@paperbot more", "in a thread: the next results of the last search"),
+    ("@paperbot more", "in a thread: the next results of the last search or list"),
 )
 
 
