@@ -69,6 +69,7 @@ class ThreadReplies:
     answered: ExpiringCache[str, bool]
     """Messages this process answered (``delivery_memory``)."""
     new_papers: NewPapers
+    """The reading of ``new …`` and the lists of new papers, shared with ``/paper new``."""
 
     def first_delivery(self, channel_id: str, message_ts: str) -> bool:
         """Whether this message is new to the bot.
