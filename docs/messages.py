@@ -135,7 +135,7 @@ def _first_page_cursor(bot: Bot) -> str:
 
 def _mention(bot: Bot, text: str, thread_ts: str = THREAD_TS) -> Message:
     request = parse_mention(f"<@{BOT_USER}> {text}", BOT_USER)
-    return bot.answers.mention(request, CHANNEL, thread_ts, in_thread=False)
+    return bot.answers.mention(request, CHANNEL, thread_ts, in_thread=False, viewer=VIEWER)
 
 
 def _end_of_thread_results(bot: Bot) -> Message:

@@ -93,7 +93,7 @@ def _reply(
         else:
             tell(
                 answers.mention(
-                    request, channel, thread_key, in_thread=in_thread, team_id=workspace_of(body)
+                    request, channel, thread_key, in_thread=in_thread, viewer=viewer_of(body)
                 )
             )
 

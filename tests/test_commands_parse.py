@@ -63,6 +63,13 @@ def test_slack_wire_text_is_turned_back_into_what_was_typed():
         (f"<@{BOT}>", Request(Intent.THREAD)),
         (f"<@{BOT}> help", Request(Intent.HELP)),
         (f"<@{BOT}> random", Request(Intent.RANDOM)),
+        (f"<@{BOT}> new", Request(Intent.NEW)),
+        (f"<@{BOT}> New graph pruning", Request(Intent.NEW, "graph pruning")),
+        (f"<@{BOT}> new since:7d", Request(Intent.NEW, "since:7d")),
+        (f"<@{BOT}> new methods for pruning", Request(Intent.NEW, "methods for pruning")),
+        (f'<@{BOT}> "new" methods', Request(Intent.SEARCH, '"new" methods')),
+        (f"<@{BOT}> newton methods", Request(Intent.SEARCH, "newton methods")),
+        ("new", Request(Intent.NEW)),
         ("graph sparsification", Request(Intent.SEARCH, "graph sparsification")),
     ],
 )

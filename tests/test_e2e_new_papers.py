@@ -4,10 +4,12 @@ bot's index following the store, and two digest "processes" (two stores on that 
 posting through the fake Slack on a frozen clock moved by the test.
 
 A paper announced on Monday is in Tuesday morning's post, once, whichever process runs and
-however often; a ``replace`` of a posted paper is never posted again; the weekend posts
+however often; a ``replace`` of a posted paper is never posted again, nor listed by
+``/paper new``; the weekend posts
 nothing and says so in the log; a process that dies after posting leaves no second post; and
 ``/paper subscriptions`` lists the new papers beside the paper of the day and the weekly
-digest, and ``/paper unsubscribe new`` stops them."""
+digest, and ``/paper unsubscribe new`` stops them. ``@paperbot new`` lists them in its thread,
+read as ``/paper new`` is."""
 
 from __future__ import annotations
 
@@ -125,6 +127,9 @@ def test_new_papers_are_posted_once_per_announcement_day_and_never_again(
     thursday = shown(posted(bot, channel, NEW_PAPERS)[1])
     assert first[0] not in thursday, "a replace of a posted paper is not new again"
     assert thursday == ["arxiv:2501.00008"], "Wednesday's one new paper, no replace"
+    listed = answer(bot, "new")
+    assert "New papers announced Wednesday 8 January 2025" in listed, listed
+    assert "number 8" in listed and "number 6" not in listed, "/paper new agrees with the post"
     assert "1 new paper announced on Wednesday 8 January 2025" in json.dumps(
         posted(bot, channel, NEW_PAPERS)[1].args["blocks"]
     )
@@ -269,3 +274,44 @@ def test_a_topic_only_new_papers_match_points_the_paper_of_the_day_to_them(
     assert "No paper of the collection matches “zymurgy”, but 1 new paper matches it" in reply
     assert "`/paper subscribe new`" in reply and "Nothing was changed" in reply
     assert bot.services.digest.subscription(bot.workspace.channel_id) is None
+
+
+def test_a_mention_of_new_lists_the_new_papers_in_its_thread_read_as_the_command_is(
+    bot: LiveBot, feeds: Feeds, traveller
+) -> None:
+    feeds.announce(MONDAY, *(paper(number) for number in range(1, 8)))
+    traveller.move_to(at(MONDAY + timedelta(days=1), 9, 5))
+    _, asked = bot.mention("new")
+    [listed] = bot.recorder.wait_for("chat.postMessage")
+    assert listed.args["channel"] == bot.workspace.channel_id
+    assert listed.args["thread_ts"] == asked["ts"]
+    text = all_text(listed.blocks)
+    assert "New papers announced Monday 6 January 2025 (1\u20133 of 7)" in text
+    assert "Say `@paperbot more` for the next results." in text
+    assert "you save" not in text, "everyone sees it: nobody's saves rank it"
+    actions = [
+        element["action_id"]
+        for block in listed.blocks
+        if block["type"] == "actions"
+        for element in block["elements"]
+    ]
+    assert render_papers.ACTION_SHARE not in actions
+    assert render_papers.ACTION_NEXT_PAGE not in actions
+
+    bot.mention("more", thread_ts=asked["ts"])
+    following = bot.recorder.wait_for("chat.postMessage", 2)[1]
+    assert following.args["thread_ts"] == asked["ts"]
+    assert "New papers announced Monday 6 January 2025 (4\u20136 of 7)" in all_text(
+        following.blocks
+    )
+
+    bot.mention("new kernel")
+    about = all_text(bot.recorder.wait_for("chat.postMessage", 3)[2].blocks)
+    assert "New papers about \u201ckernel\u201d announced Monday 6 January 2025" in about
+    assert "number 4" in about and "number 5" in about and "number 1 " not in about
+    assert "Search all papers for \u201cnew kernel\u201d instead" in about
+
+    bot.mention("new methods for graph pruning")
+    searched = all_text(bot.recorder.wait_for("chat.postMessage", 4)[3].blocks)
+    assert "Papers for \u201cnew methods for graph pruning\u201d" in searched
+    assert "which reads as a sentence" in searched

@@ -12,7 +12,7 @@ import pytest
 from slack_harness import all_text
 
 from bot.answers import Answers, Viewer
-from bot.answers.typed import Intent, Request, parse_command
+from bot.answers.typed import Intent, Request, parse_command, parse_mention
 from bot.buttons import PageCursor, PageKind, PaperButton
 from bot.render import blocks as bk
 from bot.render import papers as render
@@ -59,11 +59,28 @@ def announced(seed_corpus) -> tuple[list[str], list[str]]:
 
 
 @pytest.fixture(scope="module")
-def index(seed_corpus, announced) -> SearchIndex:
-    """The seeds with their vectors, nine of them a feed's papers announced on Friday."""
+def replaced(seed_corpus, announced) -> tuple[str, str]:
+    """Two graph papers of the seeds announced again as arXiv replaces (second versions):
+    one on Friday beside the new ones, one alone on Saturday."""
+    plain = SearchIndex.build(seed_corpus.papers)
+    taken = {*announced[0], *announced[1]}
+    graph = [hit.paper.id for hit in plain.search(GRAPH_QUERY, limit=10).hits]
+    friday, saturday = [paper_id for paper_id in graph if paper_id not in taken][:2]
+    return friday, saturday
+
+
+@pytest.fixture(scope="module")
+def index(seed_corpus, announced, replaced) -> SearchIndex:
+    """The seeds with their vectors, nine of them a feed's papers announced on Friday, and
+    two replaced papers (``replaced``)."""
     ids = {*announced[0], *announced[1]}
+    days = {replaced[0]: FRIDAY, replaced[1]: SATURDAY_MORNING.date()}
     papers = [
-        replace(paper, announced=FRIDAY) if paper.id in ids else paper
+        replace(paper, announced=FRIDAY)
+        if paper.id in ids
+        else replace(paper, announced=days[paper.id], arxiv_version=2)
+        if paper.id in days
+        else paper
         for paper in seed_corpus.papers
     ]
     return SearchIndex.build(papers, ranker_for("seeds"), clock=lambda: SATURDAY_MORNING)
@@ -131,6 +148,26 @@ def test_new_alone_lists_the_last_announcement_day_newest_first_paged(answers, a
     assert sorted(shown) == sorted(announced[0] + announced[1])
 
 
+def test_a_replaced_paper_is_not_new_in_any_list_nor_makes_a_day_new(answers, index, replaced):
+    """As in the channel's new papers post: a replace is a paper announced before. The
+    Saturday that announced only a replace is no announcement day of new papers."""
+    lists = [_new(answers), _new(answers, "graph"), _new(answers, "since:2025-04-01")]
+    lists.append(_press(answers, lists[0], render.ACTION_NEXT_PAGE))
+    for listed in lists:
+        assert not set(replaced) & set(_card_ids(listed))
+    assert "New papers announced Friday 18 April 2025 (1\u20135 of 9)" in _text(lists[0])
+    assert "(4 papers)" in _text(lists[1])
+    sentence = _text(_new(answers, SENTENCE.removeprefix("new ")))
+    new_matches = [
+        paper.id
+        for paper in index.results(f"{SENTENCE.removeprefix('new ')} since:2025-04-18")
+        if paper.id not in replaced
+    ]
+    assert f"{len(new_matches)} papers announced since Friday 18 April 2025 match" in sentence
+    searched = {paper.id for paper in index.results(f"{GRAPH_QUERY} since:2025-04-18")}
+    assert set(replaced) <= searched, "a search still finds them"
+
+
 def test_in_a_dm_the_persons_saves_put_papers_like_them_first(answers, index, announced):
     graph_paper = next(
         hit.paper.id
@@ -143,6 +180,34 @@ def test_in_a_dm_the_persons_saves_put_papers_like_them_first(answers, index, an
     assert "Papers like the ones you saved come first." in text
     assert "which you saved" in text
     assert set(_card_ids(reply)[:4]) == set(announced[0])
+
+
+def test_a_mention_lists_them_in_its_thread_never_ranked_by_the_askers_saves(
+    answers, index, announced
+):
+    """Everyone in the channel sees a mention's reply; a direct message is the person's."""
+    graph_paper = next(
+        hit.paper.id
+        for hit in index.search(GRAPH_QUERY, limit=10).hits
+        if hit.paper.id not in announced[0]
+    )
+    answers.set_saved(PaperButton(graph_paper), VIEWER, saved=True)
+
+    def mention(channel: str) -> Message:
+        request = parse_mention("<@UBOT> new", "UBOT")
+        reply = answers.mention(
+            request, channel, "1700000000.000100", in_thread=False, viewer=VIEWER
+        )
+        bk.validate(reply)
+        return reply
+
+    public = _text(mention("C1"))
+    assert "New papers announced Friday 18 April 2025 (1\u20133 of 9)" in public
+    assert "Newest first" in public and "you save" not in public
+    assert "Say `@paperbot more` for the next results." in public
+    direct = mention("D1")
+    assert "Papers like the ones you saved come first." in _text(direct)
+    assert set(_card_ids(direct)) <= set(announced[0])
 
 
 def test_in_a_channel_its_shares_put_papers_like_them_first(answers, store, announced, index):

@@ -17,6 +17,7 @@ from bot.render import blocks as bk
 from bot.render import digest as render_digest
 from bot.render import home as render_home
 from bot.render import papers as render
+from bot.render.help_card import help_message
 from bot.render.markup import abstract_mrkdwn
 from bot.render.message import Message
 from bot.render.mrkdwn import mrkdwn_literal
@@ -274,7 +275,7 @@ def test_results_page_of_fifty_hits_still_fits(seed_corpus):
 
 
 def test_help_card_lists_the_commands():
-    message = render.help_message(description="76 papers")
+    message = help_message(description="76 papers")
     bk.validate(message)
     for usage in ("/paper WORDS", "/paper random", "/paper subscribe", "@paperbot more"):
         assert usage in repr(message.blocks)

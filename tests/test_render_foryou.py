@@ -20,6 +20,7 @@ from bot.render import blocks as bk
 from bot.render import foryou as render_foryou
 from bot.render import home as render_home
 from bot.render import papers as render
+from bot.render.help_card import help_message
 from bot.search.results import ForYou, NoVectors, Suggestion, TooFewSaves
 
 THIS_PAGE = PageCursor(PageKind.FOR_YOU, "me", 5)
@@ -183,5 +184,5 @@ def test_forget_me_names_the_signals_it_deleted_as_what_the_bot_keeps():
 
 
 def test_help_lists_for_me_and_forget_me():
-    text = all_text(list(render.help_message().blocks))
+    text = all_text(list(help_message().blocks))
     assert "`/paper for me`" in text and "`/paper forget me`" in text

@@ -11,6 +11,7 @@ import pytest
 from bot.render import blocks as bk
 from bot.render import digest as digest_render
 from bot.render import papers as render
+from bot.render.help_card import help_message
 from bot.render.message import Message
 from bot.render.subscribe import Problem, SubscribeProblem
 from bot.search.results import SearchResult, TooManyConditions
@@ -20,7 +21,7 @@ HOSTILE = "<!channel> <!here> <@U0VICTIM> &amp; 🚀 שלום " + "x" * 10_000
 
 def _every_message() -> dict[str, Message]:
     return {
-        "help": render.help_message(description="76 papers"),
+        "help": help_message(description="76 papers"),
         "not found": render.not_found_message(HOSTILE),
         "not in channel": render.not_in_channel_message("C1"),
         "not in a DM": render.not_in_channel_message("D1"),

@@ -12,8 +12,8 @@ from slack_harness import all_text
 
 from bot.papers.corpus import feed_paper, load_corpus
 from bot.papers.paper import Paper
+from bot.render.help_card import help_message
 from bot.render.notes import notes_plain, usage_plain
-from bot.render.papers import help_message
 from bot.search import ranker
 from bot.search.cli import _parser
 from bot.search.engine import SearchIndex
@@ -106,8 +106,17 @@ def test_a_misspelt_filter_is_read_as_the_filter_and_the_reader_is_told(index) -
     assert {hit.paper.id for hit in result.hits} == {PRUNING.id, SPECTRAL.id, DIFFUSION.id}
 
 
+def test_a_slip_of_the_finger_in_like_is_read_as_like_and_the_reader_is_told(index) -> None:
+    for typed in ("lkie", "liek", "ilke", "likke"):
+        parsed = parse_query(f"{typed}:{PRUNING.id} sparse")
+        assert parsed.like == PRUNING.id and [span.text for span in parsed.words] == ["sparse"]
+        result = index.search(f"{typed}:{PRUNING.id}")
+        assert result.corrected_query == f"like:{PRUNING.id}"
+        assert result.similar_to == PRUNING and PRUNING not in [hit.paper for hit in result.hits]
+
+
 def test_words_with_a_colon_that_name_no_filter_stay_words() -> None:
-    for query in ("lime:tree", "note:graphs", "ratio:2"):
+    for query in ("lime:tree", "life:cycle", "line:search", "note:graphs", "ratio:2"):
         parsed = parse_query(query)
         assert parsed.filters == () and [span.text for span in parsed.words] == [query]
 

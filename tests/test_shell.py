@@ -329,6 +329,8 @@ SAVE_USAGE = "Write it like `save 6`: the number on the paper's card in the last
         ("mroe", "Did you mean `more`? Type `help` for what the shell understands.\n"),
         ("sorces", "Did you mean `sources`? Type `help` for what the shell understands.\n"),
         ("neew", "Did you mean `new`? Type `help` for what the shell understands.\n"),
+        ("nwe", "Did you mean `new`? Type `help` for what the shell understands.\n"),
+        ("enw", "Did you mean `new`? Type `help` for what the shell understands.\n"),
         ("save six", SAVE_USAGE),
         ("save", SAVE_USAGE),
         ("save 0", "The last answer has no paper 0 to save: its papers are numbered 1\u20135.\n"),
@@ -349,6 +351,8 @@ def test_a_mistyped_gesture_gets_a_clear_answer_and_sends_nothing(shell, line, a
 def test_a_message_is_never_taken_for_a_typo(shell):
     assert shell.handle("hello") == NO_ANSWER
     assert shell.handle("save the date for the reading group") == NO_ANSWER
+    for message in ("now", "few", "nwe graph pruning results"):
+        assert shell.handle(message) == NO_ANSWER, "an English word, or a word in a sentence"
 
 
 def test_a_pasted_link_without_a_preview_says_why(shell):

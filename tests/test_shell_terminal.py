@@ -69,15 +69,20 @@ class _Terminal:
             os.close(self._primary)
 
 
-def test_no_log_line_reaches_the_terminal_and_a_post_leaves_a_fresh_prompt(tmp_path):
-    """Default settings, a subscription due since midnight, and the person part-way through
-    typing ``graph`` when the scheduler starts and posts the paper of the day: the post is
-    followed by the prompt with ``graph`` still on it, and no log line shows."""
-    env = {
+def _default_env() -> dict[str, str]:
+    """This environment less every setting of the bot's: a shell with its defaults."""
+    return {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(("SLACK_", "PAPERBOT_", "XDG_"))
     }
+
+
+def test_no_log_line_reaches_the_terminal_and_a_post_leaves_a_fresh_prompt(tmp_path):
+    """Default settings, a subscription due since midnight, and the person part-way through
+    typing ``graph`` when the scheduler starts and posts the paper of the day: the post is
+    followed by the prompt with ``graph`` still on it, and no log line shows."""
+    env = _default_env()
     env.update(TERM="dumb", XDG_STATE_HOME=str(tmp_path / "state"), PYTHONPATH=str(PROJECT_ROOT))
     subscribe = [sys.executable, "-m", "bot", "shell", "--once", "/paper subscribe 00:00 UTC daily"]
     subprocess.run(subscribe, cwd=tmp_path, env=env, check=True, capture_output=True)
@@ -113,11 +118,7 @@ def test_no_log_line_reaches_the_terminal_and_a_post_leaves_a_fresh_prompt(tmp_p
 def test_save_takes_the_number_printed_on_the_card(tmp_path):
     """After ``more`` the cards read 6 to 10: ``save 6`` saves the sixth paper (not the
     eleventh, and not "no paper 6"), and ``save 1`` says which numbers there are."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(("SLACK_", "PAPERBOT_", "XDG_"))
-    }
+    env = _default_env()
     env.update(
         TERM="dumb",
         XDG_STATE_HOME=str(tmp_path / "state"),
@@ -149,3 +150,31 @@ def test_save_takes_the_number_printed_on_the_card(tmp_path):
     assert exit_code == 0
     assert "Your reading list (1 paper)" in reading_list
     assert title in " ".join(reading_list.split())
+
+
+def test_a_lone_mistyped_new_is_asked_about_as_the_slash_command_is(tmp_path):
+    """``nwe`` alone is a slip of the shell's ``new``, as ``/paper nwe`` is of ``/paper new``;
+    in a sentence it is a message posted in #research."""
+    env = _default_env()
+    env.update(
+        TERM="dumb",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PYTHONPATH=str(PROJECT_ROOT),
+        PAPERBOT_SCHEDULER="off",
+        PAPERBOT_DATABASE_URL=f"sqlite:///{tmp_path / 'shell.db'}",
+    )
+    terminal = _Terminal([sys.executable, "-m", "bot"], tmp_path, env, pass_fds=())
+    try:
+        terminal.wait_for(r"you> $")
+        terminal.type("nwe\r")
+        terminal.wait_for(
+            r"nwe\s+Did you mean `new`\? Type `help` for what the shell understands\.\s+you> $"
+        )
+        terminal.type("/paper nwe\r")
+        terminal.wait_for(r"/paper nwe\s+.*Did you mean `/paper new`\?.*you> $")
+        terminal.type("nwe papers on graphs\r")
+        terminal.wait_for(r"nwe papers on graphs\s+paperbot does not answer that message.*you> $")
+    finally:
+        terminal.type("\x15quit\r")
+        exit_code = terminal.close()
+    assert exit_code == 0

@@ -14,7 +14,7 @@ from bot.answers.typed import Intent, Request, parse_command
 from bot.digest.command import Part, parse_subscribe_args, resolve
 from bot.digest.subscriptions import Schedule, SubscriptionError
 from bot.digest.zones import zones_named
-from bot.render.papers import HELP_LINES
+from bot.render.help_card import HELP_LINES
 from bot.render.subscribe import refusal_text
 from bot.search.lexicon import english_words
 

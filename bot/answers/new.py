@@ -13,6 +13,11 @@ reading it took and offers the other one as a button when it has papers:
 - a bot with no announced papers (no feed followed, or none announced yet) reads every
   ``new`` and words as a search, as it always did; ``new`` alone says where new papers
   would come from.
+
+**Which papers.** First versions only, as the channel's new papers post has them
+(``bot.papers.announcements.is_new`` says why): an arXiv ``replace`` announced that day is
+a paper announced before, so it is neither listed nor counted, and the last announcement
+day is the last that brought a new paper. A search of every paper still finds it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bot.answers.paging import ResultPages
@@ -30,7 +36,7 @@ from bot.answers.typed import NEW_WORD
 from bot.answers.viewer import Viewer
 from bot.buttons import PageCursor, PageKind
 from bot.clock import Clock
-from bot.papers.announcements import last_announcement_day
+from bot.papers.announcements import is_new, last_announcement_day
 from bot.render import new as render_new
 from bot.render import papers as render
 from bot.render.message import Message
@@ -39,7 +45,7 @@ from bot.render.replies import Aside, page_footer
 from bot.search.filtering import read_filter
 from bot.search.model_rule import reads_as_sentence
 from bot.search.query import ParsedQuery, parse_query
-from bot.search.results import SINCE, Filter, field_name
+from bot.search.results import SINCE, Filter, Hit, field_name
 from bot.store import NEW_PAPERS, DatabaseUnavailable, Store
 
 if TYPE_CHECKING:
@@ -111,6 +117,15 @@ class NewQuery:
         return _searches(parse_query(self.topic))
 
 
+@dataclass(frozen=True)
+class AllPapers:
+    """``new`` and words read as the search of every paper for the whole text ``typed``;
+    ``aside`` says why and offers the new papers about the words."""
+
+    typed: str
+    aside: Aside | None = None
+
+
 def _searches(parsed: ParsedQuery) -> bool:
     return bool(parsed.words or parsed.phrases or parsed.authors or parsed.like)
 
@@ -145,16 +160,28 @@ class NewPapers:
 
     def answer(self, rest: str, channel_id: str, viewer: Viewer) -> Message:
         """``/paper new`` and what followed it (``rest``), read as the module says."""
+        reading = self.read(rest, channel_id)
+        if isinstance(reading, NewQuery):
+            return self.page(reading, viewer)
+        if isinstance(reading, AllPapers):
+            return self.searches.search(reading.typed, viewer, aside=reading.aside)
+        return reading
+
+    def read(self, rest: str, channel_id: str) -> NewQuery | AllPapers | Message:
+        """How ``new`` and what followed it (``rest``) is read, wherever it was typed
+        (``/paper``, a mention, a direct message): the list of new papers, the search of
+        every paper, or what is said when there are no new papers."""
         typed = f"{NEW_WORD} {rest}".strip()
         today = self.clock().date()
-        last_day = last_announcement_day(self.index.announced_papers, today)
+        new_papers = filter(is_new, self.index.announced_papers)
+        last_day = last_announcement_day(new_papers, today)
         parsed = self.index.parse(rest)
         words = " ".join(span.text for span in parsed.words)
         searches = _searches(parsed)
         typed_since = _typed_since(parsed, today)
         since = typed_since or last_day
         if since is None and searches:
-            return self.searches.search(typed, viewer)
+            return AllPapers(typed)
         if since is None:
             if self.follows_feeds():
                 return render_new.nothing_announced_message()
@@ -162,16 +189,14 @@ class NewPapers:
         channel = None if is_direct_message(channel_id) else channel_id
         query = NewQuery(since, rest, channel, typed, since_typed=typed_since is not None)
         if not searches:
-            return self.page(query, viewer)
+            return query
         if reads_as_sentence(words):
-            count = self.index.search(query.search, limit=1).total
-            new_papers = self._cursor(query) if count else None
-            aside = render_new.as_search(typed, rest, query.since, new_papers, count)
-            return self.searches.search(typed, viewer, aside=aside)
-        if not self.index.search(query.search, limit=1).hits:
-            aside = render_new.nothing_new_about(typed, rest, query.since)
-            return self.searches.search(typed, viewer, aside=aside)
-        return self.page(query, viewer)
+            count = len(self._new_hits(query))
+            cursor = self._cursor(query) if count else None
+            return AllPapers(typed, render_new.as_search(typed, rest, query.since, cursor, count))
+        if not self._new_hits(query):
+            return AllPapers(typed, render_new.nothing_new_about(typed, rest, query.since))
+        return query
 
     def remembered_page(self, key: str, viewer: Viewer, offset: int) -> Message:
         """A page of a list remembered under ``key``, unless it has expired."""
@@ -186,12 +211,7 @@ class NewPapers:
         in the order the channel's or the person's engagement gives them."""
         key = self.searches.remembered(query.encode(), NEW_PAPERS)
         this_page = PageCursor(PageKind.NEW, key, offset) if key is not None else None
-        if query.searches:
-            listing = self._topic_list(query, offset)
-        else:
-            listing = self._list(query, viewer)
-            end = offset + render.PAGE_SIZE
-            listing = replace(listing, cards=listing.cards[offset:end], offset=offset)
+        listing = self.listing(query, viewer, offset, render.PAGE_SIZE)
         if not listing.total:
             return self.searches.search(query.search, viewer)
         more = offset + len(listing.cards) < listing.total
@@ -202,30 +222,47 @@ class NewPapers:
             this_page=this_page,
             saved=self.pages.saved_among([card.paper.id for card in listing.cards], viewer),
             footer=page_footer(more=more, hint=None, remembered=key is not None),
-            aside=self._search_all(query),
+            aside=self.search_all(query),
         )
 
-    def _topic_list(self, query: NewQuery, offset: int) -> NewList:
-        result = self.index.search(query.search, limit=render.PAGE_SIZE, offset=offset)
-        cards = tuple(NewCard(hit.paper, tldr=hit.tldr_pieces) for hit in result.hits)
+    def listing(self, query: NewQuery, viewer: Viewer | None, offset: int, size: int) -> NewList:
+        """``size`` papers of the list from ``offset``. ``viewer`` is who asked privately;
+        None for a list everyone in the channel sees (a mention's thread), which is never
+        ranked by one person's saves: its cards would tell the channel what they saved."""
+        if query.searches:
+            return self._topic_list(query, offset, size)
+        listing = self._list(query, viewer)
+        return replace(listing, cards=listing.cards[offset : offset + size], offset=offset)
+
+    def _topic_list(self, query: NewQuery, offset: int, size: int) -> NewList:
+        hits = self._new_hits(query)
+        shown = hits[offset : offset + size]
+        cards = tuple(NewCard(hit.paper, tldr=hit.tldr_pieces) for hit in shown)
         return NewList(
             query.since,
             query.since_typed,
             query.shown_topic,
             RankedBy.TOPIC,
             cards,
-            result.total,
+            len(hits),
             offset,
         )
 
-    def _list(self, query: NewQuery, viewer: Viewer) -> NewList:
+    def _new_hits(self, query: NewQuery) -> list[Hit]:
+        """Every hit of the topic's search among the papers announced since the day, in its
+        order, replaced papers left out (paged here, so that pages and counts leave them out
+        too)."""
+        result = self.index.search(query.search, limit=len(self.index.papers))
+        return [hit for hit in result.hits if is_new(hit.paper)]
+
+    def _list(self, query: NewQuery, viewer: Viewer | None) -> NewList:
         """Every new paper (the page is cut by the caller), by what the channel engages
-        with, else what the person does, else newest first."""
-        papers = self.index.results(query.search)
+        with, else what the person does (asked privately), else newest first."""
+        papers = [paper for paper in self.index.results(query.search) if is_new(paper)]
         ids = [paper.id for paper in papers]
-        tastes: list[tuple[RankedBy, Callable[[], dict[str, float]]]] = [
-            (RankedBy.PERSON, lambda: self._person_taste(viewer))
-        ]
+        tastes: list[tuple[RankedBy, Callable[[], dict[str, float]]]] = []
+        if viewer is not None:
+            tastes.append((RankedBy.PERSON, partial(self._person_taste, viewer)))
         if query.channel is not None:
             channel = query.channel
             tastes.insert(0, (RankedBy.CHANNEL, lambda: self.store.channel_interest(channel)))
@@ -237,10 +274,13 @@ class NewPapers:
                 break
             if ranked is not None:
                 cards = tuple(NewCard(liked.paper, like=liked.like) for liked in ranked)
-                return self._listing(query, ranked_by, cards)
-        return self._listing(query, RankedBy.NEWEST, tuple(NewCard(paper) for paper in papers))
+                return self._listing(query, ranked_by, cards, public=viewer is None)
+        cards = tuple(NewCard(paper) for paper in papers)
+        return self._listing(query, RankedBy.NEWEST, cards, public=viewer is None)
 
-    def _listing(self, query: NewQuery, ranked_by: RankedBy, cards: tuple[NewCard, ...]) -> NewList:
+    def _listing(
+        self, query: NewQuery, ranked_by: RankedBy, cards: tuple[NewCard, ...], *, public: bool
+    ) -> NewList:
         return NewList(
             query.since,
             query.since_typed,
@@ -251,6 +291,7 @@ class NewPapers:
             0,
             channel=query.channel,
             channel_quiet=query.channel is not None and ranked_by is not RankedBy.CHANNEL,
+            public=public,
         )
 
     def _person_taste(self, viewer: Viewer) -> dict[str, float]:
@@ -263,7 +304,7 @@ class NewPapers:
         key = self.searches.remembered(query.encode(), NEW_PAPERS)
         return PageCursor(PageKind.NEW, key) if key is not None else None
 
-    def _search_all(self, query: NewQuery) -> Aside | None:
+    def search_all(self, query: NewQuery) -> Aside | None:
         """On a list about a topic: the other reading, the search of every paper."""
         if not query.searches:
             return None

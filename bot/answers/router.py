@@ -30,6 +30,7 @@ from bot.clock import Clock, system_clock
 from bot.feeds.service import FeedService
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
+from bot.render.help_card import help_message
 from bot.render.message import Message
 from bot.render.replies import RANDOM_PAPER_INTRO, mention_usage_message
 from bot.store import Store
@@ -70,11 +71,11 @@ class Answers:
         pages = ResultPages(index, self._reading_list, lambda: self.wider_corpus)
         self._searches = PrivateSearches(index, store, self.papers, pages)
         self._cards = PaperCards(self.papers, self._reading_list)
-        self._threads = ThreadReplies(index, store, pages, delivery_memory(clock))
-        self._related = RelatedToMessage(index, store, pages, self._threads)
         self._new = NewPapers(
             index, store, self._searches, pages, clock, lambda: bool(feeds and feeds.feeds)
         )
+        self._threads = ThreadReplies(index, store, pages, delivery_memory(clock), self._new)
+        self._related = RelatedToMessage(index, store, pages, self._threads)
         self._for_you = Suggestions(index, store, self.papers)
         self._home = AppHome(self._reading_list, self._for_you, self.papers, digest, clock)
         self._previews = LinkPreviews(self.papers, store, self._has_rotation)
@@ -114,7 +115,7 @@ class Answers:
         self.wider_corpus = wider_corpus
 
     def help(self) -> Message:
-        return render.help_message(description=self._description, hint=self.wider_corpus)
+        return help_message(description=self._description, hint=self.wider_corpus)
 
     def search(self, query: str, viewer: Viewer) -> Message:
         """The first page of ``/paper`` results for ``query``."""
@@ -265,9 +266,10 @@ class Answers:
         thread_ts: str,
         *,
         in_thread: bool,
-        team_id: str | None = None,
+        viewer: Viewer,
     ) -> Message:
-        """The reply to a mention or DM, except a bare one (see ``thread_related``)."""
+        """The reply to a mention or DM, except a bare one (see ``thread_related``);
+        ``viewer`` is who asked, in the channel's workspace."""
         if request.intent is Intent.HELP:
             return self.help()
         if request.intent is Intent.RANDOM:
@@ -277,13 +279,15 @@ class Answers:
                 buttons=render.PUBLIC_BUTTONS,
             )
         if request.intent is Intent.MORE:
-            return self._threads.more(channel_id, thread_ts, team_id)
+            return self._threads.more(channel_id, thread_ts, viewer)
+        if request.intent is Intent.NEW:
+            return self._threads.new(request.argument, channel_id, thread_ts, viewer)
         if request.intent is Intent.THREAD and not in_thread:
             return mention_usage_message()
         paper = self._searches.named_paper(request.argument)
         if paper is not None:
             return render.paper_message(paper, buttons=render.PUBLIC_BUTTONS)
-        return self._threads.search(request.argument, channel_id, thread_ts, team_id)
+        return self._threads.search(request.argument, channel_id, thread_ts, viewer.team_id or None)
 
     def thread_related(
         self, first_message: str, channel_id: str, thread_ts: str, team_id: str | None = None

@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.render.mrkdwn import unescape_mrkdwn
 from bot.search.lexicon import english_words
-from bot.search.query import edit_distance
+from bot.search.query import edit_distance, slipped
 
 
 class Intent(StrEnum):
@@ -161,12 +161,19 @@ def parse_command(text: str) -> Request:
     first, _, rest = plain.partition(" ")
     if first.lower() in _ARGUMENT_COMMANDS:
         return Request(_ARGUMENT_COMMANDS[first.lower()], rest.strip())
-    if first.lower() == NEW_WORD:
-        return Request(Intent.NEW, rest.strip())
+    if new := _new_request(plain):
+        return new
     meant = _mistyped(first)
     if meant is not None:
         return Request(Intent.MISTYPED, f"{meant} {rest}".strip())
     return Request(Intent.SEARCH, plain)
+
+
+def _new_request(plain: str) -> Request | None:
+    """``new`` as the first word, in a ``/paper`` text, a mention or a direct message: the
+    new papers with what follows, which ``bot.answers.new`` may still read as a search."""
+    first, _, rest = plain.partition(" ")
+    return Request(Intent.NEW, rest.strip()) if first.lower() == NEW_WORD else None
 
 
 def _mistyped(word: str) -> str | None:
@@ -176,7 +183,7 @@ def _mistyped(word: str) -> str | None:
     two letters swapped or one doubled, and no English word (``nwe``, ``neww``): a three-letter
     word one other edit away is as likely an acronym searched for (``NER``, ``NEO``)."""
     lowered = word.lower()
-    if lowered != NEW_WORD and _slipped(lowered, NEW_WORD) and lowered not in english_words():
+    if lowered != NEW_WORD and slipped(lowered, NEW_WORD) and lowered not in english_words():
         return NEW_WORD
     if len(lowered) < len(Intent.SUBSCRIBE.value) - 2 or lowered in english_words():
         return None
@@ -188,16 +195,10 @@ def _mistyped(word: str) -> str | None:
     return min(near)[2] if near else None
 
 
-def _slipped(typed: str, word: str) -> bool:
-    """Whether ``typed`` is ``word`` with two neighbouring letters swapped or one letter
-    doubled: the slips of a finger, never a different word."""
-    swapped = sorted(typed) == sorted(word) and edit_distance(typed, word, 1) == 1
-    doubled = any(typed == word[:at] + word[at] + word[at:] for at in range(len(word)))
-    return swapped or doubled
-
-
 def parse_mention(text: str, bot_user_id: str | None) -> Request:
-    """Parse a mention or a direct message: the bot's own mention is removed first.
+    """Parse a mention or a direct message: the bot's own mention is removed first. Its
+    commands are the whole text (``help``, ``random``, ``more``), or ``new`` as the first
+    word as in ``/paper``; anything else searches.
 
     Without a known bot user id, a leading mention is taken to be the bot's.
     """
@@ -211,4 +212,4 @@ def parse_mention(text: str, bot_user_id: str | None) -> Request:
     intent = _MENTION_COMMANDS.get(plain.lower())
     if intent is not None:
         return Request(intent)
-    return Request(Intent.SEARCH, plain)
+    return _new_request(plain) or Request(Intent.SEARCH, plain)

@@ -9,7 +9,8 @@ one, so papers stored after a morning's post are in the next post rather than lo
 post, or one after a long stop, covers at most ``CATCH_UP_DAYS``.
 
 **Which papers.** The first versions announced on those days: a ``replace`` is a new version
-of a paper announced before and is never new again. None the channel was ever shown, in any
+of a paper announced before and is never new again (``announcements.is_new``, the rule
+``/paper new`` lists by too). None the channel was ever shown, in any
 round of its rotation (``Store.ever_seen``): each new paper reaches a channel once, whether
 in this post, the weekly digest or a link posted there. They are ranked by the channel's
 topic as ``/paper TOPIC since:FIRST before:LAST+1`` ranks them (the search's own date
@@ -25,7 +26,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from bot.digest.rotation import Rotation
-from bot.papers.announcements import announced_since, last_announcement_day
+from bot.papers.announcements import announced_since, is_new, last_announcement_day
 from bot.papers.paper import Paper
 from bot.store import NEW_PAPERS, Store
 
@@ -94,7 +95,7 @@ class NewPapers:
         fresh = [
             paper
             for paper in announced_since(self._index.announced_papers, first, last)
-            if paper.arxiv_version in (None, 1) and paper.id not in excluded
+            if is_new(paper) and paper.id not in excluded
         ]
         seen = self._store.ever_seen(channel, (paper.id for paper in fresh))
         unseen = sorted((paper for paper in fresh if paper.id not in seen), key=_announced)

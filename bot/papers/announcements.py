@@ -5,6 +5,14 @@ papers" cannot mean "papers of the last 24 hours": on a Monday morning they are 
 after a holiday the day before it. Everything that asks "what is new?" (``/paper new``, the
 channel's daily post of new papers) reads the days from here, so they agree on which day
 that is. Catalogue papers have no announced date and never count.
+
+**New means a first version.** An arXiv ``replace`` is announced too (the stored paper then
+carries the day of its new version), but it is a paper announced before: its first version
+was in that day's new papers, and arXiv itself lists replacements apart from new
+submissions. On a busy category they are a third of a day's announcements and would bury
+the new ones. So both the post and ``/paper new`` show first versions only (``is_new``): the
+list pages through exactly the papers the post picks its best from, and a replaced paper is
+still found by any search.
 """
 
 from __future__ import annotations
@@ -13,6 +21,12 @@ from collections.abc import Iterable
 from datetime import date
 
 from bot.papers.paper import Paper
+
+
+def is_new(paper: Paper) -> bool:
+    """Whether a paper counts as new on its announcement day: its first version (a paper
+    without an arXiv version, from OpenReview, counts as its first)."""
+    return paper.arxiv_version in (None, 1)
 
 
 def announcement_days(papers: Iterable[Paper]) -> tuple[date, ...]:

@@ -57,7 +57,9 @@ class NewList:
     """One page of new papers: announced on ``since`` (the last announcement day) or, when
     ``since_typed``, since the day the person gave; about ``topic`` ("" for none); in the
     order ``ranked_by`` says, for ``channel`` (a channel's list) and with ``channel_quiet``
-    when the channel had nothing to learn from and the person's taste or the date stood in."""
+    when the channel had nothing to learn from and the person's taste or the date stood in;
+    ``public`` for a list everyone in the channel sees (a mention's thread), which no
+    person's saves rank."""
 
     since: date
     since_typed: bool
@@ -68,6 +70,7 @@ class NewList:
     offset: int
     channel: str | None = None
     channel_quiet: bool = False
+    public: bool = False
 
 
 def _when(listing: NewList) -> str:
@@ -93,6 +96,11 @@ def _order_note(listing: NewList) -> str | None:
     if listing.ranked_by is RankedBy.PERSON:
         first = "papers" if quiet else "Papers"
         return f"{quiet}{first} like the ones you saved come first."
+    if listing.ranked_by is RankedBy.NEWEST and listing.channel and listing.public:
+        return (
+            "Newest first: there is nothing yet to learn from. Papers like the ones shared and "
+            f"reacted to in <#{listing.channel}> will come first."
+        )
     if listing.ranked_by is RankedBy.NEWEST and listing.channel:
         return (
             "Newest first: there is nothing yet to learn from. Papers like the ones shared and "
@@ -117,10 +125,15 @@ def _why(card: NewCard, listing: NewList) -> str | None:
 
 
 def _card(
-    card: NewCard, rank: int, listing: NewList, back: PageCursor | None, saved: bool
+    card: NewCard,
+    rank: int,
+    listing: NewList,
+    back: PageCursor | None,
+    saved: bool,
+    buttons: tuple[str, ...],
 ) -> list[dict[str, Any]]:
     first, *rest = paper_blocks(
-        card.paper, tldr=card.tldr, buttons=RESULT_BUTTONS, rank=rank, back=back, saved=saved
+        card.paper, tldr=card.tldr, buttons=buttons, rank=rank, back=back, saved=saved
     )
     why = _why(card, listing)
     return [first, *([bk.context(why)] if why else []), *rest]
@@ -135,9 +148,11 @@ def new_papers_message(
     saved: frozenset[str] = frozenset(),
     footer: str | None = None,
     aside: Aside | None = None,
+    buttons: tuple[str, ...] = RESULT_BUTTONS,
 ) -> Message:
     """A page of new papers, paged like every list (``footer`` is trusted mrkdwn); ``aside``
-    offers the other reading of the text typed."""
+    offers the other reading of the text typed. A list everyone sees (a thread's) has the
+    public cards' ``buttons`` and no paging buttons: ``@paperbot more`` pages it."""
     if not listing.cards:
         return new_papers_seen_message(listing)
     span = count_span(listing.offset, len(listing.cards), listing.total)
@@ -149,14 +164,14 @@ def new_papers_message(
         blocks.append(bk.context(" ".join(notes)))
     for rank, card in enumerate(listing.cards, start=listing.offset + 1):
         blocks.append(bk.divider())
-        blocks.extend(_card(card, rank, listing, this_page, card.paper.id in saved))
+        blocks.extend(_card(card, rank, listing, this_page, card.paper.id in saved, buttons))
     if footer:
         blocks.append(bk.context(footer))
-    buttons = paging_buttons(previous_page, next_page)
+    pages = paging_buttons(previous_page, next_page)
     if aside is not None and aside.button is not None:
-        buttons.append(aside.button)
-    if buttons:
-        blocks.append(bk.actions(buttons, block_id="results:pages"))
+        pages.append(aside.button)
+    if pages:
+        blocks.append(bk.actions(pages, block_id="results:pages"))
     titles = "; ".join(card.paper.title for card in listing.cards)
     return bk.message(f"{fallback_text(heading)}: {fallback_text(titles)}", blocks)
 

@@ -18,6 +18,7 @@ from functools import cache, cached_property
 import numpy as np
 
 from bot.papers.urls import linked_paper_id
+from bot.search.lexicon import english_words
 from bot.search.results import AUTHOR, EXCLUSION, FIELDS, FILTERS, LIKE, PHRASE, field_name
 
 MAX_QUERY_CHARS = 1000
@@ -219,9 +220,11 @@ def parse_query(raw: str) -> ParsedQuery:
 def _misspelt_fields(text: str) -> dict[str, str]:
     """The words a query types as operators that are none but near one (``sinse:7d``,
     ``catgory:cs.LG``, ``auther:Bengio``), folded, each with the operator's name; a word
-    near two stays a word. ``like:`` is not guessed at: it is short enough for ordinary words
-    (``lime:``, ``life:``) to sit one letter away."""
+    near two stays a word. ``like:`` is short enough for ordinary words (``lime:``, ``life:``)
+    to sit one letter away, so of its misspellings only a finger's slips that are no English
+    word are read as it (``lkie:``, ``liek:``, ``likke:``; ``slipped``)."""
     names = [field_name(operator) for operator in (AUTHOR, *FILTERS)]
+    like = field_name(LIKE)
     misspelt = {}
     for match in _NAMED_VALUE.finditer(text):
         typed = match.group("name").lower()
@@ -229,6 +232,8 @@ def _misspelt_fields(text: str) -> dict[str, str]:
             near = closest_words(typed, names)
             if len(near) == 1:
                 misspelt[typed] = near[0]
+            elif not near and slipped(typed, like) and typed not in english_words():
+                misspelt[typed] = like
     return misspelt
 
 
@@ -253,6 +258,15 @@ def edit_distance(a: str, b: str, limit: int) -> int:
             return limit + 1
         previous2, previous = previous, current
     return previous[-1]
+
+
+def slipped(typed: str, word: str) -> bool:
+    """Whether ``typed`` is ``word`` with two neighbouring letters swapped or one letter
+    doubled: the slips of a finger, never a different word. The only typos read in a short
+    word (``new``, ``like``), where one letter changed is as likely another word meant."""
+    swapped = sorted(typed) == sorted(word) and edit_distance(typed, word, 1) == 1
+    doubled = any(typed == word[:at] + word[at] + word[at:] for at in range(len(word)))
+    return swapped or doubled
 
 
 SHORTEST_TYPO = 4

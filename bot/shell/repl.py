@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
+from bot.answers.typed import Intent, parse_command
 from bot.arguments import ArgumentParser, program
 from bot.buttons import ascii_count
 from bot.digest.schedule import DigestScheduler
@@ -493,7 +494,13 @@ def _unfurls_here(link: str) -> bool:
 def _meant(word: str, rest: str) -> str | None:
     """The line a mistyped one was meant to be: a shell word, ``/paper`` or ``@paperbot``
     with a typo, given what follows fits it (a number after ``sve``; nothing after ``mroe``).
-    None when the line reads as a message for #research."""
+    None when the line reads as a message for #research.
+
+    A lone word is also caught by the rule ``/paper`` has for its commands
+    (``bot.answers.typed``), so that ``nwe`` is asked about as ``/paper nwe`` is: a short
+    word's slips (two letters swapped, one doubled) that are no English word, which the
+    likeness of longer words misses. A word followed by others is a sentence posted in
+    #research, never a typo: ``nwe results`` is a message."""
     lowered, arguments = word.lower(), rest.split()
     if lowered.startswith("/"):
         candidates = [COMMAND]
@@ -505,6 +512,9 @@ def _meant(word: str, rest: str) -> str | None:
         candidates = [REACT]
     elif not arguments:
         candidates = [MORE, FOR_YOU, "home", SOURCES, NEW, "help", "quit"]
+        slash = parse_command(word)
+        if slash.intent is Intent.MISTYPED and slash.argument in candidates:
+            return slash.argument
     else:
         return None
     close = difflib.get_close_matches(lowered, candidates, n=1, cutoff=_TYPO_CUTOFF)
