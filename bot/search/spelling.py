@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -23,8 +23,9 @@ LONG_WORD_LENGTH = 8
 TWICE_FROM = 10_000
 """From this many papers on, a word must appear in two papers to be a correction."""
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
+_BASE = 0x9E3779B97F4A7C15
+"""The polynomial hash's base: odd, so it has an inverse modulo 2**64."""
+_INVERSE = np.uint64(pow(_BASE, -1, 2**64))
 
 
 def spelling_frequencies(
@@ -56,31 +57,45 @@ def _deletions(word: str, depth: int) -> set[str]:
     return found
 
 
-def _code_points(words: list[str], length: int) -> np.ndarray:
-    """Words of ``length`` characters as a (words, length) matrix of their code points."""
-    return np.array(words, dtype=f"<U{length}").view(np.uint32).reshape(len(words), length)
+@cache
+def _powers(length: int) -> np.ndarray:
+    """The base's powers 0 to ``length`` - 1, modulo 2**64."""
+    powers = np.full(length, _BASE, dtype=np.uint64)
+    powers[:1] = 1
+    np.cumprod(powers, out=powers)  # wraps around: modulo 2**64
+    powers.flags.writeable = False
+    return powers
 
 
-def _fnv(code_points: np.ndarray) -> np.ndarray:
-    """FNV-1a (64 bits) of each row's code points: the same in every process and release,
-    unlike Python's salted ``hash``, so a map of them can be saved."""
-    hashes = np.full(len(code_points), _FNV_OFFSET, dtype=np.uint64)
-    for column in code_points.T:
-        hashes ^= column
-        hashes *= _FNV_PRIME  # wraps around, as FNV does
-    return hashes
+def _code_points(words: list[str]) -> np.ndarray:
+    """The words as a matrix of their code points, one row each, the shorter ones padded
+    with zeros (which add nothing to a hash)."""
+    if not words:
+        return np.zeros((0, 0), dtype=np.uint64)
+    padded = np.array(words, dtype=str)
+    width = padded.dtype.itemsize // 4
+    return padded.view(np.uint32).reshape(len(words), width).astype(np.uint64)
 
 
 def stable_hashes(words: Iterable[str]) -> np.ndarray:
-    """The FNV-1a hash of each word, in order (each length hashed as one matrix)."""
-    words = list(words)
-    hashes = np.zeros(len(words), dtype=np.uint64)
-    by_length: dict[int, list[int]] = {}
-    for number, word in enumerate(words):
-        by_length.setdefault(len(word), []).append(number)
-    for length, numbers in by_length.items():
-        hashes[numbers] = _fnv(_code_points([words[n] for n in numbers], length))
-    return hashes
+    """Each word's polynomial hash, the sum of its code points times the base's powers,
+    modulo 2**64: the same in every process and release, unlike Python's salted ``hash``,
+    so a map of them can be saved, and computed for many words in a few array operations."""
+    code_points = _code_points(list(words))
+    return (code_points * _powers(code_points.shape[1])).sum(axis=1, dtype=np.uint64)
+
+
+def _with_one_deleted(code_points: np.ndarray) -> list[np.ndarray]:
+    """The hashes of words of one length (a row of code points each), then of the words with
+    their letter at each position deleted, from the sums before and after it: the letters
+    after move one power down, which multiplying by the base's inverse does."""
+    terms = code_points * _powers(code_points.shape[1])
+    before = np.zeros((len(terms), terms.shape[1] + 1), dtype=np.uint64)
+    np.cumsum(terms, axis=1, dtype=np.uint64, out=before[:, 1:])
+    whole = before[:, -1]
+    return [whole] + [
+        before[:, at] + (whole - before[:, at + 1]) * _INVERSE for at in range(terms.shape[1])
+    ]
 
 
 @dataclass(frozen=True)
@@ -117,14 +132,12 @@ class DeletionMap:
             by_length.setdefault(len(word), []).append(number)
         hashes: list[np.ndarray] = [np.zeros(0, dtype=np.uint64)]
         owners: list[np.ndarray] = [np.zeros(0, dtype=np.int32)]
-        for length, numbers in by_length.items():
-            code_points = _code_points([words[n] for n in numbers], length)
+        for numbers in by_length.values():
+            code_points = _code_points([words[n] for n in numbers])
             owner = np.array(numbers, dtype=np.int32)
-            hashes.append(_fnv(code_points))  # the word itself
-            owners.append(owner)
-            for position in range(length):
-                hashes.append(_fnv(np.delete(code_points, position, axis=1)))
-                owners.append(owner)
+            variants = _with_one_deleted(code_points)
+            hashes += variants
+            owners += [owner] * len(variants)
         keys = np.concatenate(hashes)
         order = np.argsort(keys, kind="stable")
         return cls(
