@@ -93,13 +93,20 @@ def test_a_reopened_catalogue_index_ranks_every_blind_query_as_the_one_saved(
     assert opened.for_you(reading_list, []) == built.for_you(reading_list, [])
 
 
-def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
-    catalogue, tmp_path
-) -> None:
-    built = SearchIndex.build(catalogue)
+@pytest.fixture(scope="module")
+def catalogue_opened(catalogue, tmp_path_factory) -> tuple[SearchIndex, SearchIndex]:
+    """The catalogue's index (BM25 alone) as built, and as opened from its snapshot."""
+    built, root = SearchIndex.build(catalogue), tmp_path_factory.mktemp("catalogue")
     key = index_key("catalogue", None)
-    write_snapshot(tmp_path, key, "catalogue", built, load_corpus("catalogue"))
-    opened, _ = open_snapshot(tmp_path, key, "catalogue", None)
+    write_snapshot(root, key, "catalogue", built, load_corpus("catalogue"))
+    opened, _ = open_snapshot(root, key, "catalogue", None)
+    return built, opened
+
+
+def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
+    catalogue_opened,
+) -> None:
+    built, opened = catalogue_opened
     mine, theirs = opened.parts(), built.parts()
     assert mine.acronyms == theirs.acronyms
     for field, source in zip(mine.bm25.fields, theirs.bm25.fields, strict=True):
@@ -135,13 +142,10 @@ def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
 
 
 def test_a_reopened_index_corrects_every_word_and_typo_as_the_built_one(
-    catalogue, tmp_path
+    catalogue_opened,
 ) -> None:
     """The corrector comes mapped from the snapshot, nothing built, and corrects alike."""
-    built = SearchIndex.build(catalogue)
-    key = index_key("catalogue", None)
-    write_snapshot(tmp_path, key, "catalogue", built, load_corpus("catalogue"))
-    opened, _ = open_snapshot(tmp_path, key, "catalogue", None)
+    built, opened = catalogue_opened
     assert "speller" in vars(opened._planner)  # opened with the index, not built on first use
     mine, theirs = opened.parts().speller, built.parts().speller
     words = [theirs.deletions.word(n) for n in range(len(theirs.deletions.counts))]
