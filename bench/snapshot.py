@@ -14,6 +14,13 @@ each a fresh process pinned to CPU 0 (``python bench/snapshot.py --worker``):
    read from ``/proc/PID/smaps_rollup``.
 3. **opened B**: the same while A runs; the PSS of A and B together is read.
 
+In the built process and in A, after the first answer, the spelling corrector is measured
+on its own: the time to have it (built from the vocabulary; for A, opened from the
+snapshot's files and checked, as at open, timed in the built process after saving), the
+private memory it adds (``Pss_Anon`` of ``/proc/self/smaps_rollup`` before it and after it
+corrected the typos: pages of a mapped file are not private), and the latency of correcting
+``TYPOS`` typos of real title words (one random slip each, a fixed seed).
+
 Start → first answer is the wall time from starting the process to its first answer (the
 interpreter, the imports and the model included), with the process's CPU seconds beside it:
 on a shared machine the CPU time says what the work costs. The snapshot's pages are in the
@@ -28,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -66,6 +74,7 @@ RESULTS_PATH = Path(__file__).resolve().parent / "results" / "snapshot.md"
 FIRST_QUERY = "graph neural networks for molecules"
 TARGET_START_S = 5.0  # at 100,000 papers, from a snapshot
 TARGET_SECOND_PROCESS = 1.25  # PSS of two processes over one's
+TYPOS = 2000
 
 
 def write_vectors_for(path: Path) -> None:
@@ -87,6 +96,70 @@ def pss_mb(pid: int) -> float:
         if line.startswith("Pss:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no Pss in /proc/{pid}/smaps_rollup")
+
+
+def pss_anon_mb() -> float:
+    """This process's private anonymous memory (its heap): what a second process adds."""
+    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss_Anon:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no Pss_Anon in /proc/self/smaps_rollup")
+
+
+def typos(count: int = TYPOS) -> list[str]:
+    """Real title words of six letters or more, each with one slip: a letter dropped,
+    doubled, changed or swapped with the next."""
+    rng = random.Random(33)
+    words = sorted(
+        {w.lower() for p in real_papers() for w in p.title.split() if w.isalpha() and len(w) > 5}
+    )
+    slipped = []
+    for word in rng.choices(words, k=count):
+        at = rng.randrange(len(word) - 1)
+        slip = rng.choice("dict")
+        letter = rng.choice("abcdefghijklmnopqrstuvwxyz")
+        slipped.append(
+            {
+                "d": word[:at] + word[at + 1 :],
+                "i": word[:at] + word[at] + word[at:],
+                "c": word[:at] + letter + word[at + 1 :],
+                "t": word[:at] + word[at + 1] + word[at] + word[at + 2 :],
+            }[slip]
+        )
+    return slipped
+
+
+def corrector_costs(index: Any) -> dict[str, float]:
+    """The corrector's time to be built (0 when the index was opened with it), its private
+    memory, and its latency on typos."""
+    slipped = typos()  # the catalogue they are made from is not the corrector's memory
+    before = pss_anon_mb()
+    started, cpu = time.perf_counter(), time.process_time()
+    speller = index._planner.speller
+    ready, ready_cpu = time.perf_counter() - started, time.process_time() - cpu
+    latencies = []
+    for typo in slipped:
+        began = time.perf_counter_ns()
+        speller.correct(typo)
+        latencies.append((time.perf_counter_ns() - began) / 1e3)
+    return {
+        "speller_s": ready,
+        "speller_cpu_s": ready_cpu,
+        "speller_mb": pss_anon_mb() - before,
+        "speller_p50_us": float(np.percentile(latencies, 50)),
+        "speller_p99_us": float(np.percentile(latencies, 99)),
+    }
+
+
+def corrector_opening(root: Path) -> dict[str, float]:
+    """The time to open the corrector from a snapshot's files, checked as at open (measured
+    in the building process, so the opened ones measure only what they did themselves)."""
+    from bot.search.snapshot_files import SnapshotReader
+    from bot.search.snapshot_parts import open_speller
+
+    started, cpu = time.perf_counter(), time.process_time()
+    open_speller(SnapshotReader(next(root.glob("index-*"))))
+    return {"speller_s": time.perf_counter() - started, "speller_cpu_s": time.process_time() - cpu}
 
 
 class Worker:
@@ -129,16 +202,19 @@ def measure(size: int, semantic: bool, scratch: Path) -> dict[str, Any]:
     queries.write_text(json.dumps(benchmark_queries(real_papers())), encoding="utf-8")
     built = Worker("build", str(corpus), root, queries, semantic)
     built_first, built_report = built.line()
+    _, built_speller = built.line()
     _, saved = built.line()
     _, built_served = built.line()
     built_pss = pss_mb(built.process.pid)
     built.stop()
     first = Worker("open", str(corpus), root, queries, semantic)
     first_answer, first_report = first.line()
+    _, first_speller = first.line()
     _, first_served = first.line()
     alone = pss_mb(first.process.pid)
     second = Worker("open", str(corpus), root, queries, semantic)
     second_answer, _ = second.line()
+    second.line()
     second.line()
     together = pss_mb(first.process.pid) + pss_mb(second.process.pid)
     first.stop()
@@ -161,6 +237,8 @@ def measure(size: int, semantic: bool, scratch: Path) -> dict[str, Any]:
         "built_p99_ms": built_served["p99_ms"],
         "opened_p50_ms": first_served["p50_ms"],
         "opened_p99_ms": first_served["p99_ms"],
+        "built_speller": built_speller,
+        "opened_speller": {**first_speller, **{k: v for k, v in saved.items() if "speller" in k}},
     }
 
 
@@ -181,10 +259,11 @@ def run_worker(mode: str, spec: str, root: str, queries: str, semantic: bool) ->
         index, corpus = saved_index(spec, Path(root), semantic=semantic)
     index.search(FIRST_QUERY, limit=TOP_K)
     say(cpu_seconds=time.process_time())
+    say(**corrector_costs(index))
     if mode == "build":
         started = time.perf_counter()
         write_snapshot(Path(root), index_key(spec, index.model), spec, index, corpus)
-        say(save_seconds=time.perf_counter() - started)
+        say(save_seconds=time.perf_counter() - started, **corrector_opening(Path(root)))
     latencies = []
     for query in json.loads(Path(queries).read_text(encoding="utf-8")):
         began = time.perf_counter_ns()
@@ -217,6 +296,30 @@ def row(r: dict[str, Any]) -> str:
         f"{r['opened_p50_ms']:.1f} / {r['opened_p99_ms']:.1f}",
     ]
     return "| " + " | ".join(cells) + " |"
+
+
+def speller_row(r: dict[str, Any]) -> str:
+    cells = [f"{r['papers']:,}", "on" if r["semantic"] else "off"]
+    for step in ("built_speller", "opened_speller"):
+        costs = r[step]
+        cells += [
+            f"{costs['speller_s']:.2f} s ({costs['speller_cpu_s']:.2f} s CPU)",
+            f"{costs['speller_mb']:.1f} MB",
+            f"{costs['speller_p50_us']:.0f} / {costs['speller_p99_us']:.0f}",
+        ]
+    return "| " + " | ".join(cells) + " |"
+
+
+SPELLER_HEADER = (
+    "papers",
+    "model",
+    "built: corrector ready",
+    "built: its private memory",
+    "built: p50 / p99 µs a typo",
+    "opened: corrector ready",
+    "opened: its private memory",
+    "opened: p50 / p99 µs a typo",
+)
 
 
 def verdicts(r: dict[str, Any]) -> list[str]:
@@ -265,6 +368,13 @@ def report(results: Sequence[dict[str, Any]]) -> str:
             "| " + " | ".join(HEADER) + " |",
             "|" + "---|" * len(HEADER),
             *map(row, results),
+            "",
+            f"The spelling corrector alone, after the first answer ({TYPOS:,} typos of real "
+            "title words; private memory is the growth of `Pss_Anon`):",
+            "",
+            "| " + " | ".join(SPELLER_HEADER) + " |",
+            "|" + "---|" * len(SPELLER_HEADER),
+            *map(speller_row, results),
             "",
             *(["At 100,000 papers:", "", *at_target, ""] if at_target else []),
         ]

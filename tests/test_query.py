@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from bot.search.query import (
     MAX_QUERY_CHARS,
-    SpellCorrector,
     edit_distance,
     parse_query,
 )
 from bot.search.results import AUTHOR, EXCLUSION, FIELDS, FILTERS, LIKE, PHRASE, field_name, written
+from bot.search.spelling import SpellCorrector
 
 
 def test_plain_words_keep_their_positions_for_rewriting() -> None:

@@ -19,6 +19,7 @@ import pytest
 from project import PROJECT_ROOT
 from slack_harness import LiveBot, all_text
 from test_blind_results_under_load import _blind_queries, _ranked, _recorded
+from test_spelling import _slips
 
 from bot.papers.corpus import LoadedCorpus, feed_paper, load_corpus
 from bot.search import snapshot
@@ -92,13 +93,20 @@ def test_a_reopened_catalogue_index_ranks_every_blind_query_as_the_one_saved(
     assert opened.for_you(reading_list, []) == built.for_you(reading_list, [])
 
 
-def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
-    catalogue, tmp_path
-) -> None:
-    built = SearchIndex.build(catalogue)
+@pytest.fixture(scope="module")
+def catalogue_opened(catalogue, tmp_path_factory) -> tuple[SearchIndex, SearchIndex]:
+    """The catalogue's index (BM25 alone) as built, and as opened from its snapshot."""
+    built, root = SearchIndex.build(catalogue), tmp_path_factory.mktemp("catalogue")
     key = index_key("catalogue", None)
-    write_snapshot(tmp_path, key, "catalogue", built, load_corpus("catalogue"))
-    opened, _ = open_snapshot(tmp_path, key, "catalogue", None)
+    write_snapshot(root, key, "catalogue", built, load_corpus("catalogue"))
+    opened, _ = open_snapshot(root, key, "catalogue", None)
+    return built, opened
+
+
+def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
+    catalogue_opened,
+) -> None:
+    built, opened = catalogue_opened
     mine, theirs = opened.parts(), built.parts()
     assert mine.acronyms == theirs.acronyms
     for field, source in zip(mine.bm25.fields, theirs.bm25.fields, strict=True):
@@ -126,6 +134,25 @@ def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
     assert all(
         np.array_equal(mine.authors.by_token[t], d) for t, d in theirs.authors.by_token.items()
     )
+    saved, source = mine.speller.deletions, theirs.speller.deletions
+    assert saved.longest == source.longest
+    for name, table in source.tables().items():
+        assert isinstance(getattr(saved, name).base, np.memmap), name
+        assert np.array_equal(getattr(saved, name), table), name
+
+
+def test_a_reopened_index_corrects_every_word_and_typo_as_the_built_one(
+    catalogue_opened,
+) -> None:
+    """The corrector comes mapped from the snapshot, nothing built, and corrects alike."""
+    built, opened = catalogue_opened
+    assert "speller" in vars(opened._planner)  # opened with the index, not built on first use
+    mine, theirs = opened.parts().speller, built.parts().speller
+    words = [theirs.deletions.word(n) for n in range(len(theirs.deletions.counts))]
+    typed = [*words, *_slips(words, 2000)]
+    assert [mine.correct(w) for w in typed] == [theirs.correct(w) for w in typed]
+    for query in ("difusion modles", "reinforcment lerning for robotcs", "Transfomrer"):
+        assert opened.search(query).corrected_query == built.search(query).corrected_query
 
 
 def test_papers_added_to_an_opened_index_rank_as_a_full_build(catalogue, tmp_path) -> None:
@@ -208,20 +235,20 @@ def _array_file(root: Path, name: str = "field1.docs.npy") -> Path:
     return directory / name
 
 
-def _truncate(root: Path) -> None:
-    path = _array_file(root)
+def _truncate(root: Path, name: str = "field1.docs.npy") -> None:
+    path = _array_file(root, name)
     path.write_bytes(path.read_bytes()[:-4])
 
 
-def _flip(root: Path) -> None:
-    path = _array_file(root)
+def _flip(root: Path, name: str = "field1.docs.npy") -> None:
+    path = _array_file(root, name)
     data = bytearray(path.read_bytes())
     data[-3] ^= 0x40
     path.write_bytes(bytes(data))
 
 
-def _other_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(snapshot, "ANALYZER_VERSION", snapshot.ANALYZER_VERSION + 1)
+def _other_version(monkeypatch: pytest.MonkeyPatch, part: str = "ANALYZER_VERSION") -> None:
+    monkeypatch.setattr(snapshot, part, getattr(snapshot, part) + 1)
 
 
 @pytest.mark.parametrize(
@@ -231,8 +258,25 @@ def _other_version(monkeypatch: pytest.MonkeyPatch) -> None:
         (lambda root, _: _flip(root), "field1.docs.npy does not match its checksum"),
         (lambda root, _: _array_file(root, "manifest.json").unlink(), "none of this corpus"),
         (lambda _, monkeypatch: _other_version(monkeypatch), "another analyzer version"),
+        (lambda root, _: _truncate(root, "speller.owners.npy"), "speller.owners.npy is"),
+        (
+            lambda root, _: _flip(root, "speller.keys.npy"),
+            "speller.keys.npy does not match its checksum",
+        ),
+        (
+            lambda _, monkeypatch: _other_version(monkeypatch, "SNAPSHOT_FORMAT"),
+            "another snapshot format",
+        ),
     ],
-    ids=["truncated", "flipped-byte", "partial", "other-analyzer-version"],
+    ids=[
+        "truncated",
+        "flipped-byte",
+        "partial",
+        "other-analyzer-version",
+        "truncated-corrector",
+        "flipped-corrector-byte",
+        "other-format",
+    ],
 )
 def test_a_damaged_or_other_version_snapshot_is_refused_and_built_again(
     saved, damage, why, caplog, monkeypatch

@@ -1,4 +1,5 @@
-"""Typo correction fixes slips and leaves English, names and acronyms alone.
+"""Typo correction fixes slips and leaves English, names and acronyms alone; its saved map
+corrects as the map of strings it replaced did.
 
 The seed corpus is the hard case: 76 abstracts lack most of English, so a corrector that
 knew only the corpus would turn ordinary words into whatever corpus word lies an edit away.
@@ -6,10 +7,16 @@ knew only the corpus would turn ordinary words into whatever corpus word lies an
 
 from __future__ import annotations
 
+import random
+from collections import defaultdict
+
 import pytest
 
+from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
 from bot.search.lexicon import english_words, is_english
+from bot.search.query import edit_distance
+from bot.search.spelling import SpellCorrector, spelling_frequencies
 
 # Each was "corrected" into a corpus word before the English lexicon was consulted
 # (``lawyers`` → ``layers``, ``write`` → ``white``, ``older`` → ``order``, ...), and the rest
@@ -147,3 +154,68 @@ def test_the_lexicon_is_a_real_english_word_list() -> None:
     assert len(words) > 80_000
     assert {"unreliable", "lawyers", "write", "colour"} <= words
     assert not {"nueral", "netwroks", "teh"} & words
+
+
+class _StringDeletions:
+    """The corrector as it was before its map was saved, kept here as the reference: its
+    deletions as strings in a dict (the map hashed them with Python's salted ``hash``), the
+    same reach by word length, the same preference (nearest, most frequent, first in order)."""
+
+    def __init__(self, frequencies: dict[str, int]) -> None:
+        self.frequencies = frequencies
+        words = [word for word in frequencies if len(word) >= 3 and word.isalpha()]
+        self.longest = max(map(len, words), default=0)
+        self.by_deletion: defaultdict[str, set[str]] = defaultdict(set)
+        for word in words:
+            for variant in {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}:
+                self.by_deletion[variant].add(word)
+
+    def near(self, word: str) -> dict[str, int]:
+        word = word.casefold()
+        limit = 0 if len(word) <= 3 else 1 if len(word) < 8 else 2
+        if not limit or len(word) > self.longest + limit:
+            return {}
+        deletions, frontier = {word}, {word}
+        for _ in range(limit):
+            frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
+            deletions |= frontier
+        candidates = set().union(*(self.by_deletion.get(d, ()) for d in deletions))
+        distances = {c: edit_distance(word, c, limit) for c in candidates if c != word}
+        return {c: d for c, d in distances.items() if d <= limit}
+
+    def correct(self, word: str) -> str | None:
+        near = self.near(word)
+        return min(near, key=lambda c: (near[c], -self.frequencies[c], c), default=None)
+
+
+def _slips(words: list[str], count: int) -> list[str]:
+    """Words with one or two random slips (a letter dropped, added, changed or swapped with
+    the next), some capitalised, some with a letter outside ASCII."""
+    rng = random.Random(33)
+    letters = "abcdefghijklmnopqrstuvwxyzéüß"
+    typed = []
+    for word in rng.choices(words, k=count):
+        for _ in range(rng.choice((1, 1, 2))):
+            at = rng.randrange(len(word))
+            word = rng.choice(
+                (
+                    word[:at] + word[at + 1 :],
+                    word[:at] + rng.choice(letters) + word[at:],
+                    word[:at] + rng.choice(letters) + word[at + 1 :],
+                    word[:at] + word[at + 1 : at + 2] + word[at] + word[at + 2 :],
+                )
+            )
+        typed.append(word.capitalize() if rng.random() < 0.2 else word)
+    return typed
+
+
+def test_the_saved_map_corrects_every_catalogue_word_and_typo_as_string_deletions_did() -> None:
+    """Hashing deletions with a stable hash into arrays changed nothing anyone is shown."""
+    parts = SearchIndex.build(load_corpus("catalogue").papers).parts()
+    frequencies = spelling_frequencies(len(parts.papers), parts.bm25, parts.analyzer)
+    corrector, reference = SpellCorrector(frequencies), _StringDeletions(frequencies)
+    vocabulary = sorted(frequencies)
+    typed = [*vocabulary, *_slips(vocabulary, 3000), "a" * 40, "über", "Straße"]
+    assert [corrector.correct(w) for w in typed] == [reference.correct(w) for w in typed]
+    assert [corrector.near(w) for w in typed[::7]] == [reference.near(w) for w in typed[::7]]
+    assert sum(reference.correct(w) not in (None, w) for w in typed) > 2000  # typos fixed

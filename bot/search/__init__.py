@@ -1,7 +1,8 @@
 """Search: from a query string to ranked papers, and the reasons to tell about them.
 
-The parts, each with explicit inputs: the analyzer and spelling (``analyzer``, ``query``'s
-``SpellCorrector``), the query language (``query``, over the operator table in ``results``),
+The parts, each with explicit inputs: the analyzer and spelling (``analyzer``, and the typo
+corrector over a deletion map a snapshot saves, ``spelling``), the query language (``query``,
+over the operator table in ``results``),
 the BM25Okapi index (``bm25``, built by ``indexing``) and its pruned ranking for large corpora
 (``pruned``), the author index (``authors``), the planner (``planner``: a parsed query → a
 ``plan``), the ranker (``ranker``) with the semantic re-ranking (``semantic``, ``embedding``,

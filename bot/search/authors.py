@@ -20,7 +20,7 @@ from bot.papers.paper import Paper
 from bot.search.analyzer import fold, written_words
 from bot.search.bm25 import K1
 from bot.search.built_once import built_once
-from bot.search.query import SpellCorrector
+from bot.search.spelling import SpellCorrector
 
 _NAME_TOKEN = re.compile(r"[^\W_]+")
 _LEAST_NAME_IDF = 0.1

@@ -69,6 +69,7 @@ from bot.search.results import (
 )
 from bot.search.saved_papers import lookup_keys
 from bot.search.semantic import SemanticRanker
+from bot.search.spelling import SpellCorrector
 from bot.search.vectors import embedding_text
 
 
@@ -81,6 +82,7 @@ class IndexParts(NamedTuple):
     analyzer: CorpusAnalyzer
     semantic: SemanticRanker | None
     authors: AuthorIndex
+    speller: SpellCorrector
 
 
 class SearchIndex:
@@ -103,6 +105,7 @@ class SearchIndex:
         miner: AcronymMiner | None = None,
         clock: Clock = system_clock,
         authors: AuthorIndex | None = None,
+        speller: SpellCorrector | None = None,
     ) -> None:
         self.papers = papers
         self._clock = clock
@@ -115,7 +118,14 @@ class SearchIndex:
         self._analyzer = analyzer
         self._authors = AuthorIndex(papers) if authors is None else authors
         self._planner = QueryPlanner(
-            papers, bm25, analyzer, acronyms, self._authors, planner_options, self._columns
+            papers,
+            bm25,
+            analyzer,
+            acronyms,
+            self._authors,
+            planner_options,
+            self._columns,
+            speller,
         )
         self._ranker = Ranker(papers, bm25, analyzer, self._authors, semantic, ranker_options)
         self._explanations = Explanations(
@@ -214,10 +224,17 @@ class SearchIndex:
         )
 
     def parts(self) -> IndexParts:
-        """What this index is made of, for ``bot.search.snapshot`` to save: an index made
-        again of the same parts answers as this one does."""
+        """What this index is made of, for ``bot.search.snapshot`` to save (the typo
+        corrector built now if it was not): an index made again of the same parts answers
+        as this one does."""
         return IndexParts(
-            self.papers, self._bm25, self._acronyms, self._analyzer, self._semantic, self._authors
+            self.papers,
+            self._bm25,
+            self._acronyms,
+            self._analyzer,
+            self._semantic,
+            self._authors,
+            self._planner.speller,
         )
 
     @property

@@ -29,8 +29,9 @@ from bot.search.filtering import FilterColumns
 from bot.search.indexing import field_tokens
 from bot.search.lexicon import english_words, is_english
 from bot.search.plan import Plan, Variants, is_known
-from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
+from bot.search.query import ParsedQuery, unit_spans
 from bot.search.results import Filter
+from bot.search.spelling import SpellCorrector, spelling_frequencies
 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 LIKE_REPEATS = 3
@@ -86,6 +87,7 @@ class QueryPlanner:
         authors: AuthorIndex,
         options: PlannerOptions = DEFAULT_PLANNER_OPTIONS,
         columns: FilterColumns | None = None,
+        speller: SpellCorrector | None = None,
     ) -> None:
         self._papers = papers
         self._columns = columns or FilterColumns(papers)
@@ -95,29 +97,20 @@ class QueryPlanner:
         self._authors = authors
         self._options = options
         self._usual_long_forms: dict[str, bool] = {}  # by acronym token, filled on demand
+        if speller is not None:  # opened with the index: as if built already
+            self.__dict__["speller"] = speller
 
     @built_once
     def speller(self) -> SpellCorrector:
-        """The typo corrector, its deletion map included: built by the index's ``prepare`` at
-        the bot's start-up, else on the first unknown query word (a one-off search need not
-        pay)."""
+        """The typo corrector, its deletion map included: opened with a saved index, else
+        built by the index's ``prepare`` at the bot's start-up, else on the first unknown
+        query word (a one-off search need not pay)."""
         speller = SpellCorrector(self._spelling_frequencies())
         speller.prepare()
         return speller
 
     def _spelling_frequencies(self) -> dict[str, int]:
-        """Corpus words a typo may be corrected to, with how many papers use their stem.
-
-        In a large corpus a word of a single paper is more often a name or a typo itself than
-        what someone meant, so from 10,000 papers on a word must appear in two."""
-        least = 1 if len(self._papers) < 10_000 else 2
-        frequency_of = self._bm25.document_frequencies(least)
-        frequencies = {}
-        for word in self._analyzer.spelling_words(list(frequency_of)):
-            tokens = word_tokens(word).tokens
-            if tokens and tokens[0] in frequency_of:
-                frequencies[word] = frequency_of[tokens[0]]
-        return frequencies
+        return spelling_frequencies(len(self._papers), self._bm25, self._analyzer)
 
     def is_known(self, word: str) -> bool:
         return is_known(self._bm25, word)
@@ -337,13 +330,9 @@ class QueryPlanner:
     def _spelling_of(self, word: str) -> str | None:
         """The English word of the same tokens nearest ``word`` among those papers write."""
         tokens = word_tokens(word).tokens
-        near = {
-            candidate: distance
-            for candidate, distance in self.speller.near(word).items()
-            if is_english(candidate) and word_tokens(candidate).tokens == tokens
-        }
-        frequency = self.speller.frequencies.__getitem__
-        return min(near, key=lambda c: (near[c], -frequency(c), c), default=None)
+        return self.speller.correct(
+            word, lambda near: is_english(near) and word_tokens(near).tokens == tokens
+        )
 
     def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
         """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""

@@ -2,20 +2,17 @@
 
 Parsing knows nothing about the index; ``bot.search.planner`` decides what each part means for
 a given corpus. The operators it reads are those of ``bot.search.results.OPERATORS``, the
-table renderers and the command line write the usage text from. Typo correction lives here too
-(``SpellCorrector``) because it rewrites the query text the user sees ("showing results for
-…").
+table renderers and the command line write the usage text from. The edit distance typo
+correction measures lives here too (``bot.search.spelling`` has the corrector itself).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache, cached_property
-
-import numpy as np
+from functools import cache
 
 from bot.papers.urls import linked_paper_id
 from bot.search.lexicon import english_words
@@ -293,119 +290,6 @@ def closest_words(
     )
     best = scored[0][0] if scored else limit + 1
     return tuple(known for distance, known in scored if distance == best <= limit)
-
-
-def _deletions(word: str, depth: int) -> set[str]:
-    found = {word}
-    frontier = {word}
-    for _ in range(depth):
-        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
-        found |= frontier
-    return found
-
-
-MAX_UNCORRECTED_LENGTH = 3
-LONG_WORD_LENGTH = 8
-
-
-@dataclass
-class SpellCorrector:
-    """Closest corpus word within edit distance 2, preferring frequent words.
-
-    A symmetric-deletion map (SymSpell) answers in a few lookups instead of scanning the
-    vocabulary. To keep it small and quick to build, corpus words are stored with at most one
-    letter deleted while the typed word tries up to two, which finds every typo of distance 1
-    and the common distance-2 ones (an extra letter plus a slip); two letters missing from the
-    typed word are not found. The map is two sorted numpy arrays (the hash of each deletion
-    and the word it came from) rather than a dict of strings: at hundreds of thousands of
-    words a dict holds millions of small strings and lists, hundreds of MB and seconds to
-    build. A hash collision only adds a candidate, which the edit distance then rejects. The
-    map is built by ``prepare`` (the bot does so at start-up) or else on the first correction,
-    so a one-off search that nobody misspells pays nothing for it.
-    """
-
-    frequencies: Mapping[str, int]
-    max_distance: int = 2
-
-    @cached_property
-    def _words(self) -> list[str]:
-        return [word for word in self.frequencies if len(word) >= 3 and word.isalpha()]
-
-    @cached_property
-    def _longest(self) -> int:
-        return max(map(len, self._words), default=0)
-
-    @cached_property
-    def _by_deletion(self) -> tuple[np.ndarray, np.ndarray]:
-        """(sorted deletion hashes, the number in ``_words`` of the word of each)."""
-        by_length: dict[int, list[int]] = {}
-        for number, word in enumerate(self._words):
-            by_length.setdefault(len(word), []).append(number)
-        hashes: list[np.ndarray] = []
-        owners: list[np.ndarray] = []
-        words = self._words
-        for length, numbers in by_length.items():
-            group = [words[n] for n in numbers]
-            owner = np.array(numbers, dtype=np.int32)
-            for position in range(-1, length):  # -1: the word itself
-                variants = (
-                    group if position < 0 else [w[:position] + w[position + 1 :] for w in group]
-                )
-                hashes.append(np.fromiter(map(hash, variants), dtype=np.int64, count=len(group)))
-                owners.append(owner)
-        if not hashes:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
-        keys = np.concatenate(hashes)
-        order = np.argsort(keys, kind="stable")
-        return keys[order], np.concatenate(owners)[order]
-
-    def prepare(self) -> None:
-        """Build the deletion map now rather than on the first correction."""
-        self._by_deletion  # noqa: B018 - a cached property: reading it builds it
-
-    def _candidates(self, word: str, limit: int) -> set[str]:
-        keys, owners = self._by_deletion
-        wanted = np.fromiter(map(hash, _deletions(word, limit)), dtype=np.int64)
-        starts = np.searchsorted(keys, wanted, side="left")
-        ends = np.searchsorted(keys, wanted, side="right")
-        found = [owners[start:end] for start, end in zip(starts, ends, strict=True) if end > start]
-        if not found:
-            return set()
-        return {self._words[n] for n in np.unique(np.concatenate(found)).tolist()}
-
-    def _limit(self, word: str) -> int:
-        """How far a typed word may be from its correction.
-
-        Short words are where a plain English word the corpus happens to lack lies one or two
-        letters from an unrelated corpus word ("saw" → "law", "never" → "even"), so words of
-        three letters are never corrected and words under eight letters only by one edit;
-        real typos of short words are overwhelmingly a single slip or swap.
-        """
-        if len(word) <= MAX_UNCORRECTED_LENGTH:
-            return 0
-        limit = 1 if len(word) < LONG_WORD_LENGTH else self.max_distance
-        # Past the longest corpus word no word is in reach, and a pasted run of letters
-        # would otherwise have its deletions (quadratic in its length) hashed for nothing.
-        return 0 if len(word) > self._longest + limit else limit
-
-    def near(self, word: str) -> dict[str, int]:
-        """The vocabulary's words within reach of ``word`` (case-folded; itself not among
-        them), each with its distance."""
-        word = word.casefold()
-        limit = self._limit(word)
-        if limit == 0:
-            return {}
-        distances = {
-            candidate: edit_distance(word, candidate, limit)
-            for candidate in self._candidates(word, limit)
-            if candidate != word
-        }
-        return {candidate: d for candidate, d in distances.items() if d <= limit}
-
-    def correct(self, word: str) -> str | None:
-        """The best replacement for ``word`` (case-folded), or None when nothing is close."""
-        near = self.near(word)
-        return min(near, key=lambda c: (near[c], -self.frequencies[c], c), default=None)
 
 
 def unit_spans(span: Span, pattern: re.Pattern[str]) -> Iterator[tuple[str, int, int]]:

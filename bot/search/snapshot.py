@@ -4,7 +4,8 @@ Building an index means reading and mending the corpus's text and analysing ever
 a minute at 100,000 papers. A snapshot keeps what that made, as files
 (``bot.search.snapshot_files``): each field's postings, codes, lengths and idf, the ratio
 table and the dense terms' codes (``bot.search.bm25``); the author index; the highlighting
-map of chunks by token and the analyzer's compound rules; the acronyms the abstracts define;
+map of chunks by token and the analyzer's compound rules; the typo corrector's words and
+deletion map (``bot.search.spelling``); the acronyms the abstracts define;
 the vectors (``bot.search.semantic``); and the papers themselves, mended, as JSON lines. A
 process opens the arrays, and the papers' file, memory-mapped and read-only (the vectors
 copy-on-write), so every process on the host reads the same pages of the page cache instead
@@ -26,10 +27,10 @@ another version, truncated or corrupt (its manifest's sizes and checksums,
 a refused one, and says why in one log line (``saved_index``). The two newest snapshots of a
 corpus are kept and older ones deleted (a process still mapping one keeps its pages).
 
-Not saved: the spelling corrector's deletion map, which hashes words with Python's ``hash``
-(salted per process), the pruned ranking's tables, and the acronym miner's counts (an
-opened index mines them again at its first addition); each is built as a built index builds
-it, by ``SearchIndex.prepare`` or on first use.
+Not saved: the author names' typo corrector, the pruned ranking's tables, and the acronym
+miner's counts (an opened index mines them again at its first addition); each is built as a
+built index builds it, by ``SearchIndex.prepare`` or on first use. An index with papers
+added builds its typo corrector again, its words being another corpus's.
 """
 
 from __future__ import annotations
@@ -64,15 +65,17 @@ from bot.search.snapshot_parts import (
     open_analyzer,
     open_authors,
     open_fields,
+    open_speller,
     write_analyzer,
     write_authors,
     write_fields,
+    write_speller,
 )
 from bot.search.vectors import vectors_path
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 """The layout of a snapshot's files: bump it with any change to what ``write_snapshot``
 writes or ``open_snapshot`` reads."""
 KEEP = 2
@@ -90,6 +93,7 @@ _BUILDERS = (
     "saved_papers.py",
     "snapshot.py",
     "snapshot_files.py",
+    "spelling.py",
 )
 """The modules of ``bot.search`` whose source decides what a snapshot holds (with every
 module of ``bot.papers``, which reads and mends the text)."""
@@ -175,6 +179,7 @@ def write_snapshot(
         bm25 = write_fields(out, parts.bm25)
         write_analyzer(out, parts.analyzer, parts.bm25.fields[-1])
         write_authors(out, parts.authors)
+        write_speller(out, parts.speller)
         out.json("acronyms", acronyms_state(parts.acronyms))
         tables = {} if parts.semantic is None else parts.semantic.tables()
         for name, array in tables.items():
@@ -222,6 +227,7 @@ def open_snapshot(
         bm25 = open_fields(snapshot, meta["bm25"])
         analyzer = open_analyzer(snapshot, bm25.fields[-1])
         authors = open_authors(snapshot, papers)
+        speller = open_speller(snapshot)
         acronyms = acronyms_of(snapshot.json("acronyms"))
         semantic = None
         if meta["vectors"] and embedder is not None:
@@ -233,7 +239,9 @@ def open_snapshot(
         raise SnapshotRefused(f"it cannot be read ({type(error).__name__}: {error})") from None
     if len(papers) != meta["papers"] or len(bm25) != len(papers):
         raise SnapshotRefused("its papers and its index do not agree")
-    index = SearchIndex(papers, bm25, acronyms, analyzer, semantic, clock=clock, authors=authors)
+    index = SearchIndex(
+        papers, bm25, acronyms, analyzer, semantic, clock=clock, authors=authors, speller=speller
+    )
     return index, corpus
 
 

@@ -19,6 +19,7 @@ from bot.search.bm25 import BM25Index
 from bot.search.defined_acronyms import Acronym
 from bot.search.fielded import FieldedBM25
 from bot.search.snapshot_files import SnapshotReader, SnapshotWriter
+from bot.search.spelling import DeletionMap, SpellCorrector
 
 
 def _strings(mapping: Mapping[str, int]) -> list[str]:
@@ -222,3 +223,17 @@ def acronyms_of(state: dict[str, list[Any]]) -> dict[str, Acronym]:
         token: Acronym(written, token_, long_form, tuple(tokens), tuple(phrase))
         for token, (written, token_, long_form, tokens, phrase) in state.items()
     }
+
+
+def write_speller(out: SnapshotWriter, speller: SpellCorrector) -> None:
+    """The typo corrector's words and deletion map (built here if not yet)."""
+    deletions = speller.deletions
+    for name, array in deletions.tables().items():
+        out.array(f"speller.{name}", array)
+    out.json("speller", {"longest": deletions.longest})
+
+
+def open_speller(snapshot: SnapshotReader) -> SpellCorrector:
+    """The typo corrector over the saved map, its arrays memory-mapped: nothing is built."""
+    tables = {name: snapshot.array(f"speller.{name}") for name in DeletionMap.TABLES}
+    return SpellCorrector.opened(DeletionMap.opened(tables, snapshot.json("speller")["longest"]))
