@@ -115,7 +115,7 @@ class MappedTable(Mapping[str, int]):
         self._hashes = memoryview(np.ascontiguousarray(hashes, dtype=np.uint32))
         self._slots = memoryview(np.ascontiguousarray(slots, dtype=np.int32))
         self._mask = len(self._slots) - 1
-        self._recent: dict[str, int] = {}
+        self._recent: dict[str, int | None] = {}
         size = len(self._keys)
         if not (len(self._values) == len(self._hashes) == size):
             raise ValueError("a mapped table's keys, values and hashes differ in number")
@@ -144,22 +144,22 @@ class MappedTable(Mapping[str, int]):
         values = np.fromiter(mapping.values(), dtype=np.int64, count=len(keys))
         return {**strings, "values": values, "hashes": hashes, "slots": slots}
 
-    def _number(self, key: object) -> int:
-        """The entry number of ``key``, or -1: from the keys asked for lately (a query asks
-        for each of its words a dozen times, at 50 ns where a probe takes a microsecond),
-        else probed, and kept."""
-        recent = self._recent
-        number = recent.get(key)  # type: ignore[call-overload]  # unhashable: TypeError
-        if number is None:
-            number = self._probe(key)
-            if type(key) is str:
-                if len(recent) >= _RECENT:
-                    recent.clear()
-                recent[key] = number
-        return number
+    def _looked_up(self, key: object) -> int | None:
+        """The value of ``key`` (None if none), probed in the arrays and kept among the keys
+        asked for lately (a query asks for each of its words a dozen times: a dict read
+        where a probe takes a microsecond)."""
+        number = self._probe(key)
+        value = None if number == _EMPTY else self._values[number]
+        if type(key) is str:
+            recent = self._recent
+            if len(recent) >= _RECENT:
+                recent.clear()
+            recent[key] = value
+        return value
 
     def _probe(self, key: object) -> int:
-        """``_number`` read from the arrays (local names, no calls but the hash)."""
+        """The entry number of ``key``, or -1, read from the arrays (local names, no calls
+        but the hash)."""
         if not isinstance(key, str):
             return _EMPTY
         encoded = key.encode(_ENCODING, _ERRORS)
@@ -177,17 +177,24 @@ class MappedTable(Mapping[str, int]):
         return _EMPTY
 
     def __getitem__(self, key: str) -> int:
-        number = self._number(key)
-        if number == _EMPTY:
+        value = self._recent.get(key, self)  # an unhashable key raises TypeError, as a dict
+        if value is self:
+            value = self._looked_up(key)
+        if value is None:
             raise KeyError(key)
-        return self._values[number]
+        return value  # type: ignore[return-value]
 
     def get(self, key: str, default: Any = None) -> Any:
-        number = self._number(key)
-        return default if number == _EMPTY else self._values[number]
+        value = self._recent.get(key, self)
+        if value is self:
+            value = self._looked_up(key)
+        return default if value is None else value
 
     def __contains__(self, key: object) -> bool:
-        return self._number(key) != _EMPTY
+        value = self._recent.get(key, self)  # type: ignore[call-overload]
+        if value is self:
+            value = self._looked_up(key)
+        return value is not None
 
     def __len__(self) -> int:
         return len(self._keys)
