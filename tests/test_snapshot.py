@@ -25,6 +25,7 @@ from bot.papers.corpus import LoadedCorpus, feed_paper, load_corpus
 from bot.search import snapshot
 from bot.search.engine import SearchIndex
 from bot.search.library import Library
+from bot.search.mapped import MappedSlices, MappedTable
 from bot.search.saved_papers import paper_line, paper_of
 from bot.search.semantic import ranker_for, shared_embedder
 from bot.search.snapshot import (
@@ -155,6 +156,50 @@ def test_a_reopened_index_corrects_every_word_and_typo_as_the_built_one(
         assert opened.search(query).corrected_query == built.search(query).corrected_query
 
 
+def _refs(papers) -> list[str]:
+    """What a reader may look a paper up by: its id as written, in another case, as a link,
+    and ids no paper has."""
+    ids = [paper.id for paper in papers[:: max(1, len(papers) // 12)]]
+    return [
+        *ids,
+        *(paper_id.swapcase() for paper_id in ids),
+        *(f"https://openreview.net/forum?id={paper_id}" for paper_id in ids),
+        "nowhere",
+        "",
+        "\ud800",
+        "2501.99999",
+    ]
+
+
+def test_an_opened_index_looks_words_names_and_ids_up_in_the_mapped_files(saved) -> None:
+    root, built = saved
+    opened, _ = open_snapshot(root, index_key("seeds", None), "seeds", None)
+    mine, theirs = opened.parts(), built.parts()
+    for field, source in zip(mine.bm25.fields, theirs.bm25.fields, strict=True):
+        assert isinstance(field.vocabulary, MappedTable) and not isinstance(source, MappedTable)
+        assert list(field.vocabulary.items()) == list(source.vocabulary.items())
+    assert isinstance(mine.authors.by_token, MappedSlices)
+    assert list(mine.authors.by_token) == list(theirs.authors.by_token)
+    refs = _refs(built.papers)
+    assert [opened.get(ref) for ref in refs] == [built.get(ref) for ref in refs]
+    assert all(opened.get(ref) for ref in refs[:-4])
+    new = feed_paper(
+        paper_id="2501.01234",
+        title="Sparse Routing for Mixture-of-Experts Graphs",
+        authors=["Zoë Müller"],
+        status=None,
+        url="https://arxiv.org/abs/2501.01234",
+        abstract="We route tokens over graphs with sparse experts.",
+        source="arxiv",
+        arxiv_id="2501.01234",
+    )
+    library = Library(opened)
+    assert library.add([new]) == 1
+    grown = library.index
+    assert grown.get("2501.01234") == new == grown.get("https://arxiv.org/abs/2501.01234")
+    assert [grown.get(ref) for ref in refs[:-1]] == [built.get(ref) for ref in refs[:-1]]
+
+
 def test_papers_added_to_an_opened_index_rank_as_a_full_build(catalogue, tmp_path) -> None:
     first, more = catalogue[:3000], catalogue[3000:]
     key = index_key("catalogue", None)
@@ -256,6 +301,10 @@ def _other_version(monkeypatch: pytest.MonkeyPatch, part: str = "ANALYZER_VERSIO
     [
         (lambda root, _: _truncate(root), "field1.docs.npy is"),
         (lambda root, _: _flip(root), "field1.docs.npy does not match its checksum"),
+        (
+            lambda root, _: _flip(root, "field1.vocabulary.slots.npy"),
+            "field1.vocabulary.slots.npy does not match its checksum",
+        ),
         (lambda root, _: _array_file(root, "manifest.json").unlink(), "none of this corpus"),
         (lambda _, monkeypatch: _other_version(monkeypatch), "another analyzer version"),
         (lambda root, _: _truncate(root, "speller.owners.npy"), "speller.owners.npy is"),
@@ -271,6 +320,7 @@ def _other_version(monkeypatch: pytest.MonkeyPatch, part: str = "ANALYZER_VERSIO
     ids=[
         "truncated",
         "flipped-byte",
+        "flipped-table",
         "partial",
         "other-analyzer-version",
         "truncated-corrector",
@@ -294,6 +344,17 @@ def test_a_damaged_or_other_version_snapshot_is_refused_and_built_again(
     assert _opened_only(caplog)
     assert _answers(again) == _answers(original)
     assert len(list(root.glob("index-*"))) <= snapshot.KEEP
+
+
+@pytest.mark.parametrize("table", ["field0.vocabulary", "authors.tokens", "papers.by_id"])
+def test_a_table_whose_slots_do_not_number_its_keys_is_refused_unchecked(saved, table) -> None:
+    """Even with checksums off, a table a lookup could loop in forever is never opened."""
+    root, _ = saved
+    path = _array_file(root, f"{table}.slots.npy")
+    slots = np.load(path)
+    np.save(path, np.zeros_like(slots))  # the same size: only a checksum would tell
+    with pytest.raises(snapshot.SnapshotRefused, match="cannot be read"):
+        open_snapshot(root, index_key("seeds", None), "seeds", None, verify=False)
 
 
 def test_a_snapshot_of_another_model_is_refused_and_built_again(tmp_path, caplog) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache, reduce
 
 import numpy as np
@@ -67,7 +67,7 @@ class AuthorIndex:
     """Which papers each author-name word is on; immutable, shared by every query."""
 
     def __init__(
-        self, papers: Sequence[Paper], by_token: dict[str, np.ndarray] | None = None
+        self, papers: Sequence[Paper], by_token: Mapping[str, np.ndarray] | None = None
     ) -> None:
         """``by_token``, when known (a saved index: ``bot.search.snapshot``), is used as it
         is instead of being built from the papers' names."""
@@ -76,7 +76,7 @@ class AuthorIndex:
             self.__dict__["by_token"] = by_token  # what ``built_once`` would have built
 
     @built_once
-    def by_token(self) -> dict[str, np.ndarray]:
+    def by_token(self) -> Mapping[str, np.ndarray]:
         """Name word → papers with an author of that name word (built by the index's
         ``prepare``, else on the first query that needs it)."""
         lists: dict[str, list[int]] = {}

@@ -67,7 +67,7 @@ from bot.search.results import (
     Usage,
     field_name,
 )
-from bot.search.saved_papers import lookup_keys
+from bot.search.saved_papers import id_lookups
 from bot.search.semantic import SemanticRanker
 from bot.search.spelling import SpellCorrector
 from bot.search.vectors import embedding_text
@@ -133,14 +133,7 @@ class SearchIndex:
         )
         self.settled = True
         """False for an ``extended`` index read by its old compound rules (see ``settle``)."""
-        self._by_id: dict[str, int] = {}
-        self._by_folded_id: dict[str, int] = {}
-        for doc, keys in enumerate(lookup_keys(papers)):
-            for key in keys:
-                if key:
-                    self._by_id.setdefault(key, doc)
-                    folded = key.casefold()  # the key itself where folding changes nothing
-                    self._by_folded_id.setdefault(key if folded == key else folded, doc)
+        self._by_id, self._by_folded_id = id_lookups(papers)
 
     @classmethod
     def build(

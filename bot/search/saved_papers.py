@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from datetime import date, datetime
 from typing import Any, overload
@@ -20,6 +20,10 @@ from typing import Any, overload
 import numpy as np
 
 from bot.papers.paper import Paper
+from bot.search.mapped import Layered
+
+IdLookups = tuple[Mapping[str, int], Mapping[str, int]]
+"""A paper's number by its id, and by its id case-folded (``id_lookups``)."""
 
 _NAMES = tuple(field.name for field in fields(Paper))
 _TUPLES = tuple(
@@ -80,13 +84,17 @@ class SavedPapers(Sequence[Paper]):
         ids: Sequence[str],
         openreview_ids: Sequence[str | None],
         added: tuple[Paper, ...] = (),
+        *,
+        lookups: IdLookups | None = None,
     ) -> None:
         """``text`` holds the lines (bytes), line ``n`` from ``starts[n]`` to ``starts[n +
-        1]``; ``ids`` and ``openreview_ids`` are each saved paper's."""
+        1]``; ``ids`` and ``openreview_ids`` are each saved paper's (an empty OpenReview id
+        is none), and ``lookups``, when saved, their ``id_lookups``."""
         self._text, self._starts = text, starts
         self._saved = len(starts) - 1
         self._ids, self._openreview_ids = ids, openreview_ids
         self._added = added
+        self._lookups = lookups
         self._recent: OrderedDict[int, Paper] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -125,13 +133,60 @@ class SavedPapers(Sequence[Paper]):
         """These papers and ``more`` after them (an addition), the saved ones still read
         from the file."""
         added = (*self._added, *more)
-        return SavedPapers(self._text, self._starts, self._ids, self._openreview_ids, added)
+        return SavedPapers(
+            self._text,
+            self._starts,
+            self._ids,
+            self._openreview_ids,
+            added,
+            lookups=self._lookups,
+        )
 
     def keys(self) -> list[tuple[str | None, ...]]:
         """Each paper's id and the ids its links name, without building a saved paper (a
         saved paper, of the shipped corpus, is linked by its OpenReview id alone)."""
-        saved = zip(self._ids, self._openreview_ids, strict=True)
+        saved = zip(self._ids, (i or None for i in self._openreview_ids), strict=True)
         return [*saved, *((paper.id, *paper.link_ids) for paper in self._added)]
+
+    def lookups(self) -> IdLookups:
+        """``id_lookups`` of these papers: the saved tables, read where they are mapped,
+        with the keys of the papers added since beside them."""
+        if self._lookups is None:
+            return _id_dicts(enumerate(self.keys()))
+        by_id, by_folded_id = self._lookups
+        added = ((self._saved + n, (p.id, *p.link_ids)) for n, p in enumerate(self._added))
+        more_by_id, more_by_folded_id = _id_dicts(added, self._lookups)
+        if not more_by_id and not more_by_folded_id:
+            return self._lookups
+        return Layered(by_id, more_by_id), Layered(by_folded_id, more_by_folded_id)
+
+
+def id_lookups(papers: Sequence[Paper]) -> IdLookups:
+    """Where each paper is by its ids (``lookup_keys``): by the id as written, and by the id
+    case-folded (a key folding changes nothing is itself); an id two papers share finds the
+    first."""
+    if isinstance(papers, SavedPapers):
+        return papers.lookups()
+    return _id_dicts(enumerate(lookup_keys(papers)))
+
+
+def _id_dicts(
+    numbered: Iterable[tuple[int, tuple[str | None, ...]]], known: IdLookups = ({}, {})
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The lookups of the numbered papers' keys, leaving out the keys ``known`` has."""
+    by_id: dict[str, int] = {}
+    by_folded_id: dict[str, int] = {}
+    known_id, known_folded = known
+    for doc, keys in numbered:
+        for key in keys:
+            if key:
+                if key not in known_id:
+                    by_id.setdefault(key, doc)
+                folded = key.casefold()  # the key itself where folding changes nothing
+                folded = key if folded == key else folded
+                if folded not in known_folded:
+                    by_folded_id.setdefault(folded, doc)
+    return by_id, by_folded_id
 
 
 def lookup_keys(papers: Sequence[Paper]) -> list[tuple[str | None, ...]]:

@@ -9,8 +9,10 @@ deletion map (``bot.search.spelling``); the acronyms the abstracts define;
 the vectors (``bot.search.semantic``); and the papers themselves, mended, as JSON lines. A
 process opens the arrays, and the papers' file, memory-mapped and read-only (the vectors
 copy-on-write), so every process on the host reads the same pages of the page cache instead
-of holding a copy (``bot.search.saved_papers`` builds a paper only when it is asked for); what
-each builds for itself is the vocabularies, the id lookups and the model.
+of holding a copy (``bot.search.saved_papers`` builds a paper only when it is asked for). The
+tables looked up by a word or an id (each field's vocabulary, the author index's words, the
+papers' ids) are read the same way, as ``bot.search.mapped`` tables; what each process builds
+for itself is the model and what the searches build on first use.
 
 **Which snapshot.** Its directory is named by its key (``index_key``), the digest of: the
 corpus (``corpus_watermark``: every file the corpus is read from, with its size and
@@ -49,7 +51,7 @@ from bot.search import indexing
 from bot.search.analyzer import ANALYZER_VERSION
 from bot.search.embedding import Embedder, ModelError
 from bot.search.engine import SearchIndex
-from bot.search.saved_papers import SavedPapers, lookup_keys, paper_line
+from bot.search.saved_papers import SavedPapers, paper_line
 from bot.search.semantic import SemanticRanker, one_blas_thread, ranker_for, shared_embedder
 from bot.search.snapshot_files import (
     MANIFEST,
@@ -65,10 +67,12 @@ from bot.search.snapshot_parts import (
     open_analyzer,
     open_authors,
     open_fields,
+    open_paper_ids,
     open_speller,
     write_analyzer,
     write_authors,
     write_fields,
+    write_paper_ids,
     write_speller,
 )
 from bot.search.vectors import vectors_path
@@ -91,6 +95,8 @@ _BUILDERS = (
     "defined_acronyms.py",
     "vectors.py",
     "saved_papers.py",
+    "mapped.py",
+    "snapshot_parts.py",
     "snapshot.py",
     "snapshot_files.py",
     "spelling.py",
@@ -172,10 +178,7 @@ def write_snapshot(
     out = SnapshotWriter(root, key_name(key))
     try:
         out.array("papers.starts", out.lines("papers.jsonl", map(paper_line, parts.papers)))
-        keys = lookup_keys(parts.papers)
-        out.json("papers.ids", [paper_keys[0] for paper_keys in keys])
-        # The shipped corpus's papers are linked by their OpenReview id alone.
-        out.json("papers.openreview_ids", [(*paper_keys[1:], None)[0] for paper_keys in keys])
+        write_paper_ids(out, parts.papers)
         bm25 = write_fields(out, parts.bm25)
         write_analyzer(out, parts.analyzer, parts.bm25.fields[-1])
         write_authors(out, parts.authors)
@@ -222,8 +225,8 @@ def open_snapshot(
         raise SnapshotRefused("its manifest holds another key")
     try:
         lines, starts = snapshot.mapped("papers.jsonl"), snapshot.array("papers.starts")
-        ids, openreview_ids = snapshot.json("papers.ids"), snapshot.json("papers.openreview_ids")
-        papers = SavedPapers(lines, starts, ids, openreview_ids)
+        ids, openreview_ids, lookups = open_paper_ids(snapshot, len(starts) - 1)
+        papers = SavedPapers(lines, starts, ids, openreview_ids, lookups=lookups)
         bm25 = open_fields(snapshot, meta["bm25"])
         analyzer = open_analyzer(snapshot, bm25.fields[-1])
         authors = open_authors(snapshot, papers)

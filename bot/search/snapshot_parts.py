@@ -1,12 +1,13 @@
 """How each part of an index is written to a snapshot and opened from it (``bot.search.snapshot``
 says what a snapshot is; ``bot.search.saved_papers`` writes and reads the papers): arrays as
-they are, memory-mapped when opened; the few Python structures (vocabularies, the analyzer's
-compound rules, the acronyms) as JSON."""
+they are, memory-mapped when opened; the tables looked up by a word or an id (vocabularies,
+the author index's words, the papers' ids) as ``bot.search.mapped`` tables over such arrays;
+the few other Python structures (the analyzer's compound rules, the acronyms) as JSON."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import astuple
 from typing import Any
 
@@ -18,20 +19,35 @@ from bot.search.authors import AuthorIndex
 from bot.search.bm25 import BM25Index
 from bot.search.defined_acronyms import Acronym
 from bot.search.fielded import FieldedBM25
+from bot.search.mapped import MappedSlices, MappedStrings, MappedTable
+from bot.search.saved_papers import IdLookups, id_lookups, lookup_keys
 from bot.search.snapshot_files import SnapshotReader, SnapshotWriter
 from bot.search.spelling import DeletionMap, SpellCorrector
 
 
-def _strings(mapping: Mapping[str, int]) -> list[str]:
-    """The keys of a token → number mapping, in number order (numbers 0 to n - 1)."""
-    strings = [""] * len(mapping)
-    for string, number in mapping.items():
-        strings[number] = string
-    return strings
+def write_table(out: SnapshotWriter, name: str, mapping: Mapping[str, int]) -> None:
+    """A ``str`` → ``int`` mapping as the arrays of a ``MappedTable``, its order kept."""
+    for part, array in MappedTable.arrays(mapping).items():
+        out.array(f"{name}.{part}", array)
+
+
+def open_table(snapshot: SnapshotReader, name: str) -> MappedTable:
+    """A table ``write_table`` saved, read from its memory-mapped arrays: the pages every
+    process on the host shares, where a dict would be each process's own."""
+    return MappedTable(**{part: snapshot.array(f"{name}.{part}") for part in MappedTable.PARTS})
+
+
+def write_strings(out: SnapshotWriter, name: str, strings: Iterable[str]) -> None:
+    for part, array in MappedStrings.arrays(strings).items():
+        out.array(f"{name}.{part}", array)
+
+
+def open_strings(snapshot: SnapshotReader, name: str) -> MappedStrings:
+    return MappedStrings(*(snapshot.array(f"{name}.{part}") for part in MappedStrings.PARTS))
 
 
 def _write_field(out: SnapshotWriter, prefix: str, field: BM25Index) -> dict[str, Any]:
-    out.json(f"{prefix}vocabulary", _strings(field.vocabulary))
+    write_table(out, f"{prefix}vocabulary", field.vocabulary)
     dense = sorted(field._dense_codes)
     codes = [field._dense_codes[term] for term in dense]
     out.array(f"{prefix}dense_terms", np.array(dense, dtype=np.int64))
@@ -55,8 +71,7 @@ def _open_field(snapshot: SnapshotReader, prefix: str, meta: dict[str, Any]) -> 
     """The field as ``BM25Builder.build`` left it, its arrays memory-mapped."""
     field = BM25Index.__new__(BM25Index)
     field.k1, field.b, field.epsilon = meta["k1"], meta["b"], meta["epsilon"]
-    tokens = snapshot.json(f"{prefix}vocabulary")
-    field.vocabulary = dict(zip(tokens, range(len(tokens)), strict=True))
+    field.vocabulary = open_table(snapshot, f"{prefix}vocabulary")
     field.doc_len = snapshot.array(f"{prefix}doc_len")
     field.corpus_size = len(field.doc_len)
     field.avgdl = meta["avgdl"]
@@ -67,6 +82,8 @@ def _open_field(snapshot: SnapshotReader, prefix: str, meta: dict[str, Any]) -> 
     field._docs = snapshot.array(f"{prefix}docs")
     field._codes = snapshot.array(f"{prefix}codes")
     field._ratio = snapshot.array(f"{prefix}ratio")
+    if len(field.vocabulary) != len(field._indptr) - 1:
+        raise ValueError(f"{prefix}vocabulary and {prefix}indptr differ in terms")
     dense_codes = snapshot.array(f"{prefix}dense_codes")
     dense_terms = snapshot.array(f"{prefix}dense_terms").tolist()
     field._dense_codes = {term: dense_codes[row] for row, term in enumerate(dense_terms)}
@@ -197,7 +214,7 @@ def open_fields(snapshot: SnapshotReader, meta: dict[str, Any]) -> FieldedBM25:
 def write_authors(out: SnapshotWriter, authors: AuthorIndex) -> None:
     """The author index's name words and each one's papers (built here if not yet)."""
     by_token = authors.by_token
-    out.json("authors.tokens", list(by_token))
+    write_table(out, "authors.tokens", {token: row for row, token in enumerate(by_token)})
     sizes = [len(docs) for docs in by_token.values()]
     starts = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts[1:])
@@ -207,10 +224,10 @@ def write_authors(out: SnapshotWriter, authors: AuthorIndex) -> None:
 
 
 def open_authors(snapshot: SnapshotReader, papers: Sequence[Paper]) -> AuthorIndex:
-    tokens = snapshot.json("authors.tokens")
-    starts = snapshot.array("authors.starts").tolist()
-    docs = snapshot.array("authors.docs")
-    by_token = {token: docs[starts[n] : starts[n + 1]] for n, token in enumerate(tokens)}
+    tokens = open_table(snapshot, "authors.tokens")
+    by_token = MappedSlices(
+        tokens, snapshot.array("authors.starts"), snapshot.array("authors.docs")
+    )
     return AuthorIndex(papers, by_token)
 
 
@@ -237,3 +254,28 @@ def open_speller(snapshot: SnapshotReader) -> SpellCorrector:
     """The typo corrector over the saved map, its arrays memory-mapped: nothing is built."""
     tables = {name: snapshot.array(f"speller.{name}") for name in DeletionMap.TABLES}
     return SpellCorrector.opened(DeletionMap.opened(tables, snapshot.json("speller")["longest"]))
+
+
+def write_paper_ids(out: SnapshotWriter, papers: Sequence[Paper]) -> None:
+    """Each paper's id and OpenReview id (empty where none: the shipped corpus's papers are
+    linked by their OpenReview id alone), and the tables that find a paper by them."""
+    keys = lookup_keys(papers)
+    write_strings(out, "papers.ids", (str(paper_keys[0]) for paper_keys in keys))
+    write_strings(out, "papers.openreview_ids", ((*k[1:], None)[0] or "" for k in keys))
+    by_id, by_folded_id = id_lookups(papers)
+    write_table(out, "papers.by_id", by_id)
+    write_table(out, "papers.by_folded_id", by_folded_id)
+
+
+def open_paper_ids(
+    snapshot: SnapshotReader, papers: int
+) -> tuple[MappedStrings, MappedStrings, IdLookups]:
+    """What ``write_paper_ids`` saved of ``papers`` papers, read where it is mapped."""
+    ids, openreview_ids = (
+        open_strings(snapshot, "papers.ids"),
+        open_strings(snapshot, "papers.openreview_ids"),
+    )
+    if not len(ids) == len(openreview_ids) == papers:
+        raise ValueError("papers.ids and papers.openreview_ids are not one per paper")
+    lookups = open_table(snapshot, "papers.by_id"), open_table(snapshot, "papers.by_folded_id")
+    return ids, openreview_ids, lookups
