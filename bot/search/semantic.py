@@ -36,6 +36,7 @@ import threadpoolctl
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
 from bot.search.model_rule import ModelSay
+from bot.search.model_weights import MODEL_DIR
 from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
 from bot.search.query_vectors import QueryVectors, Quiet
 from bot.search.vectors import (
@@ -529,11 +530,23 @@ def _logged_progress(keys: list[int]) -> Iterator[int]:
             logger.info("semantic: embedded %d of %d papers", done, len(keys))
 
 
+_weights_home: Path | None = None
+
+
+def share_model_weights(index_dir: Path | None) -> None:
+    """Keep the model's float32 weights in a file under ``index_dir`` (``PAPERBOT_INDEX_DIR``)
+    that every process of the host maps (``bot.search.model_weights``); None keeps them in
+    this process's memory. Called at start-up, before ``shared_embedder`` opens the model,
+    which stays as it was opened."""
+    global _weights_home
+    _weights_home = None if index_dir is None else index_dir / MODEL_DIR
+
+
 @functools.cache
 def shared_embedder() -> Embedder:
     """The process's one model (its sessions take a third of a second each to open, and
     serve any number of threads)."""
-    return Embedder()
+    return Embedder(weights_home=_weights_home)
 
 
 def ranker_for(corpus: str) -> Callable[[Sequence[Paper]], SemanticRanker | None]:
