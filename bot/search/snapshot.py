@@ -72,7 +72,7 @@ from bot.search.vectors import vectors_path
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 """The layout of a snapshot's files: bump it with any change to what ``write_snapshot``
 writes or ``open_snapshot`` reads."""
 KEEP = 2
