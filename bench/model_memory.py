@@ -4,8 +4,8 @@ mapped from one file (``bot.search.model_weights``), and ONNX Runtime's options.
 Each variant runs in fresh processes pinned to CPU 0 (``python bench/model_memory.py
 --worker``), each opening the model as the bot does (``Embedder``, then its lone-query session,
 which a bot on two cores opens after start-up), then embedding every query of the blind
-catalogue set and ``PAPERS`` catalogue papers (title and abstract, up to 256 tokens) one at
-a time, as the bot embeds a paper, three rounds, on the one-thread session every run but a
+catalogue set and ``PAPERS`` seed papers (title and abstract, up to 256 tokens) one at a
+time, as the bot embeds a paper, three rounds, on the one-thread session every run but a
 lone one takes. For each variant:
 
 - **opening**: the CPU and wall seconds of ``Embedder(...)`` and of its second session, in the
@@ -13,9 +13,15 @@ lone one takes. For each variant:
 - **memory**: ``/proc/PID/smaps_rollup`` of one process alone, then of two at once: PSS, and
   its split into ``Pss_Anon`` (pages the process holds alone: the heap, widened weights,
   ONNX Runtime's packed matrices and arena) and ``Pss_File`` (file pages, split among the
-  processes mapping them: the libraries, a mapped weights file);
+  processes mapping them: the libraries, a mapped weights file); and the model's own
+  ``Pss_Anon``, what it grew by from just before the model was opened to the end;
 - **speed**: p50 of a query's run and of a paper's, from the last two rounds;
 - **vectors**: whether every vector is bit for bit the vector of today's widening in memory.
+
+Then, the opening alone, in one more process pinned to CPU 0 (``--opening``): the model opened
+``OPENINGS`` times each way, alternately (the libraries loaded and the file in the page cache,
+as for every process after the first on a host), with the median CPU and wall seconds of
+``Embedder(...)`` each way.
 
 The variants differ only in where the weights are and in two of ONNX Runtime's session
 options, set here by wrapping ``InferenceSession``: ``session.disable_prepacking`` (the
@@ -49,6 +55,7 @@ from bot.papers.corpus import load_corpus
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "model_memory.md"
 ROUNDS = 3
+OPENINGS = 7
 QUERIES = 100
 PAPERS = 20
 # variant: (weights mapped from a file, prepacking on, arena on)
@@ -88,12 +95,13 @@ def run_worker(home: str, prepacking: bool, arena: bool) -> int:
     onnxruntime.InferenceSession = with_options  # type: ignore[misc]
     embedding._cores = lambda: 2  # open the lone session as a bot on two cores does
     queries = [q.query for q in load_queries(CATALOGUE_SET.path, CATALOGUE_SET.kinds)][:QUERIES]
-    papers = load_corpus("catalogue").papers[:PAPERS]
+    papers = load_corpus("seeds").papers[:PAPERS]
     texts = [f"{paper.title}. {paper.plain_abstract}" for paper in papers]
 
     def say(**values: object) -> None:
         print(json.dumps(values), flush=True)
 
+    before = smaps(os.getpid())["Pss_Anon"]
     cpu, wall = time.process_time(), time.perf_counter()
     embedder = embedding.Embedder(weights_home=Path(home) if home else None)
     opened_cpu, opened_wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -129,8 +137,28 @@ def run_worker(home: str, prepacking: bool, arena: bool) -> int:
         query_p50=statistics.median(query_ms),
         paper_p50=statistics.median(paper_ms),
         vectors=digest.hexdigest(),
+        model_anon=smaps(os.getpid())["Pss_Anon"] - before,
     )
     sys.stdin.read()
+    return 0
+
+
+def run_openings(home: str) -> int:
+    """Open the model ``OPENINGS`` times each way, alternately; say the medians."""
+    from bot.search.embedding import Embedder
+
+    costs: dict[str, list[tuple[float, float]]] = {"memory": [], "mapped": []}
+    Embedder(weights_home=Path(home))  # the file written, the libraries loaded
+    for _ in range(OPENINGS):
+        for way, weights_home in (("memory", None), ("mapped", Path(home))):
+            cpu, wall = time.process_time(), time.perf_counter()
+            Embedder(weights_home=weights_home)
+            costs[way].append((time.process_time() - cpu, time.perf_counter() - wall))
+    medians = {
+        way: [statistics.median(pair[i] for pair in pairs) for i in (0, 1)]
+        for way, pairs in costs.items()
+    }
+    print(json.dumps(medians), flush=True)
     return 0
 
 
@@ -187,6 +215,7 @@ def row(r: dict[str, Any], reference: str) -> str:
         f"{alone['Pss']:.0f} ({alone['Pss_Anon']:.0f} + {alone['Pss_File']:.0f})",
         f"{together['Pss']:.0f} ({together['Pss_Anon']:.0f} + {together['Pss_File']:.0f})",
         f"{together['Pss'] / alone['Pss']:.2f}",
+        f"{r['model_anon']:.0f}",
         f"{r['query_p50']:.2f}",
         f"{r['paper_p50']:.1f}",
         "yes" if r["vectors"] == reference else "**no**",
@@ -201,14 +230,16 @@ HEADER = (
     "PSS, one process (anon + file), MB",
     "PSS, two processes, MB",
     "two / one",
+    "the model's own anon MB",
     "query p50 ms",
     "paper p50 ms",
     "vectors as before, bit for bit",
 )
 
 
-def report(results: Sequence[dict[str, Any]]) -> str:
+def report(results: Sequence[dict[str, Any]], openings: dict[str, list[float]]) -> str:
     reference = results[0]["vectors"]
+    (memory_cpu, memory_wall), (mapped_cpu, mapped_wall) = openings["memory"], openings["mapped"]
     return "\n".join(
         [
             "# The model's memory: weights widened in each process or mapped from one file",
@@ -222,6 +253,10 @@ def report(results: Sequence[dict[str, Any]]) -> str:
             "|" + "---|" * len(HEADER),
             *(row(r, reference) for r in results),
             "",
+            f"Opening the model, median of {OPENINGS} each way, alternately in one process: "
+            f"weights widened in memory {memory_cpu:.2f} s CPU ({memory_wall:.2f} s), mapped "
+            f"from the file {mapped_cpu:.2f} s CPU ({mapped_wall:.2f} s).",
+            "",
         ]
     )
 
@@ -229,13 +264,25 @@ def report(results: Sequence[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", nargs=3, metavar=("HOME", "PREPACKING", "ARENA"))
+    parser.add_argument("--opening", metavar="HOME")
     args = parser.parse_args(argv)
+    if args.opening:
+        return run_openings(args.opening)
     if args.worker:
         home, prepacking, arena = args.worker
         return run_worker(home, prepacking == "1", arena == "1")
     with tempfile.TemporaryDirectory() as scratch:
         results = [measure(variant, Path(scratch)) for variant in VARIANTS]
-    text = report(results)
+        command = [sys.executable, str(Path(__file__).resolve()), "--opening", scratch]
+        opening = subprocess.run(
+            command,
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            preexec_fn=lambda: os.sched_setaffinity(0, ONE_CORE),
+        )
+    text = report(results, json.loads(opening.stdout))
     RESULTS_PATH.write_text(text, encoding="utf-8")
     print(text)
     return 0

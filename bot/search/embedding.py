@@ -28,9 +28,16 @@ ONNX Runtime's memory arena stays on: without it each run's buffers come from th
 allocator of whichever thread runs the model, and with any of the bot's workers running
 batches the process grew past 590 MB, against 345 MB with the arena, which keeps no more
 than the largest run needs (a 256-token paper; ``bench/results/batching.md`` reports the
-peak). Several texts may share a run (short queries waiting together cost less each that
-way, by the same results); they are padded to the longest, the attention mask keeps the
-padding out of every real token's state, and each text's mean covers its own tokens only, so
+peak). Turned off, it saves nothing when texts run one at a time either
+(``bench/results/model_memory.md``). Prepacking stays on too: turned off
+(``session.disable_prepacking``), it would save the sessions' packed copies of the matrices,
+48 MB a process, but its products run on other kernels, whose vectors differ from the stored
+ones (by up to 1.4e-7, within the tests' 1e-6, in every one of 100 blind queries), and its
+queries ran slower in every run.
+
+Several texts may share a run (short queries waiting together cost less each that way, by
+the same results); they are padded to the longest, the attention mask keeps the padding out
+of every real token's state, and each text's mean covers its own tokens only, so
 a text's vector is the same, bit for bit, alone or in any batch.
 """
 
