@@ -49,7 +49,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's bot
 
 from quality import CATALOGUE_SET, code_version, load_queries
-from speed import ONE_CORE, PROJECT_ROOT, machine_description
+from speed import ONE_CORE, PROJECT_ROOT, machine_description, run_pinned, table
 
 from bot.papers.corpus import load_corpus
 
@@ -119,20 +119,14 @@ def run_worker(home: str, prepacking: bool, arena: bool) -> int:
     paper_ms: list[float] = []
     digest = hashlib.sha256()
     for round_number in range(ROUNDS):
-        for ids in query_tokens:
-            began = time.perf_counter_ns()
-            vector = embedder.embed_tokens([ids])
-            if round_number:
-                query_ms.append((time.perf_counter_ns() - began) / 1e6)
-            else:
-                digest.update(vector.tobytes())
-        for ids in paper_tokens:
-            began = time.perf_counter_ns()
-            vector = embedder.embed_tokens([ids])
-            if round_number:
-                paper_ms.append((time.perf_counter_ns() - began) / 1e6)
-            else:
-                digest.update(vector.tobytes())
+        for texts_tokens, times in ((query_tokens, query_ms), (paper_tokens, paper_ms)):
+            for ids in texts_tokens:
+                began = time.perf_counter_ns()
+                vector = embedder.embed_tokens([ids])
+                if round_number:
+                    times.append((time.perf_counter_ns() - began) / 1e6)
+                else:
+                    digest.update(vector.tobytes())
     say(
         query_p50=statistics.median(query_ms),
         paper_p50=statistics.median(paper_ms),
@@ -206,9 +200,9 @@ def measure(variant: str, scratch: Path) -> dict[str, Any]:
     return {"variant": variant, **opened, **served, "alone": alone, "together": together}
 
 
-def row(r: dict[str, Any], reference: str) -> str:
+def cells(r: dict[str, Any], reference: str) -> list[str]:
     alone, together = r["alone"], r["together"]
-    cells = [
+    return [
         r["variant"],
         f"{r['open_cpu']:.2f} s CPU, {r['open_wall']:.2f} s",
         f"{r['lone_cpu']:.2f} s CPU, {r['lone_wall']:.2f} s",
@@ -220,7 +214,6 @@ def row(r: dict[str, Any], reference: str) -> str:
         f"{r['paper_p50']:.1f}",
         "yes" if r["vectors"] == reference else "**no**",
     ]
-    return "| " + " | ".join(cells) + " |"
 
 
 HEADER = (
@@ -249,9 +242,7 @@ def report(results: Sequence[dict[str, Any]], openings: dict[str, list[float]]) 
             "",
             f"Machine: {machine_description()}. Measured at {code_version()}.",
             "",
-            "| " + " | ".join(HEADER) + " |",
-            "|" + "---|" * len(HEADER),
-            *(row(r, reference) for r in results),
+            *table(HEADER, [cells(r, reference) for r in results]),
             "",
             f"Opening the model, median of {OPENINGS} each way, alternately in one process: "
             f"weights widened in memory {memory_cpu:.2f} s CPU ({memory_wall:.2f} s), mapped "
@@ -273,16 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_worker(home, prepacking == "1", arena == "1")
     with tempfile.TemporaryDirectory() as scratch:
         results = [measure(variant, Path(scratch)) for variant in VARIANTS]
-        command = [sys.executable, str(Path(__file__).resolve()), "--opening", scratch]
-        opening = subprocess.run(
-            command,
-            cwd=PROJECT_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            preexec_fn=lambda: os.sched_setaffinity(0, ONE_CORE),
-        )
-    text = report(results, json.loads(opening.stdout))
+        _, opening = run_pinned([sys.executable, __file__, "--opening", scratch])
+    text = report(results, json.loads(opening))
     RESULTS_PATH.write_text(text, encoding="utf-8")
     print(text)
     return 0
