@@ -506,11 +506,14 @@ class CorpusAnalyzer:
                 self._chunks[chunk] = analyse(chunk)
             return list(map(self._chunks.__getitem__, chunks))
 
-    def forget_chunks(self) -> None:
+    def forget_chunks(self) -> dict[str, tuple[str, ...]]:
         """Drop the indexing caches (they refill on demand); highlighting data stays. The
-        words met from now on come from queries, so their memory is bounded."""
-        self._chunks = {}
+        words met from now on come from queries, so their memory is bounded. Returned: the
+        chunks analysed until now, with their tokens (an addition's, to extend the spelling
+        words with: ``bot.search.spelling_words``)."""
+        chunks, self._chunks = self._chunks, {}
         self._words = _RecentWords(QUERY_WORDS)
+        return chunks
 
     def shown(self, tokens: Iterable[str]) -> frozenset[str]:
         """The tokens whose words a reader is shown as matched: ``tokens`` and the parts of
@@ -536,10 +539,15 @@ class CorpusAnalyzer:
         """The alphabetic words (case-folded, 3+ letters) written with one of ``tokens`` in
         the texts analysed so far."""
         chunks = chain.from_iterable(self._chunks_by_token.get(token, ()) for token in tokens)
-        found: set[str] = set()
-        for chunk in set(chunks):
-            found.update(_SPELLING_WORD.findall(chunk.casefold()))
-        return found - STOPWORDS
+        return chunk_spelling_words(set(chunks))
+
+
+def chunk_spelling_words(chunks: Iterable[str]) -> set[str]:
+    """The alphabetic words (case-folded, 3+ letters) of ``chunks``, stopwords aside."""
+    found: set[str] = set()
+    for chunk in chunks:
+        found.update(_SPELLING_WORD.findall(chunk.casefold()))
+    return found - STOPWORDS
 
 
 class Highlighter:

@@ -60,6 +60,10 @@ class Extension:
     analyzer: CorpusAnalyzer
     bm25: FieldedBM25
     settled: bool
+    added: Counter[str]
+    """How many of the new papers hold each token (in any field)."""
+    chunks: dict[str, tuple[str, ...]]
+    """The new papers' whitespace-delimited chunks, with their tokens."""
 
 
 def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Paper]) -> Extension:
@@ -72,12 +76,11 @@ def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Pape
     changed = changed or apart_compounds(uses) != analyzer.apart
     reader = analyzer.copy() if changed else grown
     reader.uses = uses
-    fields = [
-        _merged(field, [reader.indexed_tokens(paper[number]) for paper in texts])
-        for number, field in enumerate(bm25.fields)
-    ]
-    reader.forget_chunks()
-    return Extension(reader, FieldedBM25(fields, bm25.weights), settled=not changed)
+    bags = [[reader.indexed_tokens(paper[n]) for paper in texts] for n in range(len(bm25.fields))]
+    fields = [_merged(field, bags[number]) for number, field in enumerate(bm25.fields)]
+    added = Counter(token for paper in zip(*bags, strict=True) for token in set().union(*paper))
+    chunks = reader.forget_chunks()
+    return Extension(reader, FieldedBM25(fields, bm25.weights), not changed, added, chunks)
 
 
 def _counted(uses: CompoundUses, more: Iterable[CompoundUses]) -> CompoundUses:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice, product
 
@@ -31,6 +31,7 @@ from bot.search.lexicon import english_words, is_english
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery, SpellCorrector, unit_spans
 from bot.search.results import Filter
+from bot.search.spelling_words import SpellingWords
 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 LIKE_REPEATS = 3
@@ -106,18 +107,29 @@ class QueryPlanner:
         return speller
 
     def _spelling_frequencies(self) -> dict[str, int]:
-        """Corpus words a typo may be corrected to, with how many papers use their stem.
+        """Corpus words a typo may be corrected to, with how many papers use their stem."""
+        return self.spelling.frequencies
 
-        In a large corpus a word of a single paper is more often a name or a typo itself than
-        what someone meant, so from 10,000 papers on a word must appear in two."""
-        least = 1 if len(self._papers) < 10_000 else 2
-        frequency_of = self._bm25.document_frequencies(least)
-        frequencies = {}
-        for word in self._analyzer.spelling_words(list(frequency_of)):
-            tokens = word_tokens(word).tokens
-            if tokens and tokens[0] in frequency_of:
-                frequencies[word] = frequency_of[tokens[0]]
-        return frequencies
+    @built_once
+    def spelling(self) -> SpellingWords:
+        """The corrector's words and what an addition extends them from (see
+        ``bot.search.spelling_words``)."""
+        return SpellingWords.build(len(self._papers), self._bm25, self._analyzer)
+
+    def grow(
+        self, old: QueryPlanner, added: Counter[str], chunks: Mapping[str, tuple[str, ...]]
+    ) -> None:
+        """Take the typo corrector of ``old``, the planner of this corpus less some new papers,
+        grown by them (``added``, ``chunks``: ``bot.search.growth.Extension``) rather than
+        built again, where ``old`` has built it: in time of the new papers, not the corpus."""
+        if "spelling" not in old.__dict__:
+            return
+        grown = old.spelling.extended(len(self._papers), old._bm25, self._analyzer, added, chunks)
+        if grown is None:
+            return
+        self.__dict__["spelling"] = grown
+        if "speller" in old.__dict__:
+            self.__dict__["speller"] = old.speller.extended(grown.frequencies)
 
     def is_known(self, word: str) -> bool:
         return is_known(self._bm25, word)

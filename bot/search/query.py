@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
+from itertools import islice
 
 import numpy as np
 
@@ -348,6 +349,26 @@ class SpellCorrector:
     def prepare(self) -> None:
         """Build the deletion map now rather than on the first correction."""
         self._by_deletion  # noqa: B018 - a cached property: reading it builds it
+
+    def extended(self, frequencies: Mapping[str, int]) -> SpellCorrector:
+        """The corrector over ``frequencies``: this one's words, in this order (their counts
+        may differ), then new ones (an addition to the corpus). Its map is this one's plus
+        the new words' deletions, merged in time of the new words, and it answers as one
+        built over ``frequencies`` does (the order of the words is not in the answers)."""
+        grown = SpellCorrector(frequencies, self.max_distance)
+        if "_by_deletion" not in self.__dict__:
+            return grown
+        new = SpellCorrector(dict(islice(frequencies.items(), len(self.frequencies), None)))
+        keys, owners = self._by_deletion
+        new_keys, new_owners = new._by_deletion
+        at = np.searchsorted(keys, new_keys, side="right")
+        grown.__dict__["_words"] = self._words + new._words
+        grown.__dict__["_longest"] = max(self._longest, new._longest)
+        grown.__dict__["_by_deletion"] = (
+            np.insert(keys, at, new_keys),
+            np.insert(owners, at, new_owners + len(self._words)),
+        )
+        return grown
 
     def _candidates(self, word: str, limit: int) -> set[str]:
         keys, owners = self._by_deletion

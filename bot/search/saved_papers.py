@@ -140,3 +140,11 @@ def lookup_keys(papers: Sequence[Paper]) -> list[tuple[str | None, ...]]:
     if isinstance(papers, SavedPapers):
         return papers.keys()
     return [(paper.id, *paper.link_ids) for paper in papers]
+
+
+def paper_ids(papers: Sequence[Paper]) -> list[str]:
+    """Each paper's id (of saved papers, without building them): what ties are broken by,
+    which need not parse every paper's links as ``lookup_keys`` does."""
+    if isinstance(papers, SavedPapers):
+        return [keys[0] for keys in papers.keys()]  # type: ignore[misc]
+    return [paper.id for paper in papers]
