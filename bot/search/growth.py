@@ -33,7 +33,10 @@ papers teach is not yet joined), and the caller builds the index again in the ba
 leave the rules as they are (``settled`` true) are exact at once.
 
 Costs of a merge grow with the postings (a few numpy passes), not with the text: at 250,000
-papers an addition takes seconds where a rebuild takes minutes.
+papers an addition takes seconds where a rebuild takes minutes. What the index builds beside
+the postings is extended too, from what the merge says of the new papers (``added``,
+``chunks``): the typo corrector's words (``bot.search.spelling_words``) and map
+(``SpellCorrector.extended``), the author index (``AuthorIndex.extended``), the id lookups.
 """
 
 from __future__ import annotations

@@ -121,14 +121,13 @@ class QueryPlanner:
     ) -> None:
         """Take the typo corrector of ``old``, the planner of this corpus less some new papers,
         grown by them (``added``, ``chunks``: ``bot.search.growth.Extension``) rather than
-        built again, where ``old`` has built it: in time of the new papers, not the corpus."""
-        if "spelling" not in old.__dict__:
+        built again, where ``old`` has one: in time of the new papers, not the corpus (but
+        for its words, the first time, where ``old`` was given its corrector ready-made)."""
+        if "speller" not in old.__dict__:
             return
         grown = old.spelling.extended(len(self._papers), old._bm25, self._analyzer, added, chunks)
-        if grown is None:
-            return
-        self.__dict__["spelling"] = grown
-        if "speller" in old.__dict__:
+        if grown is not None:
+            self.__dict__["spelling"] = grown
             self.__dict__["speller"] = old.speller.extended(grown.frequencies)
 
     def is_known(self, word: str) -> bool:

@@ -146,5 +146,5 @@ def paper_ids(papers: Sequence[Paper]) -> list[str]:
     """Each paper's id (of saved papers, without building them): what ties are broken by,
     which need not parse every paper's links as ``lookup_keys`` does."""
     if isinstance(papers, SavedPapers):
-        return [keys[0] for keys in papers.keys()]  # type: ignore[misc]
+        return [*papers._ids, *(paper.id for paper in papers._added)]
     return [paper.id for paper in papers]

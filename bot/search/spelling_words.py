@@ -103,4 +103,3 @@ class SpellingWords:
         for token in filter(common, changed):
             frequencies.update(dict.fromkeys(by_token.get(token, ()), papers_of[token]))
         return SpellingWords(self.least, papers_of, by_token, frequencies)
-
