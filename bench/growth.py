@@ -108,8 +108,9 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     }
 
 
-def report(results: Sequence[dict[str, object]], batch: int, kept: Sequence[str]) -> str:
-    """The results file: its header, the rows of earlier runs (``kept``), then these."""
+def report(results: Sequence[dict[str, object]], batch: int, kept: Sequence[str], code: str) -> str:
+    """The results file: its header, the rows of earlier runs (``kept``), then these, of the
+    commit ``code`` (read when the run began)."""
     lines = [
         "# Growth: adding papers to a live index",
         "",
@@ -127,7 +128,7 @@ def report(results: Sequence[dict[str, object]], batch: int, kept: Sequence[str]
         searchable, exact, rss = r["searchable"], r["exact"], r["rss"]
         quiet, during = r["quiet"], r["during"]
         lines.append(
-            f"| {code_version().removeprefix('commit ')} | {_pinning()} | {r['size']:,} | "
+            f"| {code} | {_pinning()} | {r['size']:,} | "
             f"{r['build_seconds']:.1f} | {len(searchable)} | "  # type: ignore[arg-type]
             f"{np.median(searchable):.1f}, {max(searchable):.1f} | "  # type: ignore[arg-type, type-var]
             f"{np.median(r['searchable_cpu']):.1f} | "  # type: ignore[arg-type]
@@ -169,8 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, default=5)
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
+    code = code_version().removeprefix("commit ")
     results = [measure(size, args.batch, args.batches) for size in sizes]
-    RESULTS_PATH.write_text(report(results, args.batch, earlier_rows()))
+    RESULTS_PATH.write_text(report(results, args.batch, earlier_rows(), code))
     print(RESULTS_PATH.read_text())
     return 0
 
