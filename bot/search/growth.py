@@ -75,7 +75,8 @@ def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Pape
     old ones (not ``settled``)."""
     texts = [field_texts(paper) for paper in new]
     grown, changed = analyzer.extended(chain.from_iterable(texts))
-    uses = _counted(analyzer.uses, (grown.compound_uses(text) for text in chain(*texts)))
+    analysed: dict[str, tuple[str, ...]] = {}
+    uses = _counted(analyzer.uses, (grown.compound_uses(t, analysed) for t in chain(*texts)))
     changed = changed or apart_compounds(uses) != analyzer.apart
     reader = analyzer.copy() if changed else grown
     reader.uses = uses
