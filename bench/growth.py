@@ -8,7 +8,10 @@ are searchable by BM25 (the first swap) and until the index ranks exactly as a f
 (the second swap, where the papers taught a compound: ``bot.search.growth``), the searches'
 p50/p99 during the additions (swaps included) and outside them, the swaps, and the
 process's RSS after each addition (memory that should not grow beyond the papers' own).
-Semantic part off, as ``bench/speed.py``.
+Semantic part off, as ``bench/speed.py``. Each run adds its rows, marked with the commit,
+to those of earlier runs in ``bench/results/growth.md``; run it pinned to one CPU
+(``taskset -c 1 python bench/growth.py ...``) where other work shares the machine, and
+compare the adding thread's CPU seconds.
 
     python bench/growth.py --sizes 10000,100000 --batches 5
 """
@@ -16,12 +19,14 @@ Semantic part off, as ``bench/speed.py``.
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from quality import code_version
 from speed import TOP_K, benchmark_queries, build_corpus, machine_description
 
 from bot.search.engine import SearchIndex
@@ -46,12 +51,12 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     index.prepare(embed=False)
     build_seconds = time.perf_counter() - started
     library = Library(index)
-    swapped_at: list[float] = []
+    swapped_at: list[tuple[float, float]] = []
     swap = library.swap
 
     def timed_swap(index: SearchIndex) -> None:
         swap(index)
-        swapped_at.append(time.perf_counter())
+        swapped_at.append((time.perf_counter(), time.thread_time()))
 
     library.swap = timed_swap  # type: ignore[method-assign]
     queries = benchmark_queries(real, 200)
@@ -73,15 +78,16 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     searcher = threading.Thread(target=search, daemon=True)
     searcher.start()
     time.sleep(2.0)
-    searchable, exact, rss = [], [], [rss_mb()]
+    searchable, searchable_cpu, exact, rss = [], [], [], [rss_mb()]
     for number in range(batches):
         chunk = papers[base + number * batch : base + (number + 1) * batch]
         adding.set()
-        begun = time.perf_counter()
+        begun, begun_cpu = time.perf_counter(), time.thread_time()
         swapped_at.clear()
         library.add(chunk)
-        searchable.append(swapped_at[0] - begun)
-        exact.append(swapped_at[-1] - begun)
+        searchable.append(swapped_at[0][0] - begun)
+        searchable_cpu.append(swapped_at[0][1] - begun_cpu)
+        exact.append(swapped_at[-1][0] - begun)
         adding.clear()
         time.sleep(1.0)
         rss.append(rss_mb())
@@ -92,6 +98,7 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
         "base": base,
         "build_seconds": build_seconds,
         "searchable": searchable,
+        "searchable_cpu": searchable_cpu,
         "exact": exact,
         "swaps": library.swaps - 1,
         "quiet": np.percentile(quiet, [50, 99]).tolist() if quiet else [float("nan")] * 2,
@@ -101,30 +108,59 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     }
 
 
-def report(results: Sequence[dict[str, object]], batch: int) -> str:
+def report(results: Sequence[dict[str, object]], batch: int, kept: Sequence[str], code: str) -> str:
+    """The results file: its header, the rows of earlier runs (``kept``), then these, of the
+    commit ``code`` (read when the run began)."""
     lines = [
         "# Growth: adding papers to a live index",
         "",
-        f"Measured by `bench/growth.py` on {machine_description('unpinned, 2 shared cores')}.",
+        f"Measured by `bench/growth.py` on {machine_description(_pinning())} (earlier rows: "
+        "as their CPUs column says).",
         f"Each addition is {batch:,} papers through `Library.add`; searches run throughout on "
-        "another thread (semantic part off).",
+        "another thread (semantic part off). CPU seconds are the adding thread's own, which "
+        "other processes on the machine do not inflate.",
         "",
-        "| papers | build + prepare (s) | additions | until searchable (s): median, max "
-        "| until exact (s): median, max | swaps | p50/p99 outside additions (ms) | p50/p99 "
-        "during additions (ms) | searches during | RSS before, after first, after last (MB) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        TABLE_HEAD,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *kept,
     ]
     for r in results:
         searchable, exact, rss = r["searchable"], r["exact"], r["rss"]
         quiet, during = r["quiet"], r["during"]
         lines.append(
-            f"| {r['size']:,} | {r['build_seconds']:.1f} | {len(searchable)} | "  # type: ignore[arg-type]
+            f"| {code} | {_pinning()} | {r['size']:,} | "
+            f"{r['build_seconds']:.1f} | {len(searchable)} | "  # type: ignore[arg-type]
             f"{np.median(searchable):.1f}, {max(searchable):.1f} | "  # type: ignore[arg-type, type-var]
+            f"{np.median(r['searchable_cpu']):.1f} | "  # type: ignore[arg-type]
             f"{np.median(exact):.1f}, {max(exact):.1f} | {r['swaps']} | "  # type: ignore[arg-type, type-var]
             f"{quiet[0]:.1f} / {quiet[1]:.1f} | {during[0]:.1f} / {during[1]:.1f} | "  # type: ignore[index]
             f"{r['searches_during']:,} | {rss[0]:.0f}, {rss[1]:.0f}, {rss[-1]:.0f} |"  # type: ignore[index]
         )
     return "\n".join(lines) + "\n"
+
+
+TABLE_HEAD = (
+    "| code | CPUs | papers | build + prepare (s) | additions | until searchable (s): median, max "
+    "| CPU until searchable (s): median | until exact (s): median, max | swaps "
+    "| p50/p99 outside additions (ms) | p50/p99 during additions (ms) | searches during "
+    "| RSS before, after first, after last (MB) |"
+)
+
+
+def earlier_rows() -> list[str]:
+    """The rows of the results file's table as it is (runs of other commits and sizes)."""
+    if not RESULTS_PATH.exists():
+        return []
+    lines = RESULTS_PATH.read_text().splitlines()
+    if TABLE_HEAD not in lines:
+        return []
+    rows = lines[lines.index(TABLE_HEAD) + 2 :]
+    return [row for row in rows if row.startswith("| ")]
+
+
+def _pinning() -> str:
+    cpus = sorted(os.sched_getaffinity(0))
+    return f"pinned to CPU {cpus[0]}" if len(cpus) == 1 else "unpinned"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,8 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, default=5)
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
+    code = code_version().removeprefix("commit ")
     results = [measure(size, args.batch, args.batches) for size in sizes]
-    RESULTS_PATH.write_text(report(results, args.batch))
+    RESULTS_PATH.write_text(report(results, args.batch, earlier_rows(), code))
     print(RESULTS_PATH.read_text())
     return 0
 

@@ -16,7 +16,8 @@ from bot.papers.corpus import load_corpus
 from bot.search.engine import SearchIndex
 from bot.search.lexicon import english_words, is_english
 from bot.search.query import edit_distance
-from bot.search.spelling import SpellCorrector, spelling_frequencies
+from bot.search.spelling import SpellCorrector
+from bot.search.spelling_words import SpellingWords
 
 # Each was "corrected" into a corpus word before the English lexicon was consulted
 # (``lawyers`` → ``layers``, ``write`` → ``white``, ``older`` → ``order``, ...), and the rest
@@ -212,7 +213,7 @@ def _slips(words: list[str], count: int) -> list[str]:
 def test_the_saved_map_corrects_every_catalogue_word_and_typo_as_string_deletions_did() -> None:
     """Hashing deletions with a stable hash into arrays changed nothing anyone is shown."""
     parts = SearchIndex.build(load_corpus("catalogue").papers).parts()
-    frequencies = spelling_frequencies(len(parts.papers), parts.bm25, parts.analyzer)
+    frequencies = SpellingWords.build(len(parts.papers), parts.bm25, parts.analyzer).frequencies
     corrector, reference = SpellCorrector(frequencies), _StringDeletions(frequencies)
     vocabulary = sorted(frequencies)
     typed = [*vocabulary, *_slips(vocabulary, 3000), "a" * 40, "über", "Straße"]

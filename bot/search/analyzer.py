@@ -415,25 +415,40 @@ class CorpusAnalyzer:
         read left to right, a compound's words starting no other (``every``: as
         ``compound_at``)."""
         ends: dict[int, str] = {}
+        if not self.openings or len(chunks) < 2:
+            return ends
+        # Where the first two words open a compound: the test that ends most positions,
+        # each chunk's edges read once.
+        edges = list(map(chunk_edges, chunks))
+        firsts = [first or "" for first, _ in edges[:-1]]
+        keys = zip(firsts, [second or "" for _, second in edges[1:]], strict=True)
+        openings = self.openings
         at = 0
-        while at < len(chunks) - 1:
-            found = self.compound_at(chunks, at, every=every) if self.openings else None
-            if found is None:
-                at += 1
-            else:
-                ends[at + found[0] - 1] = found[1]
-                at += found[0]
+        for start in [at for at, key in enumerate(keys) if key in openings]:
+            if start < at:
+                continue
+            found = self.compound_at(chunks, start, every=every)
+            if found is not None:
+                ends[start + found[0] - 1] = found[1]
+                at = start + found[0]
         return ends
 
-    def compound_uses(self, text: str) -> CompoundUses:
+    def compound_uses(
+        self, text: str, analysed: dict[str, tuple[str, ...]] | None = None
+    ) -> CompoundUses:
         """How often a paper text writes each compound as one word (its chunks' tokens, as
         the indexer counts them) and apart (``every`` compound, as the indexer counts
-        before it decides ``apart``)."""
+        before it decides ``apart``). ``analysed`` keeps the chunks' tokens across the
+        texts of a batch, which repeat most of their chunks."""
         chunks = text.split()
+        known = {} if analysed is None else analysed
+        for chunk in filterfalse(known.__contains__, chunks):
+            known[chunk] = self._analyze_chunk(chunk)
+        splits = self.splits
         one_word = Counter(
             token
-            for token in chain.from_iterable(map(self._analyze_chunk, chunks))
-            if token in self.splits
+            for token in chain.from_iterable(map(known.__getitem__, chunks))
+            if token in splits
         )
         return CompoundUses(one_word, Counter(self.compound_ends(chunks, every=True).values()))
 
@@ -506,11 +521,14 @@ class CorpusAnalyzer:
                 self._chunks[chunk] = analyse(chunk)
             return list(map(self._chunks.__getitem__, chunks))
 
-    def forget_chunks(self) -> None:
+    def forget_chunks(self) -> dict[str, tuple[str, ...]]:
         """Drop the indexing caches (they refill on demand); highlighting data stays. The
-        words met from now on come from queries, so their memory is bounded."""
-        self._chunks = {}
+        words met from now on come from queries, so their memory is bounded. Returned: the
+        chunks analysed until now, with their tokens (an addition's, to extend the spelling
+        words with: ``bot.search.spelling_words``)."""
+        chunks, self._chunks = self._chunks, {}
         self._words = _RecentWords(QUERY_WORDS)
+        return chunks
 
     def shown(self, tokens: Iterable[str]) -> frozenset[str]:
         """The tokens whose words a reader is shown as matched: ``tokens`` and the parts of
@@ -536,10 +554,15 @@ class CorpusAnalyzer:
         """The alphabetic words (case-folded, 3+ letters) written with one of ``tokens`` in
         the texts analysed so far."""
         chunks = chain.from_iterable(self._chunks_by_token.get(token, ()) for token in tokens)
-        found: set[str] = set()
-        for chunk in set(chunks):
-            found.update(_SPELLING_WORD.findall(chunk.casefold()))
-        return found - STOPWORDS
+        return chunk_spelling_words(set(chunks))
+
+
+def chunk_spelling_words(chunks: Iterable[str]) -> set[str]:
+    """The alphabetic words (case-folded, 3+ letters) of ``chunks``, stopwords aside."""
+    found: set[str] = set()
+    for chunk in chunks:
+        found.update(_SPELLING_WORD.findall(chunk.casefold()))
+    return found - STOPWORDS
 
 
 class Highlighter:

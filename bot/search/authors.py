@@ -85,6 +85,40 @@ class AuthorIndex:
                 lists.setdefault(token, []).append(doc)
         return {token: np.array(docs, dtype=np.int64) for token, docs in lists.items()}
 
+    def extended(self, papers: Sequence[Paper]) -> AuthorIndex:
+        """The index of ``papers``, this one's papers and more after them (an addition),
+        equal to one built over all of them: the lists and names of the new papers' name
+        words are extended from this index's, in time of the new papers, not the corpus.
+        Parts this index has not built yet are left for the grown one to build. A mapped
+        ``by_token`` (an opened snapshot's) is copied into a dict, the grown lists held
+        in memory: a name word's list changes, which a mapped table cannot."""
+        grown = AuthorIndex(papers)
+        if "by_token" not in self.__dict__:
+            return grown
+        lists: dict[str, list[int]] = {}
+        for doc in range(len(self.papers), len(papers)):
+            for token in {t for name in papers[doc].authors for t in name_tokens(name)}:
+                lists.setdefault(token, []).append(doc)
+        by_token = dict(self.by_token)
+        for token, docs in lists.items():
+            old = by_token.get(token, _NO_PAPERS)
+            by_token[token] = np.concatenate([old, np.array(docs, dtype=np.int64)])
+        grown.__dict__["by_token"] = by_token
+        if "_by_spelling" not in self.__dict__:
+            return grown
+        by_spelling = dict(self._by_spelling)
+        for token in (token for token in lists if token not in self.by_token):  # new words
+            key = _spelling_key(token)
+            by_spelling[key] = (*by_spelling.get(key, ()), token)
+        grown.__dict__["_by_spelling"] = by_spelling
+        if "speller" in self.__dict__:
+            papers_of = {
+                key: sum(map(grown.paper_count, by_spelling[key]))
+                for key in {_spelling_key(token) for token in lists}
+            }
+            grown.__dict__["speller"] = self.speller.extended(papers_of)
+        return grown
+
     @built_once
     def _by_spelling(self) -> dict[str, tuple[str, ...]]:
         """Spelling key (see ``_spelling_key``) → the name words written so."""

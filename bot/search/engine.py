@@ -106,7 +106,11 @@ class SearchIndex:
         clock: Clock = system_clock,
         authors: AuthorIndex | None = None,
         speller: SpellCorrector | None = None,
+        grown_from: SearchIndex | None = None,
     ) -> None:
+        """``speller``, a saved index's typo corrector, is used as it is; ``grown_from``, an
+        index of the first of ``papers``, lends its id lookups to be extended by the others
+        (an addition) rather than made again (``id_lookups``)."""
         self.papers = papers
         self._clock = clock
         self._columns = FilterColumns(papers)
@@ -133,7 +137,10 @@ class SearchIndex:
         )
         self.settled = True
         """False for an ``extended`` index read by its old compound rules (see ``settle``)."""
-        self._by_id, self._by_folded_id = id_lookups(papers)
+        before = None
+        if grown_from is not None:
+            before = (grown_from._by_id, grown_from._by_folded_id), len(grown_from.papers)
+        self._by_id, self._by_folded_id = id_lookups(papers, before)
 
     @classmethod
     def build(
@@ -181,7 +188,10 @@ class SearchIndex:
         miner = self._miner.copy()
         miner.read(map(_acronym_text, new))
         semantic = None if self._semantic is None else self._semantic.extended(new, vectors)
-        index = self._like(self.papers + new, grown.analyzer, grown.bm25, semantic, miner)
+        papers = self.papers + new
+        authors = self._authors.extended(papers)
+        index = self._like(papers, grown.analyzer, grown.bm25, semantic, miner, authors)
+        index._planner.grow(self._planner, grown.added, grown.chunks)
         index.settled = grown.settled
         return index
 
@@ -192,7 +202,7 @@ class SearchIndex:
             return self
         analyzer, bm25 = settle(self.papers)
         assert self._miner is not None  # an extended index keeps the miner it grew
-        return self._like(self.papers, analyzer, bm25, self._semantic, self._miner)
+        return self._like(self.papers, analyzer, bm25, self._semantic, self._miner, self._authors)
 
     def _like(
         self,
@@ -201,8 +211,10 @@ class SearchIndex:
         bm25: FieldedBM25,
         semantic: SemanticRanker | None,
         miner: AcronymMiner,
+        authors: AuthorIndex,
     ) -> SearchIndex:
-        """An index with this one's options over other papers or other BM25 parts."""
+        """An index with this one's options over this one's papers and maybe more after them,
+        or other BM25 parts."""
         planner_options, ranker_options = self._options
         return SearchIndex(
             papers,
@@ -214,6 +226,8 @@ class SearchIndex:
             ranker_options=ranker_options,
             miner=miner,
             clock=self._clock,
+            authors=authors,
+            grown_from=self,
         )
 
     def parts(self) -> IndexParts:

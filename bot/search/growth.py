@@ -33,7 +33,10 @@ papers teach is not yet joined), and the caller builds the index again in the ba
 leave the rules as they are (``settled`` true) are exact at once.
 
 Costs of a merge grow with the postings (a few numpy passes), not with the text: at 250,000
-papers an addition takes seconds where a rebuild takes minutes.
+papers an addition takes seconds where a rebuild takes minutes. What the index builds beside
+the postings is extended too, from what the merge says of the new papers (``added``,
+``chunks``): the typo corrector's words (``bot.search.spelling_words``) and map
+(``SpellCorrector.extended``), the author index (``AuthorIndex.extended``), the id lookups.
 """
 
 from __future__ import annotations
@@ -60,6 +63,10 @@ class Extension:
     analyzer: CorpusAnalyzer
     bm25: FieldedBM25
     settled: bool
+    added: Counter[str]
+    """How many of the new papers hold each token (in any field)."""
+    chunks: dict[str, tuple[str, ...]]
+    """The new papers' whitespace-delimited chunks, with their tokens."""
 
 
 def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Paper]) -> Extension:
@@ -68,16 +75,16 @@ def extend_index(analyzer: CorpusAnalyzer, bm25: FieldedBM25, new: Sequence[Pape
     old ones (not ``settled``)."""
     texts = [field_texts(paper) for paper in new]
     grown, changed = analyzer.extended(chain.from_iterable(texts))
-    uses = _counted(analyzer.uses, (grown.compound_uses(text) for text in chain(*texts)))
+    analysed: dict[str, tuple[str, ...]] = {}
+    uses = _counted(analyzer.uses, (grown.compound_uses(t, analysed) for t in chain(*texts)))
     changed = changed or apart_compounds(uses) != analyzer.apart
     reader = analyzer.copy() if changed else grown
     reader.uses = uses
-    fields = [
-        _merged(field, [reader.indexed_tokens(paper[number]) for paper in texts])
-        for number, field in enumerate(bm25.fields)
-    ]
-    reader.forget_chunks()
-    return Extension(reader, FieldedBM25(fields, bm25.weights), settled=not changed)
+    bags = [[reader.indexed_tokens(paper[n]) for paper in texts] for n in range(len(bm25.fields))]
+    fields = [_merged(field, bags[number]) for number, field in enumerate(bm25.fields)]
+    added = Counter(token for paper in zip(*bags, strict=True) for token in set().union(*paper))
+    chunks = reader.forget_chunks()
+    return Extension(reader, FieldedBM25(fields, bm25.weights), not changed, added, chunks)
 
 
 def _counted(uses: CompoundUses, more: Iterable[CompoundUses]) -> CompoundUses:

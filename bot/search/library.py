@@ -24,8 +24,9 @@ alone: the served bot's ``gc.freeze`` at start-up, which takes the first index o
 collector's sight, does not keep it alive.
 
 **New papers** go through ``add`` alone (see ``bot.search.growth``), from any thread, one
-addition at a time: the longer index is built off to the side, its costly parts prepared,
-then swapped in.
+addition at a time: the longer index is built off to the side, the prepared parts of the
+old one extended by the new papers (the typo correctors, the author index, the id lookups)
+rather than built again, then swapped in.
 """
 
 from __future__ import annotations

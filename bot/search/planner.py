@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice, product
 
@@ -31,7 +31,8 @@ from bot.search.lexicon import english_words, is_english
 from bot.search.plan import Plan, Variants, is_known
 from bot.search.query import ParsedQuery, unit_spans
 from bot.search.results import Filter
-from bot.search.spelling import SpellCorrector, spelling_frequencies
+from bot.search.spelling import SpellCorrector
+from bot.search.spelling_words import SpellingWords
 
 LIKE_TERMS = 25  # how many of a paper's most distinctive terms make its "more like this" query
 LIKE_REPEATS = 3
@@ -110,7 +111,30 @@ class QueryPlanner:
         return speller
 
     def _spelling_frequencies(self) -> dict[str, int]:
-        return spelling_frequencies(len(self._papers), self._bm25, self._analyzer)
+        """Corpus words a typo may be corrected to, with how many papers use their stem."""
+        return self.spelling.frequencies
+
+    @built_once
+    def spelling(self) -> SpellingWords:
+        """The corrector's words and what an addition extends them from (see
+        ``bot.search.spelling_words``)."""
+        return SpellingWords.build(len(self._papers), self._bm25, self._analyzer)
+
+    def grow(
+        self, old: QueryPlanner, added: Counter[str], chunks: Mapping[str, tuple[str, ...]]
+    ) -> None:
+        """Take the typo corrector of ``old``, the planner of this corpus less some new papers,
+        grown by them (``added``, ``chunks``: ``bot.search.growth.Extension``) rather than
+        built again, where ``old`` has one: in time of the new papers, not the corpus (but
+        for its words, the first time, where ``old`` was given its corrector ready-made)."""
+        if "speller" not in old.__dict__:
+            return
+        grown = old.spelling.extended(len(self._papers), old._bm25, self._analyzer, added, chunks)
+        if grown is not None:
+            before = old.spelling.frequencies
+            changes = {w: n for w, n in grown.frequencies.items() if before.get(w) != n}
+            self.__dict__["spelling"] = grown
+            self.__dict__["speller"] = old.speller.extended(changes)
 
     def is_known(self, word: str) -> bool:
         return is_known(self._bm25, word)

@@ -26,7 +26,7 @@ from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
-from bot.search.saved_papers import lookup_keys
+from bot.search.saved_papers import paper_ids
 from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, SemanticRanker
 
 PRUNING_MIN_PAPERS = 200_000
@@ -90,7 +90,7 @@ class Ranker:
         self._authors = authors
         self._semantic = semantic
         self._options = options
-        ids = [paper_keys[0] for paper_keys in lookup_keys(papers)]
+        ids = paper_ids(papers)
         order = sorted(range(len(ids)), key=ids.__getitem__)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
         self._tiebreak[order] = np.arange(len(papers))

@@ -161,13 +161,21 @@ class SavedPapers(Sequence[Paper]):
         return Layered(by_id, more_by_id), Layered(by_folded_id, more_by_folded_id)
 
 
-def id_lookups(papers: Sequence[Paper]) -> IdLookups:
+def id_lookups(papers: Sequence[Paper], before: tuple[IdLookups, int] | None = None) -> IdLookups:
     """Where each paper is by its ids (``lookup_keys``): by the id as written, and by the id
     case-folded (a key folding changes nothing is itself); an id two papers share finds the
-    first."""
+    first. ``before``, the lookups of the first of ``papers`` and how many those are (an
+    addition), are copied and extended by the others' keys rather than made again, unless
+    the papers are saved ones, whose saved tables stay mapped (``SavedPapers.lookups``)."""
     if isinstance(papers, SavedPapers):
         return papers.lookups()
-    return _id_dicts(enumerate(lookup_keys(papers)))
+    if before is None:
+        return _id_dicts(enumerate(lookup_keys(papers)))
+    (by_id, by_folded_id), first = before
+    more_by_id, more_by_folded_id = _id_dicts(
+        enumerate(lookup_keys(papers[first:]), first), (by_id, by_folded_id)
+    )
+    return {**by_id, **more_by_id}, {**by_folded_id, **more_by_folded_id}
 
 
 def _id_dicts(
@@ -195,3 +203,11 @@ def lookup_keys(papers: Sequence[Paper]) -> list[tuple[str | None, ...]]:
     if isinstance(papers, SavedPapers):
         return papers.keys()
     return [(paper.id, *paper.link_ids) for paper in papers]
+
+
+def paper_ids(papers: Sequence[Paper]) -> list[str]:
+    """Each paper's id (of saved papers, without building them): what ties are broken by,
+    which need not parse every paper's links as ``lookup_keys`` does."""
+    if isinstance(papers, SavedPapers):
+        return [*papers._ids, *(paper.id for paper in papers._added)]
+    return [paper.id for paper in papers]

@@ -1,47 +1,29 @@
 """The typo corrector: the corpus word closest to a misspelt one, found through a map of
 deletions held as plain arrays, so that a snapshot can save it and every process on a host
-map the same pages instead of each building its own (``bot.search.snapshot``).
+map the same pages instead of each building its own (``bot.search.snapshot``), and an
+addition to the corpus merge its new words into instead of building it again (``extended``).
 
-Which words the corrector knows and how often (``spelling_frequencies``) is decided here
-too, since a saved map must be made of exactly the words a built one would be.
+Which words the corrector knows and how often is decided in ``bot.search.spelling_words``,
+which a saved map and a built one are both made of.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 
 import numpy as np
 
-from bot.search.analyzer import CorpusAnalyzer, word_tokens
-from bot.search.fielded import FieldedBM25
 from bot.search.query import edit_distance
 
 MAX_UNCORRECTED_LENGTH = 3
 LONG_WORD_LENGTH = 8
-TWICE_FROM = 10_000
-"""From this many papers on, a word must appear in two papers to be a correction."""
 
 _BASE = 0x9E3779B97F4A7C15
 """The polynomial hash's base: odd, so it has an inverse modulo 2**64."""
 _INVERSE = np.uint64(pow(_BASE, -1, 2**64))
-
-
-def spelling_frequencies(
-    papers: int, bm25: FieldedBM25, analyzer: CorpusAnalyzer
-) -> dict[str, int]:
-    """Corpus words a typo may be corrected to, with how many papers use their stem.
-
-    In a large corpus a word of a single paper is more often a name or a typo itself than
-    what someone meant, so from ``TWICE_FROM`` papers on a word must appear in two."""
-    frequency_of = bm25.document_frequencies(1 if papers < TWICE_FROM else 2)
-    frequencies = {}
-    for word in analyzer.spelling_words(list(frequency_of)):
-        tokens = word_tokens(word).tokens
-        if tokens and tokens[0] in frequency_of:
-            frequencies[word] = frequency_of[tokens[0]]
-    return frequencies
 
 
 def _correctable(word: str) -> bool:
@@ -149,6 +131,41 @@ class DeletionMap:
             longest=max(map(len, words), default=0),
         )
 
+    def with_words(self, changes: Mapping[str, int]) -> DeletionMap:
+        """This map with the frequencies of ``changes`` (words new to it and words whose
+        count moved: an addition to the corpus) made, the same as ``build`` over all its
+        words gives it, in time of the changes but for copying the arrays: the new words'
+        map is built alone and merged in, sorted keys into sorted keys."""
+        held, new = [], []
+        for word in sorted(filter(_correctable, changes)):
+            at = bisect_left(range(len(self.counts)), word, key=self.word)
+            (held if at < len(self.counts) and self.word(at) == word else new).append((at, word))
+        counts = np.array(self.counts)
+        counts[[at for at, _ in held]] = [changes[word] for _, word in held]
+        if not new:
+            return DeletionMap(self.text, self.starts, counts, self.keys, self.owners, self.longest)
+        added = DeletionMap.build({word: changes[word] for _, word in new})
+        at = np.array([at for at, _ in new], dtype=np.int64)
+        # Old word ``n`` moves up by the new words sorted before it; new word ``j`` lands
+        # after the ``j`` new words and the old words sorted before it.
+        old_numbers = np.arange(len(self.counts))
+        renumbered = old_numbers + np.searchsorted(at, old_numbers, side="right")
+        placed = at + np.arange(len(new))
+        lengths = np.insert(np.diff(self.starts), at, np.diff(added.starts))
+        starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        into = np.searchsorted(self.keys, added.keys, side="right")
+        return DeletionMap(
+            text=np.insert(
+                self.text, np.repeat(self.starts[at], np.diff(added.starts)), added.text
+            ),
+            starts=starts,
+            counts=np.insert(counts, at, added.counts),
+            keys=np.insert(self.keys, into, added.keys),
+            owners=np.insert(renumbered[self.owners].astype(np.int32), into, placed[added.owners]),
+            longest=max(self.longest, added.longest),
+        )
+
     def tables(self) -> dict[str, np.ndarray]:
         return {name: getattr(self, name) for name in self.TABLES}
 
@@ -196,6 +213,17 @@ class SpellCorrector:
         speller._longest = deletions.longest
         speller.__dict__["_by_deletion"] = deletions  # as if the cached property were read
         return speller
+
+    def extended(self, changes: Mapping[str, int]) -> SpellCorrector:
+        """This corrector with the frequencies of ``changes`` made (words new to it and
+        words whose count moved: an addition to the corpus), answering as one built over
+        all its words does: its map, where built, has the new words merged in
+        (``DeletionMap.with_words``) rather than every word's deletions hashed again."""
+        if "_by_deletion" not in self.__dict__:
+            return SpellCorrector({**self._frequencies, **changes}, self.max_distance)
+        grown = SpellCorrector.opened(self._by_deletion.with_words(changes))
+        grown.max_distance = self.max_distance
+        return grown
 
     @cached_property
     def _by_deletion(self) -> DeletionMap:
