@@ -14,12 +14,12 @@ from bot.search.analyzer import (
     analyze,
     analyze_phrase,
     fold,
-    marked_words,
     words,
 )
 from bot.search.defined_acronyms import find_acronyms, mine_acronyms
 from bot.search.engine import SearchIndex
 from bot.search.indexing import field_tokens
+from bot.search.matched_words import marked_words
 
 
 def shares_a_token(query: str, text: str) -> bool:

@@ -38,7 +38,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain, compress, filterfalse
+from itertools import chain, filterfalse
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -72,7 +72,7 @@ _STOPWORD_LIST = """
 STOPWORDS = frozenset(_STOPWORD_LIST.split())
 
 WORD_PATTERN = re.compile(r"[^\W_]+(?:[-\u2010\u2011.'\u2019][^\W_]+)*")
-_HYPHENS = re.compile(r"[-\u2010\u2011]")
+HYPHENS = re.compile(r"[-\u2010\u2011]")
 _DIGIT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
 _DIGIT = re.compile(r"\d")
 _STEMMER = Stemmer.Stemmer("english")
@@ -202,7 +202,7 @@ def word_tokens(word: str) -> WordTokens:
     if word.isalpha():  # the common case, without splitting on hyphens, dots, apostrophes
         term = _term(word)
         return WordTokens.of(() if term is None else (term,), None)
-    chunks = [c for c in _HYPHENS.split(word) if c]
+    chunks = [c for c in HYPHENS.split(word) if c]
     parts: list[str] = []
     for chunk in chunks:
         for piece in _pieces(chunk):
@@ -354,7 +354,7 @@ class CorpusAnalyzer:
                     changed |= self.splits.get(joined) != tokens.parts
                     self.splits[joined] = tokens.parts
                     self._split_from[joined] = chunk
-                pieces = [piece for piece in _HYPHENS.split(word) if piece]
+                pieces = [piece for piece in HYPHENS.split(word) if piece]
                 if all(map(str.isalnum, pieces)):
                     opening = (fold(pieces[0]), edge_key(pieces[1]))
                     if len(pieces) > self.openings.get(opening, 0):
@@ -473,10 +473,6 @@ class CorpusAnalyzer:
     def words(self, text: str) -> list[WordTokens]:
         return [self.word(word) for word in written_words(text)]
 
-    def phrase_reader(self) -> PhraseReader:
-        """Reads paper texts as token sequences, to find a quoted phrase in them."""
-        return PhraseReader(self)
-
     def _analyze_chunk(self, chunk: str) -> tuple[str, ...]:
         if chunk.isascii() and chunk.isalpha():  # most chunks: one word, NFKC leaves it be
             return self.word(chunk).tokens
@@ -537,18 +533,9 @@ class CorpusAnalyzer:
         parts = (self.splits.get(token, ()) for token in tokens)
         return frozenset(tokens.union(*parts))
 
-    def marker(self, wanted: Iterable[str]) -> WordMarker:
-        """``WordMarker`` for a search of ``wanted`` tokens (see ``shown``)."""
-        return WordMarker(self.shown(wanted))
-
-    def highlighter(self, wanted: Iterable[str]) -> Highlighter:
-        """Finds, in analysed texts, the words written with any of the ``wanted`` tokens
-        (see ``shown``)."""
-        wanted = set(self.shown(wanted))
-        chunks: set[str] = set()
-        for token in wanted:
-            chunks.update(self._chunks_by_token.get(token, ()))
-        return Highlighter(self, wanted, chunks)
+    def chunks_holding(self, tokens: Iterable[str]) -> set[str]:
+        """Every chunk of the texts analysed so far that is written with one of ``tokens``."""
+        return set(chain.from_iterable(self._chunks_by_token.get(t, ()) for t in tokens))
 
     def spelling_words(self, tokens: Iterable[str]) -> set[str]:
         """The alphabetic words (case-folded, 3+ letters) written with one of ``tokens`` in
@@ -563,116 +550,3 @@ def chunk_spelling_words(chunks: Iterable[str]) -> set[str]:
     for chunk in chunks:
         found.update(_SPELLING_WORD.findall(chunk.casefold()))
     return found - STOPWORDS
-
-
-class Highlighter:
-    """The words of a text that a query matched, as written (for bolding).
-
-    Made once per query: it knows every chunk of the corpus holding a wanted token, so a text
-    is marked up with a split and a set lookup per chunk, and only the distinct chunks found
-    are read word by word, each once per query however many hits repeat it.
-    """
-
-    def __init__(self, analyzer: CorpusAnalyzer, wanted: set[str], chunks: set[str]) -> None:
-        self._analyzer = analyzer
-        self._wanted = wanted
-        self._chunks = chunks
-        self._matched: dict[str, list[str]] = {}
-
-    def words(self, texts: Iterable[str]) -> tuple[str, ...]:
-        """The matched words of ``texts``, each once, in reading order."""
-        wanted = self._chunks.__contains__
-        chunks = dict.fromkeys(
-            chain.from_iterable(compress(c, map(wanted, c)) for c in map(str.split, texts))
-        )
-        return tuple(dict.fromkeys(chain.from_iterable(map(self._words_of, chunks))))
-
-    def _words_of(self, chunk: str) -> list[str]:
-        matched = self._matched.get(chunk)
-        if matched is None:
-            written = WORD_PATTERN.findall(chunk)
-            if len(written) > 1 or not chunk.isascii():
-                written = [w for w in written if self._holds_wanted(w)]
-            # else the chunk's tokens are its one word's (NFKC leaves ASCII be), and it is
-            # only here because one of them is wanted: no need to analyse the word again.
-            matched = self._matched[chunk] = written
-        return matched
-
-    def _holds_wanted(self, written: str) -> bool:
-        tokens = self._analyzer.word(unicodedata.normalize("NFKC", written)).tokens
-        return not self._wanted.isdisjoint(tokens)
-
-
-def marked_words(text: str, wanted: Iterable[str]) -> tuple[tuple[str, bool], ...]:
-    """``text`` in pieces that join back to it, a piece flagged when it is a word written with
-    one of the ``wanted`` tokens (so "graphs" is flagged when "graph" was searched).
-
-    Only what carries a searched token is flagged: of a hyphenated word, the parts that do
-    (``Mixture-of-*Graphs*`` for "graph"), and the whole word only when its joined form was
-    searched (``auto-regressive`` for "autoregressive"). Flagging the whole word would bold
-    its other parts as if they had been typed too.
-
-    Renderers bold the flagged pieces without knowing the analyzer. Words are found in
-    ``text`` as written and normalised one at a time, so the text keeps its own characters.
-    """
-    wanted = frozenset(wanted)
-    pieces: list[tuple[str, bool]] = []
-    position = 0
-    for start, end in _marked_spans(text, wanted) if wanted else ():
-        if start > position:
-            pieces.append((text[position:start], False))
-        pieces.append((text[start:end], True))
-        position = end
-    if position < len(text):
-        pieces.append((text[position:], False))
-    return tuple(pieces)
-
-
-@dataclass(frozen=True)
-class WordMarker:
-    """``marked_words`` for one search's tokens, which each hit carries until a renderer asks
-    for its TL;DR's pieces (``bot.search.results.TextMarker``)."""
-
-    wanted: frozenset[str]
-
-    def __call__(self, text: str) -> tuple[tuple[str, bool], ...]:
-        return marked_words(text, self.wanted)
-
-
-def _marked_spans(text: str, wanted: frozenset[str]) -> Iterator[tuple[int, int]]:
-    """Where ``text`` writes a ``wanted`` token: whole words, or parts of hyphenated ones."""
-    for match in WORD_PATTERN.finditer(text):
-        tokens = word_tokens(unicodedata.normalize("NFKC", match.group()))
-        if wanted.isdisjoint(tokens.tokens):
-            continue
-        chunks = _HYPHENS.split(match.group())
-        if len(chunks) == 1 or tokens.joined in wanted:
-            yield match.span()
-            continue
-        start = match.start()
-        for chunk in chunks:
-            if not wanted.isdisjoint(word_tokens(unicodedata.normalize("NFKC", chunk)).tokens):
-                yield start, start + len(chunk)
-            start += len(chunk) + 1
-
-
-class PhraseReader(dict[str, str]):
-    """A paper text's tokens in reading order without joined forms, space-separated and
-    space-framed, so a phrase is found with a substring test.
-
-    Made once per query: a text is read a whitespace-delimited chunk at a time, and each
-    distinct chunk is analysed once however many of the re-read papers repeat it (a dict
-    from chunk to its tokens, filled on first sight).
-    """
-
-    def __init__(self, analyzer: CorpusAnalyzer) -> None:
-        super().__init__()
-        self._word = analyzer.word
-
-    def tokens(self, text: str) -> str:
-        return " " + " ".join(filter(None, map(self.__getitem__, text.split()))) + " "
-
-    def __missing__(self, chunk: str) -> str:
-        written = WORD_PATTERN.findall(unicodedata.normalize("NFKC", chunk))
-        tokens = self[chunk] = " ".join(t for word in written for t in self._word(word).parts)
-        return tokens

@@ -22,6 +22,7 @@ from bot.search.bm25 import top_k
 from bot.search.built_once import built_once
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import written_texts
+from bot.search.matched_words import PhraseReader, highlighter_for, marker_for
 from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
@@ -118,8 +119,8 @@ class Ranker:
         semantic mix's (see ``_mixed_page``), cut to the papers about the query past the
         first ``RANKED_HEAD`` (``ordered``)."""
         page, page_scores, bm25_scores, cosines, total = self.ordered(plan, offset + limit, meaning)
-        highlighter = self._analyzer.highlighter(plan.tokens)
-        marker = self._analyzer.marker(plan.tokens)
+        highlighter = highlighter_for(self._analyzer, plan.tokens)
+        marker = marker_for(self._analyzer, plan.tokens)
         hits = tuple(
             Hit(
                 self._papers[doc],
@@ -241,7 +242,7 @@ class Ranker:
         in one field are re-read, so no positions need to be kept for the rare quoted
         query."""
         mask = np.zeros(len(self._papers), dtype=bool)
-        reader = self._analyzer.phrase_reader()
+        reader = PhraseReader(self._analyzer)
         for variant in variants:
             in_fields = (
                 reduce(np.intersect1d, [field.documents(token) for token in set(variant)])

@@ -93,9 +93,9 @@ Pieces = tuple[tuple[str, bool], ...]
 
 
 class TextMarker(Protocol):
-    """Flags where a text writes what a search searched for. The analyzer's ``WordMarker``
-    is the one a search hands its hits: results, which renderers read, imports no analyzer,
-    so a renderer does not load the stemmer."""
+    """Flags where a text writes what a search searched for.
+    ``bot.search.matched_words.WordMarker`` is the one a search hands its hits: results,
+    which renderers read, imports no analyzer, so a renderer does not load the stemmer."""
 
     def __call__(self, text: str) -> Pieces: ...
 
