@@ -122,6 +122,14 @@ def test_help_and_a_message_paperbot_does_not_answer_list_every_command(shell):
     assert shell.handle("\u00b2") == NO_ANSWER
 
 
+def test_help_lines_each_usage_up_with_its_explanation(shell):
+    rows = [line for line in shell.handle("help").splitlines() if line.startswith("  ")]
+    assert any(line.startswith("  /paper new [TOPIC]  ") for line in rows)
+    assert any(line.startswith("  @paperbot new [TOPIC]  ") for line in rows)
+    columns = {len(line) - len(line.strip().split("  ", 1)[1].lstrip()) for line in rows}
+    assert len(columns) == 1  # every explanation starts at one column
+
+
 def test_a_pasted_openreview_link_unfurls_as_in_a_channel(shell):
     shown = shell.handle("look at https://openreview.net/forum?id=7ANDviElAo, it is good")
     assert shown.startswith(

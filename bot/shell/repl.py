@@ -70,6 +70,7 @@ _TYPED = (
     ),
     (f"{BOT_NAME} WORDS", "ask in #research; the bot answers in a thread"),
     (f"{BOT_NAME} more", "the next results, in the current thread"),
+    (f"{BOT_NAME} {NEW} [TOPIC]", "the newest papers, in a thread everyone sees"),
     (BOT_NAME, "papers related to the current thread's first message"),
     (f"{COMMAND} saved", "your reading list"),
     (f"{COMMAND} {FOR_YOU_COMMAND}", "papers like the ones you saved"),
@@ -94,15 +95,17 @@ _GESTURES = (
 """Shell-only words: each stands for a gesture Slack has no typed form for."""
 
 
-def _lines(usages: Sequence[tuple[str, str]]) -> str:
-    return "".join(f"  {usage:<18}{what}\n" for usage, what in usages)
+def _lines(usages: Sequence[tuple[str, str]], width: int) -> str:
+    return "".join(f"  {usage:<{width}}{what}\n" for usage, what in usages)
 
 
+_USAGE_WIDTH = 2 + max(len(usage) for usage, _ in (*_TYPED, _MESSAGE, *_GESTURES))
+"""The column the explanations start at: two spaces past the longest usage, in both lists."""
 HELP = (
     "Type what you would type in Slack:\n"
-    + _lines((*_TYPED, _MESSAGE))
+    + _lines((*_TYPED, _MESSAGE), _USAGE_WIDTH)
     + "and these for what you would click:\n"
-    + _lines(_GESTURES)
+    + _lines(_GESTURES, _USAGE_WIDTH)
 )
 NO_ANSWER = (
     textwrap.fill(
