@@ -71,6 +71,15 @@ def test_slack_wire_text_is_turned_back_into_what_was_typed():
         (f"<@{BOT}> newton methods", Request(Intent.SEARCH, "newton methods")),
         ("new", Request(Intent.NEW)),
         ("graph sparsification", Request(Intent.SEARCH, "graph sparsification")),
+        (f"<@{BOT}> nwe", Request(Intent.MISTYPED, "new")),
+        (f"<@{BOT}> hlep", Request(Intent.MISTYPED, "help")),
+        (f"<@{BOT}> Mroe", Request(Intent.MISTYPED, "more")),
+        (f"<@{BOT}> randoom", Request(Intent.MISTYPED, "random")),
+        (f"<@{BOT}> nwe results", Request(Intent.SEARCH, "nwe results")),
+        (f'<@{BOT}> "nwe"', Request(Intent.SEARCH, '"nwe"')),
+        (f"<@{BOT}> mode", Request(Intent.SEARCH, "mode")),
+        (f"<@{BOT}> NER", Request(Intent.SEARCH, "NER")),
+        (f"<@{BOT}> rnadom", Request(Intent.MISTYPED, "random")),
     ],
 )
 def test_mentions(text, expected):

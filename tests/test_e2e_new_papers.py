@@ -315,3 +315,8 @@ def test_a_mention_of_new_lists_the_new_papers_in_its_thread_read_as_the_command
     searched = all_text(bot.recorder.wait_for("chat.postMessage", 4)[3].blocks)
     assert "Papers for \u201cnew methods for graph pruning\u201d" in searched
     assert "which reads as a sentence" in searched
+
+    bot.mention("nwe")
+    asked_about = all_text(bot.recorder.wait_for("chat.postMessage", 5)[4].blocks)
+    assert "Did you mean `@paperbot new`?" in asked_about
+    assert "Nothing was changed" not in asked_about and "Papers for" not in asked_about

@@ -30,6 +30,7 @@ from bot.clock import Clock, system_clock
 from bot.feeds.service import FeedService
 from bot.papers.catalogue import PaperLookup
 from bot.render import papers as render
+from bot.render.digest import mistyped_mention_message
 from bot.render.help_card import help_message
 from bot.render.message import Message
 from bot.render.replies import RANDOM_PAPER_INTRO, mention_usage_message
@@ -282,6 +283,8 @@ class Answers:
             return self._threads.more(channel_id, thread_ts, viewer)
         if request.intent is Intent.NEW:
             return self._threads.new(request.argument, channel_id, thread_ts, viewer)
+        if request.intent is Intent.MISTYPED:
+            return mistyped_mention_message(request.argument)
         if request.intent is Intent.THREAD and not in_thread:
             return mention_usage_message()
         paper = self._searches.named_paper(request.argument)

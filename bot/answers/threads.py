@@ -175,7 +175,7 @@ class ThreadReplies:
         """Papers related to a thread's first message (a bare mention inside a thread), as
         plain text (``message_text``: its words, file names and link titles)."""
         text = first_message[:THREAD_QUERY_CHARS]
-        if parse_mention(text, None).intent not in (Intent.SEARCH, Intent.NEW):
+        if parse_mention(text, None).intent not in (Intent.SEARCH, Intent.NEW, Intent.MISTYPED):
             # Empty, or a command such as ``@paperbot more``: nothing to find papers about.
             return thread_start_without_words_message()
         search = Remembered(text, RELATED)

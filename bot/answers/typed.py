@@ -90,6 +90,7 @@ NEW_WORD = Intent.NEW.value
 """``new`` as the first word: the new papers, unless what follows reads as a search (the rule
 is ``bot.answers.new``'s, which needs the index to decide)."""
 _MENTION_COMMANDS = {"help": Intent.HELP, "random": Intent.RANDOM, "more": Intent.MORE}
+_MENTION_WORDS = (*_MENTION_COMMANDS, NEW_WORD)
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,7 @@ def _mistyped(word: str) -> str | None:
     two letters swapped or one doubled, and no English word (``nwe``, ``neww``): a three-letter
     word one other edit away is as likely an acronym searched for (``NER``, ``NEO``)."""
     lowered = word.lower()
-    if lowered != NEW_WORD and slipped(lowered, NEW_WORD) and lowered not in english_words():
+    if _slip_of(lowered, (NEW_WORD,)):
         return NEW_WORD
     if len(lowered) < len(Intent.SUBSCRIBE.value) - 2 or lowered in english_words():
         return None
@@ -195,10 +196,19 @@ def _mistyped(word: str) -> str | None:
     return min(near)[2] if near else None
 
 
+def _slip_of(word: str, commands: tuple[str, ...]) -> str | None:
+    """The command among ``commands`` that ``word`` (lower case) is a slip of a finger from
+    (``nwe``, ``hlep``, ``mroe``), unless it is an English word or a command itself."""
+    if word in commands or word in english_words():
+        return None
+    return next((command for command in commands if slipped(word, command)), None)
+
+
 def parse_mention(text: str, bot_user_id: str | None) -> Request:
     """Parse a mention or a direct message: the bot's own mention is removed first. Its
     commands are the whole text (``help``, ``random``, ``more``), or ``new`` as the first
-    word as in ``/paper``; anything else searches.
+    word as in ``/paper``; a lone word that is one of them with a slip of a finger
+    (``@paperbot nwe``) is asked about, as ``/paper nwe`` is; anything else searches.
 
     Without a known bot user id, a leading mention is taken to be the bot's.
     """
@@ -212,4 +222,7 @@ def parse_mention(text: str, bot_user_id: str | None) -> Request:
     intent = _MENTION_COMMANDS.get(plain.lower())
     if intent is not None:
         return Request(intent)
+    meant = _slip_of(plain.lower(), _MENTION_WORDS) if " " not in plain else None
+    if meant is not None:
+        return Request(Intent.MISTYPED, meant)
     return _new_request(plain) or Request(Intent.SEARCH, plain)

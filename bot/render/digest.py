@@ -205,15 +205,24 @@ def subscribed_message(
     )
 
 
-def mistyped_command_message(meant: str, *, changes: bool = True) -> Message:
-    """A command with a typo in its word (``/paper subscibe 9am``, ``/paper nwe``): nothing
-    is searched or changed; ``meant`` is the command it looks like, with what followed, and
-    ``changes`` whether that command changes anything (a subscription) or only answers."""
+def mistyped_command_message(
+    meant: str, *, changes: bool = True, invocation: str = "/paper"
+) -> Message:
+    """A command with a typo in its word (``/paper subscibe 9am``, ``/paper nwe``,
+    ``@paperbot hlep``): nothing is searched or changed; ``meant`` is the command it looks
+    like, with what followed, ``changes`` whether that command changes anything (a
+    subscription) or only answers, and ``invocation`` how it is given (``@paperbot`` in a
+    mention)."""
     changed = " Nothing was changed." if changes else ""
     return notice_message(
-        f":warning: Did you mean {command_code(f'/paper {meant}')}?{changed} "
+        f":warning: Did you mean {command_code(f'{invocation} {meant}')}?{changed} "
         "To search for those words instead, put them in quotes."
     )
+
+
+def mistyped_mention_message(meant: str) -> Message:
+    """``@paperbot nwe``: the mention's commands only answer, they change nothing."""
+    return mistyped_command_message(meant, changes=False, invocation="@paperbot")
 
 
 def unsubscribe_usage_message(argument: str, near: str | None) -> Message:
