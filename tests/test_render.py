@@ -100,7 +100,7 @@ def _authors_of(message: Message) -> str:
 def test_a_card_cites_the_first_three_authors_and_a_single_paper_lists_them_all(seed_corpus):
     mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
     assert mog.authors_in_order and len(mog.authors) == 7
-    card = render.results_message(SearchResult("q", (Hit(mog, 1.0, ()),), 1, 0, None, ()))
+    card = render.results_message(SearchResult("q", (Hit(mog, 1.0),), 1, 0, None, ()))
     assert (
         _authors_of(card)
         == "ICLR 2025 Spotlight · Authors: Guibin Zhang, Xiangguo Sun, Yanwei Yue +4 more"
@@ -184,7 +184,7 @@ def test_a_card_with_an_abstract_shows_its_tldr_not_the_link(seed_corpus):
 def test_the_authors_a_search_named_are_bold_and_shown_even_past_the_first_three(seed_corpus):
     mog = next(paper for paper in seed_corpus.papers if paper.id == "7ANDviElAo")
     last, first = mog.authors[-1], mog.authors[0]
-    hit = Hit(mog, 1.0, (), named_authors=(first, last))
+    hit = Hit(mog, 1.0, named_authors=(first, last))
     card = render.results_message(SearchResult("q", (hit,), 1, 0, None, ()))
     assert _authors_of(card) == (
         f"ICLR 2025 Spotlight · Authors: *{first}*, Xiangguo Sun, Yanwei Yue +4 more,"
@@ -257,7 +257,7 @@ def test_empty_and_exhausted_results_say_so():
 
 
 def test_a_corrected_query_heading_has_one_pair_of_brackets(seed_corpus):
-    hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:5])
+    hits = tuple(Hit(paper, 1.0) for paper in seed_corpus.papers[:5])
     result = SearchResult("spikng nueral", hits, 9, 0, "spiking neural", (), counted=False)
     assert render.results_heading(result, shown=5) == (
         "Showing results for “spiking neural” (top 5; you typed “spikng nueral”)"
@@ -265,7 +265,7 @@ def test_a_corrected_query_heading_has_one_pair_of_brackets(seed_corpus):
 
 
 def test_results_page_of_fifty_hits_still_fits(seed_corpus):
-    hits = tuple(Hit(paper, 1.0, ()) for paper in seed_corpus.papers[:50])
+    hits = tuple(Hit(paper, 1.0) for paper in seed_corpus.papers[:50])
     message = render.results_message(
         SearchResult("q", hits, 76, 0, None, (NoKnownWords(),)),
         next_page=PageCursor(PageKind.QUERY, "x", 5),

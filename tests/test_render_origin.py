@@ -169,7 +169,7 @@ def test_a_catalogue_card_is_unchanged(seed_corpus):
 @pytest.mark.parametrize("paper", [arxiv_paper(), openreview_paper(), both_paper()])
 def test_every_place_a_card_is_shown_says_where_and_when_in_valid_block_kit(paper):
     origin = render.paper_blocks(paper)[1]["elements"][0]["text"].split(" · Authors")[0]
-    hit = Hit(paper, None, ())
+    hit = Hit(paper, None)
     page = SearchResult("annealing", (hit,), 1, 0, None, ())
     suggestions = ForYou((Suggestion(paper, paper, 0.8),), 1, 0, 3, None)
     messages = [

@@ -313,7 +313,7 @@ class SearchIndex:
             paper = self.get(parsed.reference)
             if paper is None:
                 return _nothing(query, 0, [*reasons, UnknownId(parsed.reference)])
-            return SearchResult(query, (Hit(paper, None, ()),), 1, 0, None, tuple(reasons))
+            return SearchResult(query, (Hit(paper, None),), 1, 0, None, tuple(reasons))
         if parsed.bare_fields:
             return replace(_nothing(query, offset, reasons), usage=self._usage(parsed))
         if parsed.is_empty:
@@ -324,7 +324,7 @@ class SearchIndex:
             return _nothing(query, offset, [*reasons, *bad])
         named = self.get(parsed.named_reference) if parsed.named_reference else None
         if named is not None:
-            return SearchResult(query, (Hit(named, None, ()),), 1, 0, None, tuple(reasons))
+            return SearchResult(query, (Hit(named, None),), 1, 0, None, tuple(reasons))
         similar_to = None
         if parsed.like:
             similar_to = self.get(parsed.like)

@@ -1,24 +1,42 @@
-"""Where a paper's text writes what a query searched for: the words bolded in a hit's
-title and abstract (``Highlighter``, ``marked_words``) and the token sequences a quoted phrase
-is looked for in (``PhraseReader``). Each reads texts with the corpus's analyzer, one chunk or
-word at a time, so the text keeps its own characters; they live apart from the analyzer,
-which only turns text into tokens."""
+"""Where a paper's text writes what a query searched for: the words shown as matched in a
+hit's title and abstract (``MatchedWords``, ``Highlighter``), those bolded (``marked_words``)
+and the token sequences a quoted phrase is looked for in (``PhraseReader``). Each reads
+texts with the corpus's analyzer, one chunk or word at a time, so the text keeps its own
+characters; they live apart from the analyzer, which only turns text into tokens."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import chain, compress
 
+from bot.papers.paper import Paper
 from bot.search.analyzer import HYPHENS, WORD_PATTERN, CorpusAnalyzer, word_tokens
+from bot.search.indexing import written_texts
 
 
-def highlighter_for(analyzer: CorpusAnalyzer, wanted: Iterable[str]) -> Highlighter:
-    """Finds, in analysed texts, the words written with any of the ``wanted`` tokens (see
-    ``CorpusAnalyzer.shown``)."""
-    shown = set(analyzer.shown(wanted))
-    return Highlighter(analyzer, shown, analyzer.chunks_holding(shown))
+@dataclass(frozen=True)
+class MatchedWords:
+    """The matched words of a search's hits (``bot.search.results.WordFinder``), found only
+    for the hits something reads them of (a note, the CLI), each hit once: a Slack card
+    shows none, and finding them for every hit of every page was a quarter of a search's
+    time at 100,000 papers (``bench/results/p50.md``). The highlighter, whose chunk set is the
+    costly part, is made on the first hit asked; a paper's chunks were analysed when it
+    was indexed, so what it finds does not depend on when it is asked."""
+
+    analyzer: CorpusAnalyzer = field(compare=False)
+    wanted: frozenset[str]  # the tokens shown as matched (``CorpusAnalyzer.shown``)
+
+    @cached_property
+    def _highlighter(self) -> Highlighter:
+        chunks = self.analyzer.chunks_holding(self.wanted)
+        return Highlighter(self.analyzer, set(self.wanted), chunks)
+
+    def __call__(self, paper: Paper) -> tuple[str, ...]:
+        """Words of ``paper``'s title and abstract, as written, whose tokens were searched."""
+        return self._highlighter.words(written_texts(paper))
 
 
 def marker_for(analyzer: CorpusAnalyzer, wanted: Iterable[str]) -> WordMarker:

@@ -22,7 +22,7 @@ from bot.search.bm25 import top_k
 from bot.search.built_once import built_once
 from bot.search.fielded import FieldedBM25
 from bot.search.indexing import written_texts
-from bot.search.matched_words import PhraseReader, highlighter_for, marker_for
+from bot.search.matched_words import MatchedWords, PhraseReader, marker_for
 from bot.search.model_rule import ModelQuery, model_say
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
@@ -119,18 +119,18 @@ class Ranker:
         semantic mix's (see ``_mixed_page``), cut to the papers about the query past the
         first ``RANKED_HEAD`` (``ordered``)."""
         page, page_scores, bm25_scores, cosines, total = self.ordered(plan, offset + limit, meaning)
-        highlighter = highlighter_for(self._analyzer, plan.tokens)
         marker = marker_for(self._analyzer, plan.tokens)
+        # Words of a hit's paper, as written, whose tokens the query asked for: found when read.
+        words = MatchedWords(self._analyzer, marker.wanted)
         hits = tuple(
             Hit(
                 self._papers[doc],
                 score,
-                # Words of the paper, as written, whose tokens the query asked for (bolded).
-                highlighter.words(written_texts(self._papers[doc])),
                 bm25,
                 None if np.isnan(cosine) else cosine,
                 self._authors.named_authors(plan.authors, plan.author_runs, doc),
                 marker,
+                words,
             )
             for doc, score, bm25, cosine in zip(
                 page[offset : offset + limit].tolist(),

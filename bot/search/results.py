@@ -105,11 +105,22 @@ def unmarked(text: str) -> Pieces:
     return ((text, False),) if text else ()
 
 
+class WordFinder(Protocol):
+    """Finds the words of a paper's title and abstract, as written there, that a search
+    matched. ``bot.search.matched_words.MatchedWords`` is the one a search hands its hits."""
+
+    def __call__(self, paper: Paper) -> tuple[str, ...]: ...
+
+
+def no_words(paper: Paper) -> tuple[str, ...]:
+    """No matched words: a hit found by id searched for no word."""
+    return ()
+
+
 @dataclass(frozen=True)
 class Hit:
     paper: Paper
     score: float | None  # the ranking score; None for a lookup by id
-    matched_terms: tuple[str, ...]  # words of the paper's text that matched, as written there
     bm25_score: float | None = None
     # Cosine of the paper's and the query's vectors, when the semantic ranking placed it
     # (BM25's best RERANK_DEPTH and the matching papers nearest to the query's vector, once
@@ -121,6 +132,14 @@ class Hit:
     # Flags what carries a token the query searched for: the TL;DR bolds that, not every
     # part of a matched word (``matched_terms`` holds ``Mixture-of-Graphs`` whole).
     marker: TextMarker = field(default=unmarked, repr=False)
+    words: WordFinder = field(default=no_words, repr=False)
+
+    @cached_property
+    def matched_terms(self) -> tuple[str, ...]:
+        """Words of the paper's text that matched, as written there, each once in reading
+        order. Found only for the hits something reads them of (a note, the CLI), not for
+        every hit of a page."""
+        return self.words(self.paper)
 
     @cached_property
     def tldr_pieces(self) -> Pieces:
