@@ -298,11 +298,16 @@ class BM25Index:
         return float(self.idf[term] * ratio[0])
 
     def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
-        """BM25Okapi score of every document, terms added in query order as rank-bm25 does."""
+        """BM25Okapi score of every document, terms added in query order as rank-bm25 does.
+
+        The first term's postings are counted into a new vector (``np.bincount``: 0.0 + w
+        is w), later ones added with ``np.add.at``: each adds ``w`` to the document's score,
+        the operation ``scores[docs] += weights`` does (a term lists a document once), at a
+        half to a third of its time with the postings' 4-byte document numbers, which
+        fancy indexing first copies to 8-byte ones (``bench/results/p50.md``)."""
         tokens = list(query_tokens)
         repeated = {token: None for token, count in Counter(tokens).items() if count > 1}
-        scores = np.zeros(self.corpus_size, dtype=np.float64)
-        untouched = True
+        scores = None
         for token in tokens:
             addend = repeated.get(token)  # a repeat reuses weights
             if addend is None:
@@ -310,16 +315,15 @@ class BM25Index:
                 if token in repeated:
                     repeated[token] = addend
             if isinstance(addend, np.ndarray):  # every document's weight, 0.0 where absent
+                if scores is None:
+                    scores = np.zeros(self.corpus_size, dtype=np.float64)
                 scores += addend
-                untouched = False
-                continue
-            docs, weights = addend
-            if untouched and len(docs):
-                scores[docs] = weights  # 0.0 + w is w: skipping the read changes no bit
-                untouched = False
+            elif scores is None:
+                if len(addend[0]):  # (without postings, bincount's vector is of integers)
+                    scores = np.bincount(addend[0], addend[1], minlength=self.corpus_size)
             else:
-                scores[docs] += weights
-        return scores
+                np.add.at(scores, *addend)
+        return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
 
     def _addend(self, token: str) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """What ``token`` adds to the scores: for a term in most documents, a weight per
