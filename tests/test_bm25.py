@@ -390,3 +390,20 @@ def test_a_token_s_papers_are_those_holding_it_in_either_field() -> None:
         assert index.document_frequency(token) == len(holding), token
         assert frequencies.get(token, 0) == (len(holding) if len(holding) >= 2 else 0), token
         assert (token in index) == bool(holding)
+
+
+def test_a_query_holding_one_title_term_adds_the_title_only_where_it_is() -> None:
+    """``FieldedBM25.scores`` adds the title's postings alone when the query holds one of its
+    terms, however often: the scores stay rank-bm25's bit for bit, in any word order."""
+    titles = [["graph"], ["graph", "graph", "cut"], [], ["flow"], ["cut"]]
+    texts = [["graph", "flow", "cut"], ["sparse"], ["graph", "graph"], [], ["flow", "flow"]]
+    queries = [
+        ["graph"],
+        ["graph", "graph"],
+        ["sparse", "graph", "sparse"],
+        ["flow", "sparse"],
+        ["graph", "nothing", "graph", "sparse"],
+        ["sparse"],
+        ["cut", "flow"],
+    ]
+    assert_fields_same_as_rank_bm25([titles, texts], TEST_WEIGHTS, TEST_K1, queries)

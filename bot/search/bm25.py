@@ -325,6 +325,25 @@ class BM25Index:
                 np.add.at(scores, *addend)
         return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
 
+    def one_term_scores(self, query_tokens: Iterable[str]) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a query holding one term of this index (however often) that is not in most
+        documents: the term's documents and their ``scores``, summed from its postings in
+        query order, with no vector over the corpus; None for any other query. A title
+        field's postings are a few hundred where the corpus is 100,000, so adding them
+        where they are beats adding a vector of mostly 0.0 (``FieldedBM25.scores``)."""
+        tokens = list(query_tokens)
+        held = {token for token in tokens if token in self.vocabulary}
+        if len(held) != 1:
+            return None
+        (token,) = held
+        if self.vocabulary[token] in self._dense_codes:
+            return None
+        docs, weights = self.postings(token)
+        scores = weights.copy()  # 0.0 + w is w
+        for _ in range(tokens.count(token) - 1):
+            scores += weights
+        return docs, scores
+
     def _addend(self, token: str) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """What ``token`` adds to the scores: for a term in most documents, a weight per
         document (0.0 where absent, which changes no score: a dense add beats a scattered

@@ -52,14 +52,25 @@ class FieldedBM25:
     def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Every paper's score: each field's BM25Okapi scores (terms added in query order)
         times its weight, added field by field. ``bot.search.pruned`` repeats these very
-        operations for the papers it scores, so its scores are bit-identical."""
+        operations for the papers it scores, so its scores are bit-identical.
+
+        The second field (the text) is scored first and the first (the title) added onto
+        it, which gives the same bits (adding two numbers does in either order): when the
+        query holds one title term, only where a title holds it (a paper whose title does
+        not gains 0.0); with more, a sparse add's gather and scatter cost more than a
+        vector's (``bench/results/p50.md``). A weight of 1 is not multiplied by."""
         tokens = list(query_tokens)
-        total = self.fields[0].scores(tokens)
-        total *= self.weights[0]
-        for field, weight in zip(self.fields[1:], self.weights[1:], strict=True):
-            scores = field.scores(tokens)
-            scores *= weight
-            total += scores
+        if len(self.fields) == 1:
+            return _weighted(self.fields[0].scores(tokens), self.weights[0])
+        total = _weighted(self.fields[1].scores(tokens), self.weights[1])
+        one_term = self.fields[0].one_term_scores(tokens)
+        if one_term is None:
+            total += _weighted(self.fields[0].scores(tokens), self.weights[0])
+        else:
+            docs, scores = one_term
+            np.add.at(total, docs, _weighted(scores, self.weights[0]))
+        for field, weight in zip(self.fields[2:], self.weights[2:], strict=True):
+            total += _weighted(field.scores(tokens), weight)
         return total
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
@@ -147,3 +158,10 @@ class FieldedBM25:
             if tf:
                 total += weight * field.weight(token, tf, length)
         return total
+
+
+def _weighted(scores: np.ndarray, weight: float) -> np.ndarray:
+    """``scores`` times ``weight``, in place; a weight of 1 changes no bit, so no pass."""
+    if weight != 1.0:
+        scores *= weight
+    return scores
