@@ -193,11 +193,14 @@ class SemanticRanker:
         papers: Sequence[Paper],
         tables: dict[str, np.ndarray],
         path: Path | None,
+        nearest: NearestIndex | None = None,
     ) -> SemanticRanker:
         """The ranker over ``papers`` whose ``tables`` were saved (memory-mapped: the vectors
         stay in the page cache every process shares, a page copied only if a vector missing
-        when they were saved is filled in). The vectors stored at ``path`` are read only
-        when some are missing, to be saved again with those ``fill_missing`` adds."""
+        when they were saved is filled in), with the ``nearest`` index saved beside them
+        (mapped too; None: built as a built ranker builds it). The vectors stored at
+        ``path`` are read only when some are missing, to be saved again with those
+        ``fill_missing`` adds."""
         ranker = cls.__new__(cls)
         ranker._embedder = embedder
         ranker._papers = papers
@@ -210,8 +213,16 @@ class SemanticRanker:
         ranker._stored = stored or empty_vectors(model, DIMENSIONS)
         ranker._fill_lock = threading.Lock()
         ranker._recent = QueryVectors(embedder, _RECENT_QUERIES)
-        ranker._nearest_from(None)
+        ranker._nearest_from(nearest)
         return ranker
+
+    def nearest_to_save(self) -> NearestIndex | None:
+        """The nearest-candidates index of an ``approximate`` corpus, built now if it was
+        not yet, for ``bot.search.snapshot`` to save; None in a smaller corpus."""
+        if not self.approximate:
+            return None
+        self.prepare_nearest()
+        return self._nearest_index
 
     @property
     def model(self) -> str:
