@@ -35,6 +35,7 @@ import threadpoolctl
 
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
+from bot.search.lexicon import share_lexicon
 from bot.search.model_rule import ModelSay
 from bot.search.model_weights import MODEL_DIR
 from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
@@ -546,11 +547,13 @@ _weights_home: Path | None = None
 
 def share_model_weights(index_dir: Path | None) -> None:
     """Keep the model's float32 weights in a file under ``index_dir`` (``PAPERBOT_INDEX_DIR``)
-    that every process of the host maps (``bot.search.model_weights``); None keeps them in
-    this process's memory. Called at start-up, before ``shared_embedder`` opens the model,
-    which stays as it was opened."""
+    that every process of the host maps (``bot.search.model_weights``), and the English
+    lexicon too (``bot.search.lexicon.share_lexicon``: a process with the model off needs
+    it as much); None keeps them in this process's memory. Called at start-up, before
+    ``shared_embedder`` opens the model, which stays as it was opened."""
     global _weights_home
     _weights_home = None if index_dir is None else index_dir / MODEL_DIR
+    share_lexicon(index_dir)
 
 
 @functools.cache
