@@ -33,9 +33,10 @@ than the largest run needs (a 256-token paper; ``bench/results/batching.md`` rep
 peak). Turned off, it saves nothing when texts run one at a time either
 (``bench/results/model_memory.md``). Prepacking stays on too: turned off
 (``session.disable_prepacking``), it would save the sessions' packed copies of the matrices,
-48 MB a process, but its products run on other kernels, whose vectors differ from the stored
-ones (by up to 1.4e-7, within the tests' 1e-6, in every one of 100 blind queries), and its
-queries ran slower in every run.
+48 MB a process (with a ``weights_home``, those are mapped from the saved graph's file
+instead, shared by the host's processes), but its products run on other kernels, whose
+vectors differ from the stored ones (by up to 1.4e-7, within the tests' 1e-6, in every one
+of 100 blind queries), and its queries ran slower in every run.
 
 Several texts may share a run (short queries waiting together cost less each that way, by
 the same results); they are padded to the longest, the attention mask keeps the padding out
