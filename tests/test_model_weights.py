@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.search import model_weights, semantic
+from bot.search import model_weights, prepacked, semantic
 from bot.search.embedding import WEIGHTS_RECIPE_PATH, Embedder, model_path
 from bot.search.model_weights import key_name, mapped_weights, weights_key, widened
 from bot.search.snapshot_files import MANIFEST
@@ -45,6 +45,13 @@ def _weights_file(home: Path, model: tuple[bytes, str, list]) -> Path:
     return home / key_name(weights_key(sha, recipe)) / "weights.npy"
 
 
+def _prepacked_data(home: Path) -> Path:
+    """The data file of the graph saved with its packed matrices, which a model opened with
+    a ``weights_home`` maps in place of the weights file (``bot.search.prepacked``)."""
+    (data,) = home.glob(f"{prepacked.PREFIX}*/{prepacked.DATA}")
+    return data
+
+
 def _mapped_files() -> str:
     return Path("/proc/self/maps").read_text()
 
@@ -68,7 +75,7 @@ def test_the_weights_file_is_written_once_and_mapped_by_the_next_model_alike(
         second = Embedder(weights_home=tmp_path)
     assert _lines(caplog) == []  # opened as it was, nothing said
     assert written.stat().st_mtime_ns == stamp
-    assert str(written) in _mapped_files()
+    assert str(_prepacked_data(tmp_path)) in _mapped_files()  # made from the weights file
     assert _vectors(first).tobytes() == _vectors(second).tobytes() == in_memory.tobytes()
 
 
@@ -140,7 +147,7 @@ def test_the_bots_model_keeps_its_weights_beside_the_saved_indexes(
     monkeypatch.setattr(semantic, "_weights_home", None)
     semantic.share_model_weights(tmp_path)
     embedder = semantic.shared_embedder.__wrapped__()  # a process's first model
-    assert str(_weights_file(tmp_path / model_weights.MODEL_DIR, model)) in _mapped_files()
+    assert str(_prepacked_data(tmp_path / model_weights.MODEL_DIR)) in _mapped_files()
     assert embedder.fingerprint == model[1]
     semantic.share_model_weights(None)
     assert semantic._weights_home is None

@@ -16,9 +16,11 @@ the bot runs ``GRAPH_PATH``, the pinned graph with those weights taken out
 (``tools/model_graph.py``), and makes them once, by the same multiplication, from the pinned
 file whose hash it checks; both sessions read those arrays (each packs its own copy of the
 matrices for its products), and a vector is the same, bit for bit, whichever session made it.
-Given ``weights_home`` (the bot's, under ``PAPERBOT_INDEX_DIR``), the arrays are a file written
-once and mapped by every process of the host, its pages the page cache's rather than each
-process's own (``bot.search.model_weights``).
+Given ``weights_home`` (the bot's, under ``PAPERBOT_INDEX_DIR``), the sessions open the graph
+as ONNX Runtime prepared it, saved once per host with its weights and their packed copies
+(``bot.search.prepacked``, made from the weights file of ``bot.search.model_weights``): every
+process of the host maps that one file, its pages the page cache's rather than each
+process's own, packed matrices included.
 
 The arithmetic stays the pinned graph's: of the faster ways ``bench/results/model_numerics.md``
 measured, those that keep every blind query's ranking save nothing, and int8 activations,
@@ -31,9 +33,10 @@ than the largest run needs (a 256-token paper; ``bench/results/batching.md`` rep
 peak). Turned off, it saves nothing when texts run one at a time either
 (``bench/results/model_memory.md``). Prepacking stays on too: turned off
 (``session.disable_prepacking``), it would save the sessions' packed copies of the matrices,
-48 MB a process, but its products run on other kernels, whose vectors differ from the stored
-ones (by up to 1.4e-7, within the tests' 1e-6, in every one of 100 blind queries), and its
-queries ran slower in every run.
+48 MB a process (with a ``weights_home``, those are mapped from the saved graph's file
+instead, shared by the host's processes), but its products run on other kernels, whose
+vectors differ from the stored ones (by up to 1.4e-7, within the tests' 1e-6, in every one
+of 100 blind queries), and its queries ran slower in every run.
 
 Several texts may share a run (short queries waiting together cost less each that way, by
 the same results); they are padded to the longest, the attention mask keeps the padding out
@@ -54,6 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.search.model_weights import mapped_weights, weights_in, widened
+from bot.search.prepacked import DATA, GRAPH, prepacked_graph, prepacked_key
 from bot.search.wordpiece import WordPiece
 
 if TYPE_CHECKING:
@@ -127,25 +131,28 @@ class Embedder:
         self._onnxruntime = onnxruntime
         self._shared = graph is None  # a whole model brings its own weights
         self._file = np.zeros(0, dtype=np.uint8)
-        weights: dict[str, np.ndarray] = {}
+        self._weights: dict[str, object] = {}
+        self._prepacked: Path | None = None
         try:
             if self._shared:
                 recipe = json.loads(WEIGHTS_RECIPE_PATH.read_text(encoding="utf-8"))
-                mapped = None
-                if weights_home is not None:
-                    mapped = mapped_weights(weights_home, data, digest, recipe)
-                self._file = widened(data, recipe) if mapped is None else mapped
-                weights = weights_in(self._file, recipe)
                 graph = GRAPH_PATH.read_bytes()
+                self._graph = graph
+                if weights_home is not None:
+                    key = prepacked_key(digest, recipe, graph, onnxruntime.__version__)
+                    home = weights_home
+                    self._prepacked = prepacked_graph(
+                        home, key, lambda to: self._save_prepacked(to, home, data, digest, recipe)
+                    )
+                if self._prepacked is None:
+                    mapped = None
+                    if weights_home is not None:
+                        mapped = mapped_weights(weights_home, data, digest, recipe)
+                    self._hold_weights(widened(data, recipe) if mapped is None else mapped, recipe)
         except (OSError, ValueError, KeyError, TypeError) as error:
             message = f"{GRAPH_PATH.parent}: the model's graph is unusable ({error})"
             raise ModelError(message) from error
         self._graph = graph
-        # The sessions run on these arrays, not on copies: they live as long as the sessions.
-        self._weights = {
-            name: onnxruntime.OrtValue.ortvalue_from_numpy(weight)
-            for name, weight in weights.items()
-        }
         try:
             self._session = self._open(threads, spin_us=0)
         except Exception as error:  # onnxruntime raises its own unexported exception types
@@ -174,9 +181,33 @@ class Embedder:
     def lone_session_open(self) -> bool:
         return self._lone is not None
 
-    def _open(self, threads: int, spin_us: int) -> InferenceSession:
+    def _hold_weights(self, file: np.ndarray, recipe: list) -> None:
+        """Run the sessions on the arrays of ``file``, not on copies: they live as long as
+        the sessions."""
+        self._file = file
+        self._weights = {
+            name: self._onnxruntime.OrtValue.ortvalue_from_numpy(weight)
+            for name, weight in weights_in(file, recipe).items()
+        }
+
+    def _save_prepacked(
+        self, folder: Path, home: Path, model: bytes, digest: str, recipe: list
+    ) -> None:
+        """Open a session that saves the graph as ONNX Runtime prepared it into ``folder``,
+        every initialiser of 4 KB or more, packed copies included, in ``DATA``
+        (``bot.search.prepacked``; the smaller ones stay in the graph, where ONNX Runtime's
+        shape inference must read them); the weights it reads are then dropped."""
+        mapped = mapped_weights(home, model, digest, recipe)
+        self._hold_weights(widened(model, recipe) if mapped is None else mapped, recipe)
+        try:
+            self._open(1, 0, saved_in=folder)
+        finally:
+            self._file, self._weights = np.zeros(0, dtype=np.uint8), {}
+
+    def _open(self, threads: int, spin_us: int, saved_in: Path | None = None) -> InferenceSession:
         """A session on ``threads`` threads, each spinning up to ``spin_us`` between a run's
-        steps before it sleeps (0: never)."""
+        steps before it sleeps (0: never); ``saved_in``: a folder where it saves its prepared
+        graph."""
         onnxruntime = self._onnxruntime
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
@@ -188,6 +219,18 @@ class Embedder:
         if spinning:  # never once a run is over: between runs the cores are the listeners'
             options.add_session_config_entry("session.force_spinning_stop", "1")
         options.log_severity_level = 3  # its warnings about unused initialisers are noise
+        if self._prepacked is not None:  # its data file mapped, shared by every session
+            return onnxruntime.InferenceSession(
+                str(self._prepacked), options, providers=["CPUExecutionProvider"]
+            )
+        if saved_in is not None:
+            options.optimized_model_filepath = str(saved_in / GRAPH)
+            for entry, value in (
+                ("session.optimized_model_external_initializers_file_name", DATA),
+                ("session.optimized_model_external_initializers_min_size_in_bytes", "4096"),
+                ("session.save_external_prepacked_constant_initializers", "1"),
+            ):
+                options.add_session_config_entry(entry, value)
         if self._shared:
             # The file in memory is what the graph's references point to, and ONNX Runtime
             # refuses a graph whose references point nowhere; but it would copy what it

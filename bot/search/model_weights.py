@@ -151,14 +151,14 @@ def _written(
     except BaseException:
         writer.abandon()
         raise
-    _prune(home, final)
+    prune(home, final, "weights-*")
     return _opened(final, key, recipe)
 
 
-def _prune(home: Path, current: Path) -> None:
-    """Keep ``current`` and the newest other weights file; a process mapping one deleted
-    keeps its pages until it closes."""
-    others = [path for path in home.glob("weights-*") if path != current]
+def prune(home: Path, current: Path, pattern: str) -> None:
+    """Keep ``current`` and the newest other folder of ``home`` matching ``pattern``; a
+    process mapping one deleted keeps its pages until it closes."""
+    others = [path for path in home.glob(pattern) if path != current]
     for old in sorted(others, key=_written_at, reverse=True)[KEEP - 1 :]:
         discard(old)
 

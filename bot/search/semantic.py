@@ -35,6 +35,7 @@ import threadpoolctl
 
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
+from bot.search.lexicon import share_lexicon
 from bot.search.model_rule import ModelSay
 from bot.search.model_weights import MODEL_DIR
 from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
@@ -193,11 +194,14 @@ class SemanticRanker:
         papers: Sequence[Paper],
         tables: dict[str, np.ndarray],
         path: Path | None,
+        nearest: NearestIndex | None = None,
     ) -> SemanticRanker:
         """The ranker over ``papers`` whose ``tables`` were saved (memory-mapped: the vectors
         stay in the page cache every process shares, a page copied only if a vector missing
-        when they were saved is filled in). The vectors stored at ``path`` are read only
-        when some are missing, to be saved again with those ``fill_missing`` adds."""
+        when they were saved is filled in), with the ``nearest`` index saved beside them
+        (mapped too; None: built as a built ranker builds it). The vectors stored at
+        ``path`` are read only when some are missing, to be saved again with those
+        ``fill_missing`` adds."""
         ranker = cls.__new__(cls)
         ranker._embedder = embedder
         ranker._papers = papers
@@ -210,8 +214,16 @@ class SemanticRanker:
         ranker._stored = stored or empty_vectors(model, DIMENSIONS)
         ranker._fill_lock = threading.Lock()
         ranker._recent = QueryVectors(embedder, _RECENT_QUERIES)
-        ranker._nearest_from(None)
+        ranker._nearest_from(nearest)
         return ranker
+
+    def nearest_to_save(self) -> NearestIndex | None:
+        """The nearest-candidates index of an ``approximate`` corpus, built now if it was
+        not yet, for ``bot.search.snapshot`` to save; None in a smaller corpus."""
+        if not self.approximate:
+            return None
+        self.prepare_nearest()
+        return self._nearest_index
 
     @property
     def model(self) -> str:
@@ -535,11 +547,13 @@ _weights_home: Path | None = None
 
 def share_model_weights(index_dir: Path | None) -> None:
     """Keep the model's float32 weights in a file under ``index_dir`` (``PAPERBOT_INDEX_DIR``)
-    that every process of the host maps (``bot.search.model_weights``); None keeps them in
-    this process's memory. Called at start-up, before ``shared_embedder`` opens the model,
-    which stays as it was opened."""
+    that every process of the host maps (``bot.search.model_weights``), and the English
+    lexicon too (``bot.search.lexicon.share_lexicon``: a process with the model off needs
+    it as much); None keeps them in this process's memory. Called at start-up, before
+    ``shared_embedder`` opens the model, which stays as it was opened."""
     global _weights_home
     _weights_home = None if index_dir is None else index_dir / MODEL_DIR
+    share_lexicon(index_dir)
 
 
 @functools.cache

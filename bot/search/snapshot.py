@@ -5,14 +5,16 @@ a minute at 100,000 papers. A snapshot keeps what that made, as files
 (``bot.search.snapshot_files``): each field's postings, codes, lengths and idf, the ratio
 table and the dense terms' codes (``bot.search.bm25``); the author index; the highlighting
 map of chunks by token and the analyzer's compound rules; the typo corrector's words and
-deletion map (``bot.search.spelling``); the acronyms the abstracts define;
-the vectors (``bot.search.semantic``); and the papers themselves, mended, as JSON lines. A
-process opens the arrays, and the papers' file, memory-mapped and read-only (the vectors
-copy-on-write), so every process on the host reads the same pages of the page cache instead
-of holding a copy (``bot.search.saved_papers`` builds a paper only when it is asked for). The
-tables looked up by a word or an id (each field's vocabulary, the author index's words, the
-papers' ids) are read the same way, as ``bot.search.mapped`` tables; what each process builds
-for itself is the model and what the searches build on first use.
+deletion map (``bot.search.spelling``); the acronyms the abstracts define; the vectors
+(``bot.search.semantic``) and, in a corpus large enough for it, the index that finds the
+nearest of them (``nearest.faiss``, ``bot.search.nearest``, opened mapped and read-only; its
+key holds faiss's release, which alone reads its format); and the papers themselves, mended,
+as JSON lines. A process opens the arrays, and the papers' file, memory-mapped and read-only
+(the vectors copy-on-write), so every process on the host reads the same pages of the page
+cache instead of holding a copy (``bot.search.saved_papers`` builds a paper only when it is
+asked for). The tables looked up by a word or an id (each field's vocabulary, the author
+index's words, the papers' ids) are read the same way, as ``bot.search.mapped`` tables; what
+each process builds for itself is the model and what the searches build on first use.
 
 **Which snapshot.** Its directory is named by its key (``index_key``), the digest of: the
 corpus (``corpus_watermark``: every file the corpus is read from, with its size and
@@ -42,8 +44,11 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from bot.clock import Clock, system_clock
 from bot.papers.corpus import LoadedCorpus, corpus_sources, load_corpus, log_problems
@@ -51,6 +56,7 @@ from bot.search import indexing
 from bot.search.analyzer import ANALYZER_VERSION
 from bot.search.embedding import Embedder, ModelError
 from bot.search.engine import SearchIndex
+from bot.search.nearest import NearestIndex
 from bot.search.saved_papers import SavedPapers, paper_line
 from bot.search.semantic import SemanticRanker, one_blas_thread, ranker_for, shared_embedder
 from bot.search.snapshot_files import (
@@ -79,9 +85,11 @@ from bot.search.vectors import vectors_path
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 """The layout of a snapshot's files: bump it with any change to what ``write_snapshot``
 writes or ``open_snapshot`` reads."""
+NEAREST_FILE = "nearest.faiss"
+NEAREST_HELD = "nearest.held"
 KEEP = 2
 """Snapshots of one corpus kept: the newest, and the one before (a process of the previous
 release may still be starting from it)."""
@@ -100,6 +108,7 @@ _BUILDERS = (
     "snapshot.py",
     "snapshot_files.py",
     "spelling.py",
+    "nearest.py",
 )
 """The modules of ``bot.search`` whose source decides what a snapshot holds (with every
 module of ``bot.papers``, which reads and mends the text)."""
@@ -149,8 +158,17 @@ def index_key(spec: str, model: str | None) -> dict[str, Any]:
         "source": source_digest(),
         "corpus": corpus_watermark(spec, None if model is None else vectors_path(spec)),
         "model": model,
+        # The nearest-candidates index is faiss's own file format: only faiss's release reads it.
+        "faiss": None if model is None else _faiss_version(),
     }
     return json.loads(json.dumps(key))
+
+
+def _faiss_version() -> str:
+    try:
+        return version("faiss-cpu")
+    except PackageNotFoundError:  # another build of faiss
+        return "unknown"
 
 
 def key_name(key: Mapping[str, Any]) -> str:
@@ -165,6 +183,7 @@ _KEY_PARTS = {
     "source": "indexing code",
     "corpus": "corpus files",
     "model": "model",
+    "faiss": "faiss release",
 }
 _ABANDONED = 3600.0  # seconds after which a temporary directory is a dead writer's
 
@@ -187,12 +206,16 @@ def write_snapshot(
         tables = {} if parts.semantic is None else parts.semantic.tables()
         for name, array in tables.items():
             out.array(f"vectors.{name}", array)
+        nearest = None if parts.semantic is None else parts.semantic.nearest_to_save()
+        if nearest is not None:
+            out.array(NEAREST_HELD, nearest.save(out.directory / NEAREST_FILE))
         meta = {
             "key": key,
             "spec": spec.strip(),
             "papers": len(parts.papers),
             "bm25": bm25,
             "vectors": list(tables),
+            "nearest": nearest is not None,
             "problems": list(corpus.problems),
             "description": corpus.description,
             "label": corpus.label,
@@ -236,7 +259,8 @@ def open_snapshot(
         if meta["vectors"] and embedder is not None:
             one_blas_thread()
             tables = {n: snapshot.array(f"vectors.{n}", writable=True) for n in meta["vectors"]}
-            semantic = SemanticRanker.opened(embedder, papers, tables, vectors_path(spec))
+            nearest = _opened_nearest(snapshot) if meta["nearest"] else None
+            semantic = SemanticRanker.opened(embedder, papers, tables, vectors_path(spec), nearest)
         corpus = LoadedCorpus(papers, tuple(meta["problems"]), meta["description"], meta["label"])
     except (OSError, KeyError, ValueError, TypeError, IndexError) as error:
         raise SnapshotRefused(f"it cannot be read ({type(error).__name__}: {error})") from None
@@ -246,6 +270,13 @@ def open_snapshot(
         papers, bm25, acronyms, analyzer, semantic, clock=clock, authors=authors, speller=speller
     )
     return index, corpus
+
+
+def _opened_nearest(snapshot: SnapshotReader) -> NearestIndex:
+    """The nearest-candidates index, mapped read-only once its file is checksummed."""
+    snapshot.mapped(NEAREST_FILE)
+    held = np.asarray(snapshot.array(NEAREST_HELD))
+    return NearestIndex.mapped(snapshot.directory / NEAREST_FILE, held)
 
 
 def saved_index(
