@@ -29,9 +29,10 @@ another version, truncated or corrupt (its manifest's sizes and checksums,
 a refused one, and says why in one log line (``saved_index``). The two newest snapshots of a
 corpus are kept and older ones deleted (a process still mapping one keeps its pages).
 
-Not saved: the author names' typo corrector, the pruned ranking's tables, and the acronym
-miner's counts (an opened index mines them again at its first addition); each is built as a
-built index builds it, by ``SearchIndex.prepare`` or on first use. An index with papers
+Not saved: the author names' typo corrector and the pruned ranking's tables; each is built as
+a built index builds it, by ``SearchIndex.prepare`` or on first use. The acronym miner's
+counts are saved, so an opened index's first addition reads the new papers only, as a built
+index's does. An index with papers
 added builds its typo corrector again, its words being another corpus's.
 """
 
@@ -49,6 +50,7 @@ from bot.clock import Clock, system_clock
 from bot.papers.corpus import LoadedCorpus, corpus_sources, load_corpus, log_problems
 from bot.search import indexing
 from bot.search.analyzer import ANALYZER_VERSION
+from bot.search.defined_acronyms import AcronymMiner
 from bot.search.embedding import Embedder, ModelError
 from bot.search.engine import SearchIndex
 from bot.search.saved_papers import SavedPapers, paper_line
@@ -79,7 +81,7 @@ from bot.search.vectors import vectors_path
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 """The layout of a snapshot's files: bump it with any change to what ``write_snapshot``
 writes or ``open_snapshot`` reads."""
 KEEP = 2
@@ -184,6 +186,7 @@ def write_snapshot(
         write_authors(out, parts.authors)
         write_speller(out, parts.speller)
         out.json("acronyms", acronyms_state(parts.acronyms))
+        out.json("acronym_miner", parts.miner.state())
         tables = {} if parts.semantic is None else parts.semantic.tables()
         for name, array in tables.items():
             out.array(f"vectors.{name}", array)
@@ -232,6 +235,7 @@ def open_snapshot(
         authors = open_authors(snapshot, papers)
         speller = open_speller(snapshot)
         acronyms = acronyms_of(snapshot.json("acronyms"))
+        miner = AcronymMiner.of_state(snapshot.json("acronym_miner"))
         semantic = None
         if meta["vectors"] and embedder is not None:
             one_blas_thread()
@@ -243,7 +247,15 @@ def open_snapshot(
     if len(papers) != meta["papers"] or len(bm25) != len(papers):
         raise SnapshotRefused("its papers and its index do not agree")
     index = SearchIndex(
-        papers, bm25, acronyms, analyzer, semantic, clock=clock, authors=authors, speller=speller
+        papers,
+        bm25,
+        acronyms,
+        analyzer,
+        semantic,
+        clock=clock,
+        authors=authors,
+        speller=speller,
+        miner=miner,
     )
     return index, corpus
 
