@@ -14,11 +14,17 @@ to those of earlier runs in ``bench/results/growth.md``; run it pinned to one CP
 compare the adding thread's CPU seconds.
 
     python bench/growth.py --sizes 10000,100000 --batches 5
+
+``--memory`` measures instead whether memory grows beyond the papers' own: a 10,000-paper
+index, as the served bot holds it (``gc.freeze`` once prepared), then 50 additions of 1,000
+papers and 20 swaps of the whole index built again, the process's RSS after each; a leak
+shows as RSS rising over the swaps, which add nothing. Its rows go to the file's second table.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import threading
 import time
@@ -108,9 +114,59 @@ def measure(size: int, batch: int, batches: int) -> dict[str, object]:
     }
 
 
-def report(results: Sequence[dict[str, object]], batch: int, kept: Sequence[str], code: str) -> str:
+def measure_memory(size: int, batch: int, batches: int, swaps: int) -> dict[str, object]:
+    papers, _ = build_corpus(size + batch * batches)
+    index = SearchIndex.build(papers[:size])
+    index.prepare(embed=False)
+    gc.freeze()  # as the served bot does once its first index is prepared
+    library = Library(index)
+    del index
+    rss = [rss_mb()]
+    for number in range(batches):
+        library.add(papers[size + number * batch : size + (number + 1) * batch])
+        rss.append(rss_mb())
+    after_swaps = []
+    for _ in range(swaps):
+        rebuilt = SearchIndex.build(library.index.papers)
+        rebuilt.prepare(embed=False)
+        library.swap(rebuilt)
+        del rebuilt
+        after_swaps.append(rss_mb())
+    return {"size": size, "batches": batches, "rss": rss, "after_swaps": after_swaps}
+
+
+def _slope(samples: Sequence[float]) -> float:
+    """MB per step over the last half of ``samples`` (least squares): what keeps growing."""
+    half = list(samples[len(samples) // 2 :])
+    return float(np.polyfit(np.arange(len(half)), half, 1)[0]) if len(half) > 1 else float("nan")
+
+
+def memory_row(r: dict[str, object], batch: int, code: str) -> str:
+    rss, swapped = r["rss"], r["after_swaps"]
+    return (
+        f"| {code} | {_pinning()} | {r['size']:,} | {r['batches']} of {batch:,} | "
+        f"{rss[0]:.0f}, {rss[1]:.0f}, {rss[-1]:.0f} | "  # type: ignore[index]
+        f"{_slope(rss):.2f} | {len(swapped)} | "  # type: ignore[arg-type]
+        f"{swapped[0]:.0f}, {swapped[-1]:.0f} | {_slope(swapped):.2f} |"  # type: ignore[index, arg-type]
+    )
+
+
+MEMORY_HEAD = (
+    "| code | CPUs | papers at first | additions | RSS before, after first, after last "
+    "addition (MB) | MB per addition, last half | swaps | RSS after first, last swap (MB) "
+    "| MB per swap, last half |"
+)
+
+
+def report(
+    results: Sequence[dict[str, object]],
+    batch: int,
+    kept: Sequence[str],
+    code: str,
+    memory: Sequence[str] = (),
+) -> str:
     """The results file: its header, the rows of earlier runs (``kept``), then these, of the
-    commit ``code`` (read when the run began)."""
+    commit ``code`` (read when the run began), then the memory table's rows (``memory``)."""
     lines = [
         "# Growth: adding papers to a live index",
         "",
@@ -124,6 +180,20 @@ def report(results: Sequence[dict[str, object]], batch: int, kept: Sequence[str]
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *kept,
     ]
+    if memory:
+        lines += [
+            "",
+            "## Memory",
+            "",
+            "`--memory`: RSS after each addition to an index held as the served bot holds it "
+            "(frozen heap), then after each swap of the whole index built again; the slopes "
+            "are least-squares fits over the last half of each series (a leak: swaps' slope "
+            "above zero).",
+            "",
+            MEMORY_HEAD,
+            "|---|---|---|---|---|---|---|---|---|",
+            *memory,
+        ]
     for r in results:
         searchable, exact, rss = r["searchable"], r["exact"], r["rss"]
         quiet, during = r["quiet"], r["during"]
@@ -147,15 +217,19 @@ TABLE_HEAD = (
 )
 
 
-def earlier_rows() -> list[str]:
-    """The rows of the results file's table as it is (runs of other commits and sizes)."""
+def earlier_rows(head: str = TABLE_HEAD) -> list[str]:
+    """The rows of the results file's table under ``head`` as it is (earlier runs)."""
     if not RESULTS_PATH.exists():
         return []
     lines = RESULTS_PATH.read_text().splitlines()
-    if TABLE_HEAD not in lines:
+    if head not in lines:
         return []
-    rows = lines[lines.index(TABLE_HEAD) + 2 :]
-    return [row for row in rows if row.startswith("| ")]
+    rows: list[str] = []
+    for row in lines[lines.index(head) + 2 :]:
+        if not row.startswith("| "):
+            break
+        rows.append(row)
+    return rows
 
 
 def _pinning() -> str:
@@ -168,11 +242,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--batches", type=int, default=5)
+    parser.add_argument("--memory", action="store_true", help="RSS over additions and swaps")
+    parser.add_argument("--swaps", type=int, default=20)
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
     code = code_version().removeprefix("commit ")
-    results = [measure(size, args.batch, args.batches) for size in sizes]
-    RESULTS_PATH.write_text(report(results, args.batch, earlier_rows(), code))
+    memory = earlier_rows(MEMORY_HEAD)
+    if args.memory:
+        for size in sizes:
+            result = measure_memory(size, args.batch, args.batches, args.swaps)
+            memory.append(memory_row(result, args.batch, code))
+        results = []
+    else:
+        results = [measure(size, args.batch, args.batches) for size in sizes]
+    RESULTS_PATH.write_text(report(results, args.batch, earlier_rows(), code, memory))
     print(RESULTS_PATH.read_text())
     return 0
 

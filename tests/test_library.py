@@ -16,7 +16,7 @@ from reference import FieldedBM25Okapi
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
 from bot.search.engine import SearchIndex
-from bot.search.library import Library
+from bot.search.library import Library, return_freed_memory
 
 QUERIES = (
     "graph neural networks",
@@ -194,3 +194,27 @@ def test_papers_teaching_a_compound_are_found_at_once_then_ranked_as_a_full_buil
         np.testing.assert_allclose(final._bm25.scores(query), full._bm25.scores(query))
     assert final._bm25.scores(["testtim"])[:3].all()  # the old papers now read the compound
     assert not interim._bm25.scores(["testtim"])[:3].any()
+
+
+def test_freed_memory_is_returned_once_the_replaced_index_is_gone(seed_corpus, monkeypatch):
+    library = Library(SearchIndex.build(seed_corpus.papers[:40]))
+    library.index.prepare(embed=False)
+    replaced = weakref.ref(library.index)
+    alive_at_trim: list[bool] = []
+
+    def trim() -> None:
+        alive_at_trim.append(replaced() is not None)
+
+    monkeypatch.setattr("bot.search.library.return_freed_memory", trim)
+    gc.disable()
+    gc.freeze()
+    try:
+        assert library.add(seed_corpus.papers[40:]) == len(seed_corpus.papers) - 40
+    finally:
+        gc.unfreeze()
+        gc.enable()
+    assert alive_at_trim and alive_at_trim[-1] is False  # the last trim comes after it is freed
+
+
+def test_returning_freed_memory_is_safe_to_call():
+    return_freed_memory()

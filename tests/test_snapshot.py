@@ -23,6 +23,7 @@ from test_spelling import _slips
 
 from bot.papers.corpus import LoadedCorpus, feed_paper, load_corpus
 from bot.search import snapshot
+from bot.search.defined_acronyms import AcronymMiner
 from bot.search.engine import SearchIndex
 from bot.search.library import Library
 from bot.search.mapped import MappedSlices, MappedTable
@@ -110,6 +111,7 @@ def test_an_opened_index_holds_the_same_parts_its_arrays_mapped_from_the_files(
     built, opened = catalogue_opened
     mine, theirs = opened.parts(), built.parts()
     assert mine.acronyms == theirs.acronyms
+    assert mine.miner.state() == theirs.miner.state()
     for field, source in zip(mine.bm25.fields, theirs.bm25.fields, strict=True):
         assert vars(field).keys() == vars(source).keys()  # a new table would be saved too
         for name, value in vars(source).items():
@@ -212,6 +214,29 @@ def test_papers_added_to_an_opened_index_rank_as_a_full_build(catalogue, tmp_pat
     full = SearchIndex.build(catalogue)
     for query in QUERIES:
         assert _seen(library.index, query) == _seen(full, query)
+
+
+def test_an_addition_to_an_opened_index_reads_the_new_papers_only_as_to_a_built_one(
+    catalogue, tmp_path, monkeypatch
+) -> None:
+    first, more = catalogue[:3000], catalogue[3000:]
+    key = index_key("catalogue", None)
+    built = SearchIndex.build(first)
+    write_snapshot(tmp_path, key, "catalogue", built, LoadedCorpus(first, (), "", ""))
+    opened, _ = open_snapshot(tmp_path, key, "catalogue", None)
+    read: list[int] = []
+    mine = AcronymMiner.read
+
+    def counted(miner: AcronymMiner, texts) -> None:
+        texts = list(texts)
+        read.append(len(texts))
+        mine(miner, texts)
+
+    monkeypatch.setattr(AcronymMiner, "read", counted)
+    grown, grown_built = opened.extended(more), built.extended(more)
+    assert read == [len(more), len(more)]  # not the 3,000 saved papers again
+    assert grown.parts().miner.state() == grown_built.parts().miner.state()
+    assert grown.parts().acronyms == grown_built.parts().acronyms
 
 
 def test_an_opened_index_saved_again_and_reopened_answers_alike(saved, tmp_path) -> None:

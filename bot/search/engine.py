@@ -83,6 +83,7 @@ class IndexParts(NamedTuple):
     semantic: SemanticRanker | None
     authors: AuthorIndex
     speller: SpellCorrector
+    miner: AcronymMiner
 
 
 class SearchIndex:
@@ -182,10 +183,7 @@ class SearchIndex:
         ``prepare``."""
         new = tuple(papers)
         grown = extend_index(self._analyzer, self._bm25, new)
-        if self._miner is None:  # an index opened from a snapshot: mined once, then kept
-            self._miner = AcronymMiner()
-            self._miner.read(map(_acronym_text, self.papers))
-        miner = self._miner.copy()
+        miner = self._mined().copy()
         miner.read(map(_acronym_text, new))
         semantic = None if self._semantic is None else self._semantic.extended(new, vectors)
         papers = self.papers + new
@@ -242,7 +240,16 @@ class SearchIndex:
             self._semantic,
             self._authors,
             self._planner.speller,
+            self._mined(),
         )
+
+    def _mined(self) -> AcronymMiner:
+        """The acronym miner's counts over this index's papers, mined now where an index was
+        made without them (``SearchIndex(...)`` given no ``miner``), then kept."""
+        if self._miner is None:
+            self._miner = AcronymMiner()
+            self._miner.read(map(_acronym_text, self.papers))
+        return self._miner
 
     @property
     def model(self) -> str | None:

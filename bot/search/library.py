@@ -21,7 +21,11 @@ whose corpus grows does; nothing is lost or shown from a mixture of two indexes.
 an index, and an index has no reference cycles (``tests/test_library.py`` checks it with the
 collector off), so its memory goes back when its last request ends, by reference counting
 alone: the served bot's ``gc.freeze`` at start-up, which takes the first index out of the
-collector's sight, does not keep it alive.
+collector's sight, does not keep it alive. Freed is not yet returned: glibc's allocator keeps
+the freed arenas for the next allocations and the process's memory would only ever rise by
+each swap's peak, so after a swap and after an addition, once nothing of the replaced index
+is held on this thread, the library asks it to give the free pages back (``malloc_trim``;
+nothing elsewhere).
 
 **New papers** go through ``add`` alone (see ``bot.search.growth``), from any thread, one
 addition at a time: the longer index is built off to the side, the prepared parts of the
@@ -31,10 +35,12 @@ rather than built again, then swapped in.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
@@ -50,6 +56,27 @@ if TYPE_CHECKING:
     from bot.search.results import Liked, SearchResult
 
 log = logging.getLogger(__name__)
+
+
+def _load_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, where the C library is glibc."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        return ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_malloc_trim = _load_trim()
+
+
+def return_freed_memory() -> None:
+    """Give the allocator's free pages back to the operating system (see the module's
+    docstring); a no-op where the C library has no ``malloc_trim``."""
+    if _malloc_trim is not None:
+        _malloc_trim(0)
 
 
 class NotReady(RuntimeError):
@@ -113,6 +140,7 @@ class Library:
         self._index = index
         self.swaps += 1
         self._ready.set()
+        return_freed_memory()
 
     def view(self) -> CurrentIndex:
         """What the answers and the digest hold instead of an index."""
@@ -128,23 +156,29 @@ class Library:
         analyzer a compound: that index is built again on this thread and swapped in when
         done (``bot.search.growth``)."""
         with self._adding:
-            base = self._index
-            if base is None:
-                raise NotReady("the index is still being built")
-            started = time.monotonic()
-            fresh = [(p, v) for p, v in _with_vectors(papers, vectors) if base.get(p.id) is None]
-            fresh = list({paper.id: (paper, v) for paper, v in fresh}.values())
-            if not fresh:
-                return 0
-            grown = base.extended([p for p, _ in fresh], [v for _, v in fresh])
-            self.put(grown)
-            log.info(
-                "library: added %d papers (%d in all) in %.1f s",
-                len(fresh),
-                len(grown.papers),
-                time.monotonic() - started,
-            )
-            return len(fresh)
+            added = self._add(papers, vectors)
+        return_freed_memory()  # the first extension, held until now, is gone
+        return added
+
+    def _add(self, papers: Sequence[Paper], vectors: Sequence[np.ndarray | None]) -> int:
+        """``add`` under the lock."""
+        base = self._index
+        if base is None:
+            raise NotReady("the index is still being built")
+        started = time.monotonic()
+        fresh = [(p, v) for p, v in _with_vectors(papers, vectors) if base.get(p.id) is None]
+        fresh = list({paper.id: (paper, v) for paper, v in fresh}.values())
+        if not fresh:
+            return 0
+        grown = base.extended([p for p, _ in fresh], [v for _, v in fresh])
+        self.put(grown)
+        log.info(
+            "library: added %d papers (%d in all) in %.1f s",
+            len(fresh),
+            len(grown.papers),
+            time.monotonic() - started,
+        )
+        return len(fresh)
 
     def put(self, index: SearchIndex) -> None:
         """Prepare ``index`` and swap it in; when it is an unsettled extension, build it

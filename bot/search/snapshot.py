@@ -31,9 +31,10 @@ another version, truncated or corrupt (its manifest's sizes and checksums,
 a refused one, and says why in one log line (``saved_index``). The two newest snapshots of a
 corpus are kept and older ones deleted (a process still mapping one keeps its pages).
 
-Not saved: the author names' typo corrector, the pruned ranking's tables, and the acronym
-miner's counts (an opened index mines them again at its first addition); each is built as a
-built index builds it, by ``SearchIndex.prepare`` or on first use. An index with papers
+Not saved: the author names' typo corrector and the pruned ranking's tables; each is built as
+a built index builds it, by ``SearchIndex.prepare`` or on first use. The acronym miner's
+counts are saved, so an opened index's first addition reads the new papers only, as a built
+index's does. An index with papers
 added builds its typo corrector again, its words being another corpus's.
 """
 
@@ -54,6 +55,7 @@ from bot.clock import Clock, system_clock
 from bot.papers.corpus import LoadedCorpus, corpus_sources, load_corpus, log_problems
 from bot.search import indexing
 from bot.search.analyzer import ANALYZER_VERSION
+from bot.search.defined_acronyms import AcronymMiner
 from bot.search.embedding import Embedder, ModelError
 from bot.search.engine import SearchIndex
 from bot.search.nearest import NearestIndex
@@ -203,6 +205,7 @@ def write_snapshot(
         write_authors(out, parts.authors)
         write_speller(out, parts.speller)
         out.json("acronyms", acronyms_state(parts.acronyms))
+        out.json("acronym_miner", parts.miner.state())
         tables = {} if parts.semantic is None else parts.semantic.tables()
         for name, array in tables.items():
             out.array(f"vectors.{name}", array)
@@ -255,6 +258,7 @@ def open_snapshot(
         authors = open_authors(snapshot, papers)
         speller = open_speller(snapshot)
         acronyms = acronyms_of(snapshot.json("acronyms"))
+        miner = AcronymMiner.of_state(snapshot.json("acronym_miner"))
         semantic = None
         if meta["vectors"] and embedder is not None:
             one_blas_thread()
@@ -267,7 +271,15 @@ def open_snapshot(
     if len(papers) != meta["papers"] or len(bm25) != len(papers):
         raise SnapshotRefused("its papers and its index do not agree")
     index = SearchIndex(
-        papers, bm25, acronyms, analyzer, semantic, clock=clock, authors=authors, speller=speller
+        papers,
+        bm25,
+        acronyms,
+        analyzer,
+        semantic,
+        clock=clock,
+        authors=authors,
+        speller=speller,
+        miner=miner,
     )
     return index, corpus
 
