@@ -24,6 +24,7 @@ from bot.search.fielded import FieldedBM25
 from bot.search.indexing import written_texts
 from bot.search.matched_words import PhraseReader, highlighter_for, marker_for
 from bot.search.model_rule import ModelQuery, model_say
+from bot.search.paper_sets import holding_enough
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
@@ -189,13 +190,9 @@ class Ranker:
                 frequencies = [self._bm25.document_frequency(t) for ts in word for t in ts]
             weights.append(max(map(self._idf, frequencies)))
             holders.append(docs)
-        # A paper's held weight, words added in query order (bincount adds in input order).
-        held = np.bincount(
-            np.concatenate(holders),
-            weights=np.repeat(weights, [len(docs) for docs in holders]),
-            minlength=len(self._papers),
-        )
-        about = held >= ABOUT_SHARE * sum(weights) * (1 - 1e-9)
+        # A paper's held weight, words added in query order.
+        least = ABOUT_SHARE * sum(weights) * (1 - 1e-9)
+        about = holding_enough(holders, weights, least, len(self._papers))
         if plan.author_scores is not None:
             about |= plan.author_scores > 0
         if plan.phrases or plan.excluded or plan.authors or plan.allowed is not None:
