@@ -1,5 +1,6 @@
 """Sets of papers as arrays (``bot.search.paper_sets``): ``holding_enough`` gives the flags a
-per-paper sum of weights gives, and the bitmaps find what the posting lists hold."""
+sum of weights per paper gives, by combinations of words and past ``COMBINED_WORDS`` by sums,
+and the bitmaps find what the posting lists hold."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.search.paper_sets import TABLED_WORDS, Bitmap, Probe, bits_of, distinct, holding_enough
+from bot.search.paper_sets import (
+    COMBINED_WORDS,
+    Bitmap,
+    Probe,
+    bits_of,
+    distinct,
+    flags_of,
+    holding_enough,
+)
 
 
 def summed(holder_lists: list[np.ndarray], weights: list[float], least: float, size: int):
@@ -30,7 +39,7 @@ def random_lists(seed: int, size: int, count: int) -> list[np.ndarray]:
 @given(
     st.integers(0, 2**32 - 1),
     st.integers(1, 200),
-    st.integers(1, TABLED_WORDS + 3),
+    st.integers(1, COMBINED_WORDS + 3),
     st.floats(0.1, 1.0),
 )
 def test_holding_enough_is_the_per_paper_sum(seed: int, size: int, count: int, share: float):
@@ -38,20 +47,21 @@ def test_holding_enough_is_the_per_paper_sum(seed: int, size: int, count: int, s
     rng = np.random.default_rng(seed + 1)
     weights = [math.log(1 + float(w)) for w in rng.uniform(0.01, 20, count)]
     least = share * sum(weights) * (1 - 1e-9)
+    bitmaps = [Bitmap.of([docs], size) for docs in holder_lists]
     assert np.array_equal(
-        holding_enough(holder_lists, weights, least, size),
-        summed(holder_lists, weights, least, size),
+        holding_enough(bitmaps, weights, least, size), summed(holder_lists, weights, least, size)
     )
 
 
 def test_a_sum_equal_to_the_bar_reaches_it_in_either_path() -> None:
     # 0.1 + 0.2 is not 0.3 in floats: the table adds in the lists' order, as a paper would.
-    for count in (2, TABLED_WORDS + 1):
+    for count in (2, COMBINED_WORDS + 1):
         holder_lists = [np.array([0, 1]), np.array([0])] + [np.array([], dtype=np.int64)] * (
             count - 2
         )
         weights = [0.1, 0.2] + [0.0] * (count - 2)
-        flags = holding_enough(holder_lists, weights, 0.1 + 0.2, 3)
+        bitmaps = [Bitmap.of([docs], 3) for docs in holder_lists]
+        flags = holding_enough(bitmaps, weights, 0.1 + 0.2, 3)
         assert flags.tolist() == [True, False, False]
 
 
@@ -64,6 +74,11 @@ def test_bitmaps_find_the_probed_papers_and_their_places_in_the_list() -> None:
     assert np.array_equal(probed[held], probed[np.isin(probed, docs)])
     assert np.array_equal(docs[positions], probed[held])
     assert np.array_equal(bits_of(bitmap.words, probed), np.isin(probed, docs).astype(np.uint64))
+
+
+def test_flags_of_a_bitmap_are_its_papers() -> None:
+    docs = np.array([0, 3, 64, 129])
+    assert np.array_equal(np.flatnonzero(flags_of(Bitmap.of([docs], 130), 130)), docs)
 
 
 def test_distinct_counts_each_paper_once() -> None:

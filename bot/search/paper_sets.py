@@ -12,41 +12,56 @@ ranker (``bot.search.ranker``) asks which papers are about a query (``holding_en
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import reduce
 
 import numpy as np
 
-TABLED_WORDS = 8
-"""Up to this many weighted lists, ``holding_enough`` tables every combination of them and
-reads each paper's from a byte with a bit per list; more (a query of many words, rare) add
-each paper's weights up."""
+COMBINED_WORDS = 8
+"""Up to this many words, ``holding_enough`` combines their bitmaps by the combinations of
+words that reach the bar (at most 70 of them); more (a query of many words, rare) add each
+paper's weights up."""
 
 
 def holding_enough(
-    holder_lists: Sequence[np.ndarray], weights: Sequence[float], least: float, size: int
+    bitmaps: Sequence[np.ndarray], weights: Sequence[float], least: float, size: int
 ) -> np.ndarray:
-    """A flag per paper number below ``size``: whether the weights of the lists holding it,
-    added in the lists' order from 0.0, reach ``least``. Each list holds a paper at most once.
+    """A flag per paper number below ``size``: whether the positive weights of the bitmaps
+    (``Bitmap.of``) holding it, added in the bitmaps' order from 0.0, reach ``least``.
 
-    A paper's sum depends only on which lists hold it, so each combination's sum is computed
-    once, in the same order of additions as a per-paper sum (so the same float, and the same
-    flags, as ``np.bincount`` with weights gives), and a paper reads its combination's
-    verdict from a code with a bit per list: a cheap or of small integers per posting and a
-    gather per paper, instead of a scattered float addition per posting (about half the time
-    at a million papers, ``bench/results/million.md``)."""
-    if len(holder_lists) > TABLED_WORDS:
-        held = np.bincount(
-            np.concatenate(holder_lists),
-            weights=np.repeat(weights, [len(docs) for docs in holder_lists]),
-            minlength=size,
-        )
+    A paper's sum depends only on which bitmaps hold it, so each combination's sum is
+    computed once, in a paper's order of additions (so the same float, and the same flags, as
+    a sum per paper gives). Sums only grow as a combination gains words, so the papers
+    reaching the bar are those holding all the words of one of the smallest combinations that
+    reach it: ands and ors of 64 papers at a time, instead of a float added per posting (a
+    common word's postings are most of a million papers, ``bench/results/million.md``)."""
+    if len(bitmaps) > COMBINED_WORDS:
+        held = np.zeros(size)
+        for words, weight in zip(bitmaps, weights, strict=True):
+            held += flags_of(words, size) * weight  # a paper without the word adds 0.0
         return held >= least
     sums = [0.0]
-    for weight in weights:  # with a list's bit set, its weight is the last one added
+    for weight in weights:  # with a word's bit set, its weight is the last one added
         sums += [total + weight for total in sums]
-    code = np.zeros(size, dtype=np.uint8)
-    for bit, docs in enumerate(holder_lists):
-        code[docs] |= np.uint8(1 << bit)
-    return (np.array(sums) >= least)[code]
+    reaching = [combination for combination, total in enumerate(sums) if total >= least]
+    smallest = [
+        combination
+        for combination in reaching
+        if all(sums[combination & ~(1 << bit)] < least for bit in _bits(combination))
+    ]
+    about = np.zeros(len(bitmaps[0]) if bitmaps else 0, dtype=np.uint64)
+    for combination in smallest:
+        held_all = reduce(np.bitwise_and, (bitmaps[bit] for bit in _bits(combination)))
+        about |= held_all
+    return flags_of(about, size)
+
+
+def flags_of(words: np.ndarray, size: int) -> np.ndarray:
+    """A bitmap's words as a flag per paper number below ``size``."""
+    return np.unpackbits(words.view(np.uint8), count=size, bitorder="little").view(bool)
+
+
+def _bits(combination: int) -> list[int]:
+    return [bit for bit in range(combination.bit_length()) if combination >> bit & 1]
 
 
 def distinct(doc_lists: list[np.ndarray], corpus_size: int) -> int:
