@@ -48,9 +48,9 @@ The idea, in order:
    candidate sets are first thinned term by term (``contenders``): after each term, those
    whose score so far plus the remaining terms' bounds cannot reach θ are dropped. Looking a
    candidate up in a term's postings uses whichever is cheapest: the term's code per
-   document (terms in most documents), its bitmap (``Bitmap``, terms in 1/16 of the
-   documents or more), a binary search, or a pass over the postings against a map of the
-   candidates (``_Lookup``).
+   document (terms in most documents), its bitmap (``bot.search.paper_sets.Bitmap``, terms
+   in 1/16 of the documents or more), a binary search, or a pass over the postings against
+   a map of the candidates (``_Lookup``).
 
 6. **Counting the matches** (``matching_documents``), since the reply says how many papers
    matched: the frequent terms' bitmaps or-ed together, plus the rarer terms' documents
