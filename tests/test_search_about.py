@@ -88,8 +88,12 @@ def test_the_about_set_is_the_papers_whose_words_carry_the_share(
     """From the pruned ranking's kept bitmaps (a large corpus) or from the holders' lists, the
     papers about a query are those whose words' idfs, added in query order, reach the share."""
     monkeypatch.setattr(ranker, "PRUNING_MIN_PAPERS", 0 if prunes else sys.maxsize)
-    bm25 = catalogue_index._bm25
-    size = len(catalogue_index.papers)
+    index = SearchIndex.build(catalogue_index.papers)
+    if prunes:
+        index.prepare(embed=False)  # builds the pruned ranking's tables
+    assert ranker.Ranker.pruned.built(index._ranker) == prunes
+    bm25 = index._bm25
+    size = len(index.papers)
     for query in (
         "reinforcement learning from human feedback",
         "graph neural networks",
@@ -97,7 +101,7 @@ def test_the_about_set_is_the_papers_whose_words_carry_the_share(
         "spiking neural networks for energy efficient learning",
         "the a of learning models large language",
     ):
-        plan = catalogue_index._planner.plan(catalogue_index.parse(query), None, [])
+        plan = index._planner.plan(index.parse(query), None, [])
         tokens = [tokens[0] for (tokens,) in plan.words if tokens and tokens[0] in bm25]
         frequencies = map(bm25.document_frequency, tokens)
         idfs = [math.log(1 + (size - n + 0.5) / (n + 0.5)) for n in frequencies]
@@ -107,4 +111,4 @@ def test_the_about_set_is_the_papers_whose_words_carry_the_share(
                 held[doc] += idf
         least = ranker.ABOUT_SHARE * sum(idfs) * (1 - 1e-9)
         expected = [total >= least for total in held]
-        assert catalogue_index._ranker.about(plan).tolist() == expected, query
+        assert index._ranker.about(plan).tolist() == expected, query

@@ -204,8 +204,10 @@ class Ranker:
         """The bitmap (``Bitmap.of``) of ``holders``, the papers holding ``token``: a large
         corpus's pruned ranking keeps a bitmap of each field's frequent terms, and one field
         whose term is in every holder (the text, which holds the title's words) is all of
-        them, where marking a common word's postings would be a pass over most papers."""
-        if self.prunes:
+        them, where marking a common word's postings would be a pass over most papers. Not
+        built yet (an opened index builds it after start-up, ``SearchIndex.prepare``), it is
+        not waited for: the holders are marked, with the same result."""
+        if Ranker.pruned.built(self):
             for number, field in enumerate(self._bm25.fields):
                 kept = self.pruned.bitmaps.get((number, field.vocabulary.get(token, -1)))
                 if kept is not None and len(field.documents(token)) == len(holders):
