@@ -157,6 +157,7 @@ def about_cost(spec: str, data: str, queries: str) -> int:
     share_model_weights(Path(data))
     root = Path(spec).with_name(Path(spec).stem.replace("corpus", "snapshots"))
     index, _ = saved_index(spec, root, semantic=True)
+    index.prepare(embed=False)  # as a served bot, whose pruned ranking keeps bitmaps
     plans = [
         index._planner.plan(index.parse(query), None, [])
         for query in json.loads(Path(queries).read_text(encoding="utf-8"))
