@@ -3,12 +3,15 @@ those about it (``Ranker.about``), which is also the list a topic subscription w
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 
 import pytest
 
 from bot.papers.corpus import load_corpus
 from bot.papers.paper import Paper
+from bot.search import ranker
 from bot.search.engine import SearchIndex
 from bot.search.ranker import RANKED_HEAD
 
@@ -76,3 +79,36 @@ def test_a_question_keeps_its_first_page_as_ranked(catalogue_index: SearchIndex)
     assert [paper.id for paper in results[:RANKED_HEAD]] == [hit.paper.id for hit in first.hits]
     about = results[RANKED_HEAD:]
     assert all(says(paper, r"\btell") for paper in about)
+
+
+@pytest.mark.parametrize("prunes", [True, False])
+def test_the_about_set_is_the_papers_whose_words_carry_the_share(
+    catalogue_index: SearchIndex, prunes: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the pruned ranking's kept bitmaps (a large corpus) or from the holders' lists, the
+    papers about a query are those whose words' idfs, added in query order, reach the share."""
+    monkeypatch.setattr(ranker, "PRUNING_MIN_PAPERS", 0 if prunes else sys.maxsize)
+    index = SearchIndex.build(catalogue_index.papers)
+    if prunes:
+        index.prepare(embed=False)  # builds the pruned ranking's tables
+    assert ranker.Ranker.pruned.built(index._ranker) == prunes
+    bm25 = index._bm25
+    size = len(index.papers)
+    for query in (
+        "reinforcement learning from human feedback",
+        "graph neural networks",
+        "label noise",
+        "spiking neural networks for energy efficient learning",
+        "the a of learning models large language",
+    ):
+        plan = index._planner.plan(index.parse(query), None, [])
+        tokens = [tokens[0] for (tokens,) in plan.words if tokens and tokens[0] in bm25]
+        frequencies = map(bm25.document_frequency, tokens)
+        idfs = [math.log(1 + (size - n + 0.5) / (n + 0.5)) for n in frequencies]
+        held = [0.0] * size
+        for token, idf in zip(tokens, idfs, strict=True):
+            for doc in bm25.holders(token).tolist():
+                held[doc] += idf
+        least = ranker.ABOUT_SHARE * sum(idfs) * (1 - 1e-9)
+        expected = [total >= least for total in held]
+        assert index._ranker.about(plan).tolist() == expected, query

@@ -36,3 +36,8 @@ class built_once(Generic[T]):
             if self._name not in values:
                 values[self._name] = self._build(instance)
         return values[self._name]
+
+    def built(self, instance: object) -> bool:
+        """Whether ``instance``'s part is built already: a caller that can do without it
+        (more slowly) need not wait seconds for it to be built."""
+        return self._name in instance.__dict__

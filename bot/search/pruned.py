@@ -48,9 +48,9 @@ The idea, in order:
    candidate sets are first thinned term by term (``contenders``): after each term, those
    whose score so far plus the remaining terms' bounds cannot reach θ are dropped. Looking a
    candidate up in a term's postings uses whichever is cheapest: the term's code per
-   document (terms in most documents), its bitmap (``_Bitmap``, terms in 1/16 of the
-   documents or more), a binary search, or a pass over the postings against a map of the
-   candidates (``_Lookup``).
+   document (terms in most documents), its bitmap (``bot.search.paper_sets.Bitmap``, terms
+   in 1/16 of the documents or more), a binary search, or a pass over the postings against
+   a map of the candidates (``_Lookup``).
 
 6. **Counting the matches** (``matching_documents``), since the reply says how many papers
    matched: the frequent terms' bitmaps or-ed together, plus the rarer terms' documents
@@ -64,13 +64,14 @@ index's posting arrays, once, and only for a corpus that uses them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from bot.search.bm25 import _NO_DOCS, _NO_WEIGHTS, BM25Index, top_k
 from bot.search.fielded import FieldedBM25
+from bot.search.paper_sets import Bitmap, Probe, bits_of, distinct
 
 Term = tuple[int, int]
 """A weighted term: (field number, the token's term id in that field)."""
@@ -103,7 +104,7 @@ class PrunedRanking:
     def __init__(self, index: FieldedBM25) -> None:
         self.index = index
         self.top_code: list[np.ndarray] = []
-        self.bitmaps: dict[Term, _Bitmap] = {}
+        self.bitmaps: dict[Term, Bitmap] = {}
         self.sketches: dict[Term, np.ndarray] = {}
         for number, field in enumerate(index.fields):
             document_frequency = np.diff(field._indptr)
@@ -119,7 +120,7 @@ class PrunedRanking:
             frequent = np.flatnonzero(document_frequency * _BITMAP_SHARE >= index.corpus_size)
             for term in frequent.tolist():
                 docs = field._docs[field._indptr[term] : field._indptr[term + 1]]
-                self.bitmaps[number, term] = _Bitmap(docs, index.corpus_size)
+                self.bitmaps[number, term] = Bitmap(docs, index.corpus_size)
             # Terms in many documents get their codes at ``_SKETCH_RANKS`` (ascending), so
             # how many postings reach a weight, or which code the n-th highest has, is a
             # binary search rather than a pass over the postings (a sort per query costs more
@@ -440,35 +441,15 @@ class _PrunedQuery:
             else:
                 frequent.append(bitmap.words)
         if not frequent:
-            return _distinct(rare, size)
+            return distinct(rare, size)
         union = frequent[0].copy() if len(frequent) > 1 else frequent[0]
         for words in frequent[1:]:
             union |= words
         if len(rare) > 1:
-            union = union | _Bitmap.of(rare, size)
+            union = union | Bitmap.of(rare, size)
             rare = []
-        outside = sum(len(docs) - int(np.count_nonzero(_bits_of(union, docs))) for docs in rare)
+        outside = sum(len(docs) - int(np.count_nonzero(bits_of(union, docs))) for docs in rare)
         return int(np.bitwise_count(union).sum()) + outside
-
-
-def _distinct(doc_lists: list[np.ndarray], corpus_size: int) -> int:
-    """How many documents the lists hold (each list has no repeats)."""
-    if len(doc_lists) <= 1:
-        return sum(map(len, doc_lists))
-    return int(np.count_nonzero(_marks(doc_lists, corpus_size)))
-
-
-def _bits_of(words: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Each document's bit (0 or 1) in the bitmap of ``words``."""
-    return (np.take(words, docs >> 6) >> (docs & 63).astype(np.uint64)) & np.uint64(1)
-
-
-def _marks(doc_lists: Iterable[np.ndarray], size: int) -> np.ndarray:
-    """A flag per document number below ``size``, set for those in ``doc_lists``."""
-    marks = np.zeros(size, dtype=bool)
-    for docs in doc_lists:
-        marks[docs] = True
-    return marks
 
 
 def _sketch(codes: np.ndarray) -> np.ndarray:
@@ -486,7 +467,7 @@ class _Lookup:
         self._query = query
         self._candidates = candidates
         self._marked: np.ndarray | None = None
-        self._probe: _Probe | None = None
+        self._probe: Probe | None = None
 
     def dense(self, term: Term) -> np.ndarray:
         """``term``'s weight in each candidate, 0.0 where it is absent."""
@@ -512,7 +493,7 @@ class _Lookup:
         docs = field._docs[start:end]
         bitmap = self._query._tables.bitmaps.get(term)
         if bitmap is not None:
-            self._probe = self._probe or _Probe(candidates)
+            self._probe = self._probe or Probe(candidates)
             hits, positions = bitmap.find(self._probe)
         elif len(candidates) * _PROBE_COST < _MARKING_COST + len(docs):
             positions = np.searchsorted(docs, candidates)
@@ -526,39 +507,3 @@ class _Lookup:
             positions = np.flatnonzero(np.take(self._marked, docs))
             hits = np.searchsorted(candidates, docs[positions])
         return hits, field._weights(term_id, np.take(field._codes[start:end], positions))
-
-
-class _Bitmap:
-    """Which documents hold a term, a bit each, with the count of set bits before each
-    64-bit word: whether a document holds the term, and where in the term's posting list,
-    is then a few vectorised operations per document instead of a binary search."""
-
-    def __init__(self, docs: np.ndarray, corpus_size: int) -> None:
-        self.words = self.of([docs], corpus_size)
-        self._before = np.zeros(len(self.words), dtype=np.uint32)
-        np.cumsum(np.bitwise_count(self.words[:-1]), out=self._before[1:])
-
-    @staticmethod
-    def of(doc_lists: Iterable[np.ndarray], corpus_size: int) -> np.ndarray:
-        """The 64-bit words of a bitmap of every document in ``doc_lists``."""
-        bits = _marks(doc_lists, (corpus_size + 63) // 64 * 64)
-        return np.packbits(bits, bitorder="little").view("<u8")
-
-    def find(self, probe: _Probe) -> tuple[np.ndarray, np.ndarray]:
-        """Which of the probed documents (their indices) hold the term, and their posting
-        positions."""
-        words = np.take(self.words, probe.word_numbers)
-        held = np.flatnonzero(words & probe.bits)
-        below = np.take(words, held) & np.take(probe.lower_bits, held)
-        before = np.take(self._before, np.take(probe.word_numbers, held))
-        return held, before + np.bitwise_count(below)
-
-
-class _Probe:
-    """Where documents sit in any bitmap (word, bit, the bits below it), worked out once for
-    all of a query's frequent terms."""
-
-    def __init__(self, docs: np.ndarray) -> None:
-        self.word_numbers = docs >> 6
-        self.bits = np.left_shift(np.uint64(1), (docs & 63).astype(np.uint64))
-        self.lower_bits = self.bits - np.uint64(1)

@@ -24,6 +24,7 @@ from bot.search.fielded import FieldedBM25
 from bot.search.indexing import written_texts
 from bot.search.matched_words import MatchedWords, PhraseReader, marker_for
 from bot.search.model_rule import ModelQuery, model_say
+from bot.search.paper_sets import Bitmap, holding_enough
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
@@ -178,29 +179,40 @@ class Ranker:
         words = [word for word in held_as if word]
         if len(words) < 2:
             return None
-        holders: list[np.ndarray] = []
+        bitmaps: list[np.ndarray] = []
         weights = []
         for word in words:
             if len(word) == 1 and len(word[0]) == 1:  # most words: one token
                 docs = self._bm25.holders(word[0][0])
                 frequencies = [len(docs)]
+                bitmaps.append(self._holders_bitmap(word[0][0], docs))
             else:  # one of its token sequences, each token in some field
                 docs = np.unique(np.concatenate(list(map(self._bm25.holding_every, word))))
                 frequencies = [self._bm25.document_frequency(t) for ts in word for t in ts]
+                bitmaps.append(Bitmap.of([docs], len(self._papers)))
             weights.append(max(map(self._idf, frequencies)))
-            holders.append(docs)
-        # A paper's held weight, words added in query order (bincount adds in input order).
-        held = np.bincount(
-            np.concatenate(holders),
-            weights=np.repeat(weights, [len(docs) for docs in holders]),
-            minlength=len(self._papers),
-        )
-        about = held >= ABOUT_SHARE * sum(weights) * (1 - 1e-9)
+        # A paper's held weight, words added in query order.
+        least = ABOUT_SHARE * sum(weights) * (1 - 1e-9)
+        about = holding_enough(bitmaps, weights, least, len(self._papers))
         if plan.author_scores is not None:
             about |= plan.author_scores > 0
         if plan.phrases or plan.excluded or plan.authors or plan.allowed is not None:
             about &= self.score(plan)[1]  # otherwise holding a word is matching
         return about
+
+    def _holders_bitmap(self, token: str, holders: np.ndarray) -> np.ndarray:
+        """The bitmap (``Bitmap.of``) of ``holders``, the papers holding ``token``: a large
+        corpus's pruned ranking keeps a bitmap of each field's frequent terms, and one field
+        whose term is in every holder (the text, which holds the title's words) is all of
+        them, where marking a common word's postings would be a pass over most papers. Not
+        built yet (an opened index builds it after start-up, ``SearchIndex.prepare``), it is
+        not waited for: the holders are marked, with the same result."""
+        if Ranker.pruned.built(self):
+            for number, field in enumerate(self._bm25.fields):
+                kept = self.pruned.bitmaps.get((number, field.vocabulary.get(token, -1)))
+                if kept is not None and len(field.documents(token)) == len(holders):
+                    return kept.words
+        return Bitmap.of([holders], len(self._papers))
 
     def _idf(self, frequency: int) -> float:
         """A word's weight when ``frequency`` papers hold it."""
