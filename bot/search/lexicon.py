@@ -35,7 +35,7 @@ from bot.search.snapshot_files import (
     SnapshotRefused,
     SnapshotWriter,
     checksum,
-    discard,
+    opened_or_written,
 )
 
 log = logging.getLogger(__name__)
@@ -77,28 +77,16 @@ def english_words() -> Collection[str]:
         return _read(path)
     digest = checksum(path)
     directory = _home / f"words-{FORMAT}-{digest[:16]}"
-    try:
-        return _opened(directory, digest)
-    except SnapshotRefused as refused:
-        reason, damaged = str(refused), directory.exists()
-    discard(directory)
-    try:
-        table = _written(directory, digest, _read(path))
-    except (OSError, SnapshotRefused, ValueError) as error:
-        log.warning(
-            "lexicon: table not used (%s) and cannot be written in %s (%s): held in memory",
-            reason,
-            _home,
-            error,
-        )
-        return _read(path)
-    log.log(
-        logging.WARNING if damaged else logging.INFO,
-        "lexicon: table not used (%s): written in %s, for every process of this host",
-        reason,
+    table = opened_or_written(
         directory,
+        lambda: _opened(directory, digest),
+        lambda: _written(directory, digest, _read(path)),
+        what="lexicon: table",
+        instead="held in memory",
+        log=log,
+        write_errors=(OSError, ValueError),
     )
-    return table
+    return _read(path) if table is None else table
 
 
 def _read(path: Path) -> frozenset[str]:

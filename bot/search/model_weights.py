@@ -33,6 +33,7 @@ from bot.search.snapshot_files import (
     SnapshotRefused,
     SnapshotWriter,
     discard,
+    opened_or_written,
 )
 
 log = logging.getLogger(__name__)
@@ -102,29 +103,14 @@ def mapped_weights(
     neither: the caller then widens the weights in its own memory."""
     key = weights_key(model_sha256, recipe)
     directory = home / key_name(key)
-    try:
-        return _opened(directory, key, recipe)
-    except SnapshotRefused as refused:
-        reason, damaged = str(refused), directory.exists()
-    discard(directory)
-    try:
-        file = _written(home, directory.name, key, model, recipe)
-    except (OSError, SnapshotRefused) as error:
-        log.warning(
-            "model: weights file not used (%s) and cannot be written in %s (%s): "
-            "widening the weights in this process's memory",
-            reason,
-            home,
-            error,
-        )
-        return None
-    log.log(
-        logging.WARNING if damaged else logging.INFO,
-        "model: weights file not used (%s): written in %s, for every process of this host",
-        reason,
+    return opened_or_written(
         directory,
+        lambda: _opened(directory, key, recipe),
+        lambda: _written(home, directory.name, key, model, recipe),
+        what="model: weights file",
+        instead="widening the weights in this process's memory",
+        log=log,
     )
-    return file
 
 
 def _opened(directory: Path, key: dict[str, Any], recipe: Recipe) -> np.ndarray:

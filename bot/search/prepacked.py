@@ -38,7 +38,7 @@ from bot.search.snapshot_files import (
     SnapshotReader,
     SnapshotRefused,
     SnapshotWriter,
-    discard,
+    opened_or_written,
 )
 
 log = logging.getLogger(__name__)
@@ -86,37 +86,27 @@ def prepacked_graph(home: Path, key: dict[str, Any], save: Callable[[Path], None
     else saved first by ``save`` (which opens a session that writes ``GRAPH`` and ``DATA``
     into the folder it is given). None, said in one log line, when it can be neither."""
     directory = home / f"{PREFIX}{key_name(key)}"
-    try:
-        return _opened(directory, key)
-    except SnapshotRefused as refused:
-        reason, damaged = str(refused), directory.exists()
-    discard(directory)
-    try:
-        writer = SnapshotWriter(home, directory.name)
-        try:
-            save(writer.directory)
-            final = writer.commit({"key": key})
-        except BaseException:
-            writer.abandon()
-            raise
-        prune(home, final, f"{PREFIX}*")
-        graph = _opened(final, key)
-    except Exception as error:  # the disk's errors, and onnxruntime's own exception types
-        log.warning(
-            "model: prepacked graph not used (%s) and cannot be saved in %s (%s): "
-            "packing the matrices in this process's memory",
-            reason,
-            home,
-            error,
-        )
-        return None
-    log.log(
-        logging.WARNING if damaged else logging.INFO,
-        "model: prepacked graph not used (%s): saved in %s, for every process of this host",
-        reason,
-        final,
+    return opened_or_written(
+        directory,
+        lambda: _opened(directory, key),
+        lambda: _saved(home, directory.name, key, save),
+        what="model: prepacked graph",
+        instead="packing the matrices in this process's memory",
+        log=log,
+        write_errors=(Exception,),  # the disk's errors, and onnxruntime's own exception types
     )
-    return graph
+
+
+def _saved(home: Path, name: str, key: dict[str, Any], save: Callable[[Path], None]) -> Path:
+    writer = SnapshotWriter(home, name)
+    try:
+        save(writer.directory)
+        final = writer.commit({"key": key})
+    except BaseException:
+        writer.abandon()
+        raise
+    prune(home, final, f"{PREFIX}*")
+    return _opened(final, key)
 
 
 def _opened(directory: Path, key: dict[str, Any]) -> Path:

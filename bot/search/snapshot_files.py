@@ -23,18 +23,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import mmap
 import os
 import secrets
 import shutil
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 MANIFEST = "manifest.json"
+_T = TypeVar("_T")
 _CHUNK = 1 << 23  # bytes hashed at a time
 
 
@@ -134,6 +136,48 @@ def discard(directory: Path) -> None:
     except OSError:
         return  # another process took it away first
     shutil.rmtree(gone, ignore_errors=True)
+
+
+def opened_or_written(
+    directory: Path,
+    opened: Callable[[], _T],
+    written: Callable[[], _T],
+    *,
+    what: str,
+    instead: str,
+    log: logging.Logger,
+    write_errors: tuple[type[BaseException], ...] = (OSError,),
+) -> _T | None:
+    """A folder every process of a host shares (the model's weights, its packed graph, the
+    lexicon): ``opened`` if it is there, whole and of the right key (else it raises
+    ``SnapshotRefused``), or else discarded and ``written`` once for all of them. None when it
+    can be neither, and the caller does ``instead`` in its own memory; either way one log
+    line says why the folder was not used, a warning where a damaged one was found."""
+    try:
+        return opened()
+    except SnapshotRefused as refused:
+        reason, damaged = str(refused), directory.exists()
+    discard(directory)
+    try:
+        value = written()
+    except (SnapshotRefused, *write_errors) as error:
+        log.warning(
+            "%s not used (%s) and cannot be written in %s (%s): %s",
+            what,
+            reason,
+            directory.parent,
+            error,
+            instead,
+        )
+        return None
+    log.log(
+        logging.WARNING if damaged else logging.INFO,
+        "%s not used (%s): written in %s, for every process of this host",
+        what,
+        reason,
+        directory,
+    )
+    return value
 
 
 class SnapshotReader:
