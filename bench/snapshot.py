@@ -246,13 +246,13 @@ def run_worker(mode: str, spec: str, root: str, queries: str, semantic: bool) ->
     """One measuring process: prints a JSON line at each step, then waits for its input to
     close (so its memory can be read while it lives)."""
     from bot.search.engine import SearchIndex
-    from bot.search.semantic import ranker_for, share_model_weights
+    from bot.search.semantic import ranker_for, share_host_files
     from bot.search.snapshot import index_key, saved_index, write_snapshot
 
     def say(**values: object) -> None:
         print(json.dumps(values), flush=True)
 
-    share_model_weights(Path(root))  # as the bot does with its PAPERBOT_INDEX_DIR
+    share_host_files(Path(root))  # as the bot does with its PAPERBOT_INDEX_DIR
 
     if mode == "build":
         corpus = load_corpus(spec)

@@ -106,13 +106,13 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     """One process: ``build`` writes the vectors and saves the snapshot; ``open`` opens it,
     answers, reports, and waits for a line (then times BM25 alone) or the end of its input."""
     from bot.search.engine import SearchIndex
-    from bot.search.semantic import share_model_weights
+    from bot.search.semantic import share_host_files
     from bot.search.snapshot import saved_index
 
     def say(**values: object) -> None:
         print(json.dumps(values), flush=True)
 
-    share_model_weights(Path(data))  # as the bot does with its PAPERBOT_INDEX_DIR
+    share_host_files(Path(data))  # as the bot does with its PAPERBOT_INDEX_DIR
     root = Path(spec).with_name(Path(spec).stem.replace("corpus", "snapshots"))
     if mode == "build":
         started = time.perf_counter()
@@ -151,10 +151,10 @@ def about_cost(spec: str, data: str, queries: str) -> int:
     """CPU milliseconds of ``Ranker.about`` per benchmark query (the least of ``ABOUT_ROUNDS``
     rounds over them all): the ranker's part that ``bot.search.paper_sets.holding_enough``
     computes, timed alone so that checkouts compare on a loaded machine."""
-    from bot.search.semantic import share_model_weights
+    from bot.search.semantic import share_host_files
     from bot.search.snapshot import saved_index
 
-    share_model_weights(Path(data))
+    share_host_files(Path(data))
     root = Path(spec).with_name(Path(spec).stem.replace("corpus", "snapshots"))
     index, _ = saved_index(spec, root, semantic=True)
     index.prepare(embed=False)  # as a served bot, whose pruned ranking keeps bitmaps

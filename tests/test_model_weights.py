@@ -145,11 +145,11 @@ def test_the_bots_model_keeps_its_weights_beside_the_saved_indexes(
     tmp_path, model, monkeypatch
 ) -> None:
     monkeypatch.setattr(semantic, "_weights_home", None)
-    semantic.share_model_weights(tmp_path)
+    semantic.share_host_files(tmp_path)
     embedder = semantic.shared_embedder.__wrapped__()  # a process's first model
     assert str(_prepacked_data(tmp_path / model_weights.MODEL_DIR)) in _mapped_files()
     assert embedder.fingerprint == model[1]
-    semantic.share_model_weights(None)
+    semantic.share_host_files(None)
     assert semantic._weights_home is None
 
 

@@ -20,7 +20,7 @@ from bot.feeds.following import followed_once
 from bot.papers.corpus import CorpusError
 from bot.render.terminal import render
 from bot.search.library import Library
-from bot.search.semantic import share_model_weights
+from bot.search.semantic import share_host_files
 from bot.search.snapshot import index_of
 from bot.settings import Settings
 from bot.store import DAILY, Store
@@ -95,7 +95,7 @@ def main(
             file=sys.stderr,
         )
         return 2
-    share_model_weights(settings.index_dir)
+    share_host_files(settings.index_dir)
     try:
         index, _ = index_of(
             settings.corpus_for(slack=True), settings.index_dir, semantic=settings.semantic

@@ -23,7 +23,7 @@ from bot.clock import system_clock
 from bot.feeds.ingest import Ingester, RunSummary, embed_entry
 from bot.feeds.service import FeedService
 from bot.render.sources import ingest_summary, reembed_summary
-from bot.search.semantic import share_model_weights, shared_embedder
+from bot.search.semantic import share_host_files, shared_embedder
 from bot.settings import FollowedFeed, Settings, SettingsError, parse_feeds
 from bot.store import Store
 from bot.store.records import StoreCounts
@@ -83,7 +83,7 @@ def main(
     if args.days < 1:
         print("paperbot ingest: --days must be 1 or more", file=sys.stderr)
         return 2
-    share_model_weights(settings.index_dir)
+    share_host_files(settings.index_dir)
     store = Store(settings.database_url)
     bar = tqdm(desc="ingesting", unit=" papers", file=sys.stderr, disable=None)
     try:

@@ -23,7 +23,7 @@ from bot.papers.corpus import CorpusError
 from bot.search.engine import SearchIndex
 from bot.search.query_vectors import always_quiet
 from bot.search.results import FILTERS, OPERATORS, Hit, SearchResult, written
-from bot.search.semantic import share_model_weights
+from bot.search.semantic import share_host_files
 from bot.search.snapshot import index_of
 from bot.settings import Settings
 
@@ -157,7 +157,7 @@ def main(
         print("paperbot search: -k and --offset must not be negative", file=sys.stderr)
         return 2
     spec = args.corpus or settings.corpus_for(slack=False)
-    share_model_weights(settings.index_dir)
+    share_host_files(settings.index_dir)
     try:
         index, _ = index_of(spec, settings.index_dir, semantic=settings.semantic)
     except CorpusError as error:

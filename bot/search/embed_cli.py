@@ -21,7 +21,7 @@ from bot.arguments import ArgumentParser, program
 from bot.papers.corpus import CATALOGUE_PATH, CorpusError, load_corpus
 from bot.papers.paper import Paper
 from bot.search.embedding import DIMENSIONS, ModelError
-from bot.search.semantic import share_model_weights, shared_embedder
+from bot.search.semantic import share_host_files, shared_embedder
 from bot.search.vectors import (
     embed_missing,
     empty_vectors,
@@ -84,7 +84,7 @@ def main(argv: Sequence[str], settings: Settings) -> int:
     corpus = args.corpus or settings.corpus_for(slack=False)
     try:
         papers = _papers(None if corpus.strip() in BUILT_IN else corpus)
-        share_model_weights(settings.index_dir)
+        share_host_files(settings.index_dir)
         embedder = shared_embedder()
     except (CorpusError, ModelError) as error:
         print(f"paperbot embed: {error}", file=sys.stderr)

@@ -545,7 +545,7 @@ def _logged_progress(keys: list[int]) -> Iterator[int]:
 _weights_home: Path | None = None
 
 
-def share_model_weights(index_dir: Path | None) -> None:
+def share_host_files(index_dir: Path | None) -> None:
     """Keep the model's float32 weights in a file under ``index_dir`` (``PAPERBOT_INDEX_DIR``)
     that every process of the host maps (``bot.search.model_weights``), and the English
     lexicon too (``bot.search.lexicon.share_lexicon``: a process with the model off needs

@@ -41,7 +41,7 @@ from bot.render import papers as render
 from bot.search.engine import SearchIndex
 from bot.search.library import CurrentIndex, Library
 from bot.search.query_vectors import Quiet
-from bot.search.semantic import ranker_for, share_model_weights, shared_embedder
+from bot.search.semantic import ranker_for, share_host_files, shared_embedder
 from bot.search.snapshot import index_of
 from bot.settings import Settings
 from bot.slack.app import bolt_app, start_serving
@@ -141,7 +141,7 @@ def build_services(
     A distributed app (``Settings.distributed``) posts with each workspace's own token
     instead, from the installations in the store.
     """
-    share_model_weights(settings.index_dir)
+    share_host_files(settings.index_dir)
     library = Library()
     index = library.view()
     store = Store(settings.database_url, clock, workspace=workspace)
