@@ -179,6 +179,7 @@ def report(
         TABLE_HEAD,
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *kept,
+        *(_addition_row(result, code) for result in results),
     ]
     if memory:
         lines += [
@@ -194,19 +195,21 @@ def report(
             "|---|---|---|---|---|---|---|---|---|",
             *memory,
         ]
-    for r in results:
-        searchable, exact, rss = r["searchable"], r["exact"], r["rss"]
-        quiet, during = r["quiet"], r["during"]
-        lines.append(
-            f"| {code} | {_pinning()} | {r['size']:,} | "
-            f"{r['build_seconds']:.1f} | {len(searchable)} | "  # type: ignore[arg-type]
-            f"{np.median(searchable):.1f}, {max(searchable):.1f} | "  # type: ignore[arg-type, type-var]
-            f"{np.median(r['searchable_cpu']):.1f} | "  # type: ignore[arg-type]
-            f"{np.median(exact):.1f}, {max(exact):.1f} | {r['swaps']} | "  # type: ignore[arg-type, type-var]
-            f"{quiet[0]:.1f} / {quiet[1]:.1f} | {during[0]:.1f} / {during[1]:.1f} | "  # type: ignore[index]
-            f"{r['searches_during']:,} | {rss[0]:.0f}, {rss[1]:.0f}, {rss[-1]:.0f} |"  # type: ignore[index]
-        )
     return "\n".join(lines) + "\n"
+
+
+def _addition_row(r: dict[str, object], code: str) -> str:
+    searchable, exact, rss = r["searchable"], r["exact"], r["rss"]
+    quiet, during = r["quiet"], r["during"]
+    return (
+        f"| {code} | {_pinning()} | {r['size']:,} | "
+        f"{r['build_seconds']:.1f} | {len(searchable)} | "  # type: ignore[arg-type]
+        f"{np.median(searchable):.1f}, {max(searchable):.1f} | "  # type: ignore[arg-type, type-var]
+        f"{np.median(r['searchable_cpu']):.1f} | "  # type: ignore[arg-type]
+        f"{np.median(exact):.1f}, {max(exact):.1f} | {r['swaps']} | "  # type: ignore[arg-type, type-var]
+        f"{quiet[0]:.1f} / {quiet[1]:.1f} | {during[0]:.1f} / {during[1]:.1f} | "  # type: ignore[index]
+        f"{r['searches_during']:,} | {rss[0]:.0f}, {rss[1]:.0f}, {rss[-1]:.0f} |"  # type: ignore[index]
+    )
 
 
 TABLE_HEAD = (
