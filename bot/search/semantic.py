@@ -34,6 +34,7 @@ import numpy as np
 import threadpoolctl
 
 from bot.papers.paper import Paper
+from bot.search.built_once import built_once
 from bot.search.embedding import DIMENSIONS, Embedder, ModelError
 from bot.search.lexicon import share_lexicon
 from bot.search.model_rule import ModelSay
@@ -444,51 +445,65 @@ class _VectorTable:
     Held as float16, as they are stored (2 bytes a number where float32 took 4: 768 bytes a
     vector): every stored vector is a float16 already, so widening rows to float32 for each
     product gives the very numbers, and the very cosines, a float32 table gave. Only a
-    vector embedded while the bot runs is rounded to float16 here, as saving it rounds it."""
+    vector embedded while the bot runs is rounded to float16 here, as saving it rounds it.
 
-    def __init__(self, keys: list[int]) -> None:
-        self._keys = keys
+    The keys are an array (memory-mapped from a snapshot: shared by every process), and the
+    papers of a key are found through their sort order, built when a vector is first filled
+    in: a dict of a list per key cost each process 300 MB at 1,000,000 papers, for lookups
+    a fully embedded corpus never makes."""
+
+    def __init__(self, keys: Sequence[int]) -> None:
+        self._keys = np.fromiter(keys, dtype=np.uint64, count=len(keys))
         self.vectors = np.zeros((len(keys), DIMENSIONS), dtype=np.float16)
         self.ready = np.zeros(len(keys), dtype=bool)
-        self._docs_of = _docs_by_key(keys)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {
-            "keys": np.array(self._keys, dtype=np.uint64),
-            "vectors": self.vectors,
-            "ready": self.ready,
-        }
+        return {"keys": self._keys, "vectors": self.vectors, "ready": self.ready}
 
     @classmethod
     def of_arrays(cls, arrays: dict[str, np.ndarray], prefix: str) -> _VectorTable:
         """The table ``arrays`` holds under ``prefix`` (as ``arrays`` gave them)."""
         table = cls.__new__(cls)
-        table._keys = arrays[f"{prefix}keys"].tolist()
+        table._keys = arrays[f"{prefix}keys"]
         table.vectors = arrays[f"{prefix}vectors"]
         table.ready = arrays[f"{prefix}ready"]
-        table._docs_of = _docs_by_key(table._keys)
         return table
 
-    def extended(self, keys: list[int]) -> _VectorTable:
+    @built_once
+    def _order(self) -> np.ndarray:
+        """The papers in the order of their keys (papers of one key in their own order)."""
+        return np.argsort(self._keys, kind="stable")
+
+    def _docs_of(self, key: int) -> np.ndarray:
+        """The papers whose text has ``key``, first to last."""
+        probe = np.array([key], dtype=np.uint64)
+        first, end = (
+            np.searchsorted(self._keys, probe, side, sorter=self._order)[0]
+            for side in ("left", "right")
+        )
+        return self._order[first:end]
+
+    def extended(self, keys: Sequence[int]) -> _VectorTable:
         """This table with rows for ``keys`` after its own, empty until filled (a key this
         table has ready is filled at once)."""
+        added = np.fromiter(keys, dtype=np.uint64, count=len(keys))
         grown = _VectorTable.__new__(_VectorTable)
-        grown._keys = self._keys + keys
+        grown._keys = np.concatenate([self._keys, added])
         grown.vectors = np.concatenate(
             [self.vectors, np.zeros((len(keys), self.vectors.shape[1]), self.vectors.dtype)]
         )
         grown.ready = np.concatenate([self.ready, np.zeros(len(keys), dtype=bool)])
-        grown._docs_of = dict(self._docs_of)  # lists copied as they change, not all of them
-        for doc, key in enumerate(keys, start=len(self._keys)):
-            known = grown._docs_of.get(key, [])
-            if known and grown.ready[known[0]]:
-                grown.vectors[doc] = grown.vectors[known[0]]
-                grown.ready[doc] = True
-            grown._docs_of[key] = [*known, doc]
+        if len(self._keys) and len(added):
+            at = np.searchsorted(self._keys, added, sorter=self._order)
+            first = self._order[np.minimum(at, len(self._keys) - 1)]  # a key's first paper
+            known = (self._keys[first] == added) & self.ready[first]
+            rows = len(self._keys) + np.flatnonzero(known)
+            grown.vectors[rows] = self.vectors[first[known]]
+            grown.ready[rows] = True
         return grown
 
     def load(self, rows: dict[int, int], stored: np.ndarray) -> None:
-        found = [(doc, rows[key]) for doc, key in enumerate(self._keys) if key in rows]
+        found = [(doc, rows[key]) for doc, key in enumerate(self._keys.tolist()) if key in rows]
         if found:
             docs, at = (np.array(column) for column in zip(*found, strict=True))
             self.vectors[docs] = stored[at]
@@ -496,12 +511,14 @@ class _VectorTable:
 
     def missing_texts(self, text_of: Callable[[int], str]) -> dict[int, str]:
         """Key → text of every vector still missing."""
-        return {self._keys[doc]: text_of(doc) for doc in np.flatnonzero(~self.ready).tolist()}
+        missing = np.flatnonzero(~self.ready)
+        keys = self._keys[missing].tolist()
+        return {key: text_of(doc) for doc, key in zip(missing.tolist(), keys, strict=True)}
 
     def fill(self, key: int, vector: np.ndarray) -> None:
-        for doc in self._docs_of.get(key, ()):
-            self.vectors[doc] = vector
-            self.ready[doc] = True
+        docs = self._docs_of(key)
+        self.vectors[docs] = vector
+        self.ready[docs] = True
 
     def cosines(self, vector: np.ndarray, docs: np.ndarray) -> np.ndarray:
         """Each paper's cosine with ``vector``, NaN where a paper has no vector yet. Only
@@ -522,14 +539,6 @@ class _VectorTable:
         """The cosines of the papers ``docs`` alone, NaN where one has no vector yet."""
         products = self.vectors[docs].astype(np.float32) @ vector
         return np.where(self.ready[docs], products, np.nan)
-
-
-def _docs_by_key(keys: list[int]) -> dict[int, list[int]]:
-    """Text key → the papers whose vector it is (papers may share a text)."""
-    docs_of: dict[int, list[int]] = {}
-    for doc, key in enumerate(keys):
-        docs_of.setdefault(key, []).append(doc)
-    return docs_of
 
 
 def _logged_progress(keys: list[int]) -> Iterator[int]:
