@@ -46,15 +46,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's bot
 
 from quality import code_version
-from speed import (
+from speed_corpus import (
     PROJECT_ROOT,
     TOP_K,
     WARMUP_QUERIES,
     benchmark_queries,
-    machine_description,
     real_papers,
     write_catalogue_jsonl,
 )
+from speed_report import machine_description
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "million.md"
 FIRST_QUERY = "graph neural networks for molecules"
