@@ -151,7 +151,8 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     saved = set(os.listdir(root)) if root.is_dir() else set()
     index = opened_index(spec, data)
     index.search(FIRST_QUERY, limit=TOP_K)
-    say(cpu_seconds=time.process_time(), opened=snapshot_name(spec) in saved)
+    name = snapshot_name(spec)
+    say(cpu_seconds=time.process_time(), opened=name in saved, snapshot=name)
     started = time.perf_counter()
     index.prepare(embed=False)  # what a served bot builds once it answers (its pruned tables)
     prepared = time.perf_counter() - started
@@ -298,8 +299,8 @@ def measure(size: int, data: Path, core: int, asked: Sequence[str]) -> dict[str,
     first.go_on()
     _, alone = first.line()
     first.stop()
-    root = snapshot_root(data, size)
-    snapshot_bytes = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+    opened = snapshot_root(data, size) / first_report["snapshot"]
+    snapshot_bytes = sum(f.stat().st_size for f in opened.rglob("*") if f.is_file())
     return {
         "papers": size,
         "first_s": first_answer,
