@@ -1,11 +1,17 @@
-"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-1M papers.
+"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-1M papers,
+and issue 33's table, in one run.
 
-Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,250000,1000000]``.
+Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,250000,1000000]
+[--data DIR]``.
 
 Every measurement runs in its own subprocess pinned to one core, so each engine's peak
 resident memory is its own and no measurement borrows a second core. The corpora are the
-catalogue's real abstracts topped up with synthetic ones (see ``Synthesizer``); the queries are
-the quality benchmark's hand-written ones plus short phrases cut from real abstracts.
+catalogue's real abstracts topped up with synthetic ones (``speed_corpus.Synthesizer``); the
+queries are the quality benchmark's hand-written ones plus short phrases cut from real
+abstracts. At issue 33's sizes the index is also opened from a prepared snapshot as the bot
+serves it (``speed_opened``); from ``OPENED_MIN_SIZE`` papers that opened index is the
+engine measured, instead of one built in each run. The report and its verdicts are
+``speed_report``'s.
 """
 
 from __future__ import annotations
