@@ -345,7 +345,7 @@ def report(results: Sequence[dict[str, Any]], prepared: dict[int, dict[str, Any]
                 ["Preparing (once per corpus, not part of a start):", "", *builds, ""]
                 * bool(builds)
             ),
-            *targets_section("Targets (issue 33's table):", targets),
+            *(targets_section("Targets (issue 33's table):", targets) if targets else []),
         ]
     )
 
