@@ -151,8 +151,9 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     saved = set(os.listdir(root)) if root.is_dir() else set()
     index = opened_index(spec, data)
     index.search(FIRST_QUERY, limit=TOP_K)
-    name = snapshot_name(spec)
-    say(cpu_seconds=time.process_time(), opened=name in saved, snapshot=name)
+    say(cpu_seconds=time.process_time())
+    name = snapshot_name(spec)  # after the answer: its digest of the code is not the bot's work
+    say(opened=name in saved, snapshot=name)
     started = time.perf_counter()
     index.prepare(embed=False)  # what a served bot builds once it answers (its pruned tables)
     prepared = time.perf_counter() - started
@@ -282,24 +283,27 @@ def measure(size: int, data: Path, core: int, asked: Sequence[str]) -> dict[str,
     queries.write_text(json.dumps(list(asked)), encoding="utf-8")
     first = Worker("open", spec, data, queries, core)
     first_answer, first_report = first.line()
-    if not first_report["opened"]:  # built anew (the snapshot was not current): it is now
+    _, snapshot = first.line()
+    if not snapshot["opened"]:  # built anew (the snapshot was not current): it is now
         print(f"{size:,} papers: the snapshot was rebuilt; opening it", file=sys.stderr)
         first.process.kill()
         first.process.wait()
         first = Worker("open", spec, data, queries, core)
         first_answer, first_report = first.line()
+        _, snapshot = first.line()
     _, served = first.line()
     alone_pss, alone_rss = first.memory_mb("Pss"), first.memory_mb("VmRSS")
     peak_rss = first.memory_mb("VmHWM")
     second = Worker("open", spec, data, queries, 1 - core)
     second_answer, _ = second.line()
-    second.line()
+    second.line()  # which snapshot
+    second.line()  # prepared, the queries answered
     together = first.memory_mb("Pss") + second.memory_mb("Pss")
     second.stop()
     first.go_on()
     _, alone = first.line()
     first.stop()
-    opened = snapshot_root(data, size) / first_report["snapshot"]
+    opened = snapshot_root(data, size) / snapshot["snapshot"]
     snapshot_bytes = sum(f.stat().st_size for f in opened.rglob("*") if f.is_file())
     return {
         "papers": size,
