@@ -1,24 +1,26 @@
-"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-1M papers.
+"""Search speed benchmark: the project's engine against rank-bm25's get_scores at 10k-1M papers,
+and issue 33's table, in one run.
 
-Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,250000,1000000]``.
+Run from the repository root: ``python bench/speed.py [--sizes 10000,100000,250000,1000000]
+[--data DIR]``.
 
 Every measurement runs in its own subprocess pinned to one core, so each engine's peak
 resident memory is its own and no measurement borrows a second core. The corpora are the
-catalogue's real abstracts topped up with synthetic ones (see ``Synthesizer``); the queries are
-the quality benchmark's hand-written ones plus short phrases cut from real abstracts.
+catalogue's real abstracts topped up with synthetic ones (``speed_corpus.Synthesizer``); the
+queries are the quality benchmark's hand-written ones plus short phrases cut from real
+abstracts. At issue 33's sizes the index is also opened from a prepared snapshot as the bot
+serves it (``speed_opened``); from ``OPENED_MIN_SIZE`` papers that opened index is the
+engine measured, instead of one built in each run. The report and its verdicts are
+``speed_report``'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import json
 import math
 import os
-import platform
-import random
-import re
 import resource
 import subprocess
 import sys
@@ -26,66 +28,52 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from quality import code_version, load_queries
+import speed_opened
 from rank_bm25 import BM25Okapi
+from speed_corpus import (
+    PROJECT_ROOT,
+    QUERY_COUNT,
+    SEED,
+    TOP_K,
+    VECTOR_TABLES,
+    WARMUP_QUERIES,
+    benchmark_queries,
+    build_corpus,
+    real_papers,
+    write_catalogue_jsonl,
+)
+from speed_report import (
+    ISSUE_BARS,
+    IssueBar,
+    bar_targets,
+    issue_targets,
+    opened_row,
+    report,
+    speedups,
+)
+from speed_report import machine_description as machine_description  # the other benches' too
+from speed_report import table as table
 from speed_start import SnapshotStart, measure_snapshot_start, snapshots_available
 
-from bot.papers.corpus import CATALOGUE_PATH, load_corpus
 from bot.papers.paper import Paper
 from bot.search import indexing
 from bot.search.analyzer import analyze
 from bot.search.embedding import DIMENSIONS
 from bot.search.engine import SearchIndex
 
-BENCH_DIR = Path(__file__).resolve().parent
-PROJECT_ROOT = BENCH_DIR.parent
-RESULTS_PATH = BENCH_DIR / "results" / "speed.md"
+RESULTS_PATH = Path(__file__).resolve().parent / "results" / "speed.md"
 SIZES = (10_000, 100_000, 250_000, 1_000_000)
 START_SIZE = 100_000
-SKIP_BASELINE_ABOVE = 250_000  # rank-bm25 at 1,000,000 papers: ~9 GB and over 1 s a query
-SNAPSHOT_MIN_SIZE = 100_000  # sizes from here on also start from a saved index
-VECTOR_TABLES = 2  # the semantic ranker's float16 tables: a title's vector and a text's
-QUERY_COUNT = 200
-WARMUP_QUERIES = 10
+SNAPSHOT_MIN_SIZE = 100_000  # sizes from here on also start from a saved index, model off
+# From here the engine is opened from its snapshot (bench/speed_opened.py), once, not built in
+# each of REPEATS runs (a million papers take ~15 minutes to build), and rank-bm25, which
+# needs ~9 GB and ~1 s a query there, runs once.
+OPENED_MIN_SIZE = 1_000_000
 REPEATS = 3  # search measurements per engine and size, alternating engines
-TOP_K = 10
-SEED = 2025
-ENGINES = ("engine", "get_scores")
-
-TARGET_P50_MS = 2.0
-TARGET_P99_MS = 10.0
-TARGET_SPEEDUP = 200.0
-TARGET_BUILD_S = 60.0
-TARGET_PEAK_RSS_MB = 1536.0
-TARGET_START_S = 20.0
-TARGET_CATALOGUE_S = 3.0
-TARGET_SEEDS_S = 1.0
-
-
-@dataclass(frozen=True)
-class IssueBar:
-    """Issue 33's targets at one corpus size (semantic off, vectors held)."""
-
-    start_s: float  # process start to the first answer, from a snapshot
-    p50_ms: float
-    p99_ms: float  # the worst run's
-    memory_mb: float  # one process, vectors included
-    second_share: float = 0.25  # a second process on the host, summed PSS
-    speedup: float | None = None  # p50 against get_scores
-
-
-ISSUE_BARS = {
-    100_000: IssueBar(start_s=5, p50_ms=1, p99_ms=10, memory_mb=1024, speedup=200),
-    1_000_000: IssueBar(start_s=30, p50_ms=10, p99_ms=60, memory_mb=6 * 1024),
-}
-
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-SYLLABLES = tuple(c + v for c in "bdfgklmnprstvwz" for v in "aeiou")
-ACCEPTED = {"Oral", "Spotlight", "Poster"}
 
 
 ONE_CORE = frozenset({0})
@@ -99,148 +87,6 @@ def pin_to_one_core() -> None:
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far (Linux reports ``ru_maxrss`` in KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def paper_id_for(text: str) -> str:
-    """An id of the same shape as the corpus gives papers without an OpenReview id."""
-    return "h" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class SyntheticPaper:
-    title: str
-    abstract: str
-    authors: tuple[str, ...]
-
-
-class Synthesizer:
-    """Makes abstracts that look like the real ones to an index, from a fixed seed.
-
-    Each synthetic abstract takes its target length (in words) from a randomly chosen real
-    abstract, so the length distribution is the real one, and is filled with whole sentences
-    drawn at random from all the real abstracts, so word frequencies and co-occurrences are
-    real too. A corpus made only of recombined sentences would stop growing its vocabulary at
-    2,139 abstracts, whereas real ones keep adding method names and rare terms (Heaps' law).
-    So each abstract also gets, on average, ``NEW_WORDS`` brand-new pseudo-words and
-    ``REUSED_WORDS`` pseudo-words minted earlier (chosen with a bias towards older ones, so a
-    few become common and most stay rare), each replacing a word at a random position.
-    Titles are real titles whose method name (before a colon) becomes a pseudo-word; authors
-    are drawn from the real author pool with a real paper's author count.
-    """
-
-    NEW_WORDS = 1.0
-    REUSED_WORDS = 2.0
-
-    def __init__(self, real: Sequence[Paper], seed: int = SEED) -> None:
-        self._random = random.Random(seed)
-        self._sentences = [
-            (sentence, len(sentence.split()))
-            for paper in real
-            for sentence in SENTENCE_END.split(paper.plain_abstract)
-            if sentence
-        ]
-        self._lengths = [len(paper.plain_abstract.split()) for paper in real]
-        self._titles = [paper.title for paper in real]
-        self._author_counts = [len(paper.authors) for paper in real]
-        self._authors = sorted({author for paper in real for author in paper.authors})
-        self._minted: list[str] = []
-
-    def _poisson(self, mean: float) -> int:
-        threshold, count, product = math.exp(-mean), 0, self._random.random()
-        while product > threshold:
-            count += 1
-            product *= self._random.random()
-        return count
-
-    def _mint(self) -> str:
-        number = len(self._minted) + len(SYLLABLES) ** 2
-        syllables = []
-        while number:
-            number, digit = divmod(number, len(SYLLABLES))
-            syllables.append(SYLLABLES[digit])
-        word = "".join(syllables)
-        self._minted.append(word)
-        return word
-
-    def _reuse(self) -> str:
-        if not self._minted:
-            return self._mint()
-        return self._minted[int(len(self._minted) * self._random.random() ** 2)]
-
-    def _abstract(self) -> str:
-        target = self._random.choice(self._lengths)
-        sentences, length = [], 0
-        while length < target:
-            sentence, words = self._random.choice(self._sentences)
-            sentences.append(sentence)
-            length += words
-        words = " ".join(sentences).split()
-        fresh = [self._mint() for _ in range(self._poisson(self.NEW_WORDS))]
-        fresh += [self._reuse() for _ in range(self._poisson(self.REUSED_WORDS))]
-        for word in fresh:
-            words[self._random.randrange(len(words))] = word
-        return " ".join(words)
-
-    def _title(self) -> str:
-        title = self._random.choice(self._titles)
-        name, colon, rest = title.partition(":")
-        return f"{self._mint().capitalize()}:{rest}" if colon and len(name) < 30 else title
-
-    def __call__(self) -> SyntheticPaper:
-        authors = self._random.sample(self._authors, self._random.choice(self._author_counts))
-        return SyntheticPaper(self._title(), self._abstract(), tuple(authors))
-
-
-def real_papers() -> list[Paper]:
-    """The catalogue's papers that have an abstract (2,139), in catalogue order."""
-    return [paper for paper in load_corpus("catalogue").papers if paper.abstract]
-
-
-def synthetic_paper(number: int, fake: SyntheticPaper) -> Paper:
-    """A ``Paper`` built directly, skipping the text cleaner: synthetic text is already plain."""
-    return Paper(
-        id=paper_id_for(fake.abstract),
-        title=fake.title,
-        authors=fake.authors,
-        status="Poster",
-        url=None,
-        abstract=fake.abstract,
-        plain_abstract=fake.abstract,
-        code_urls=(),
-        links=(),
-        title_derived=False,
-        source=f"synthetic#{number}",
-    )
-
-
-def build_corpus(size: int) -> tuple[list[Paper], list[Paper]]:
-    """The first ``size`` papers of the real ones followed by synthetic ones, and the real ones.
-
-    The synthesizer's seed is fixed, so a smaller corpus is a prefix of a larger one.
-    """
-    real = real_papers()
-    synthesize = Synthesizer(real)
-    synthetic = [synthetic_paper(n, synthesize()) for n in range(max(0, size - len(real)))]
-    return (real + synthetic)[:size], real
-
-
-def benchmark_queries(real: Sequence[Paper], count: int = QUERY_COUNT) -> list[str]:
-    """The hand-written quality queries, then 1-4 word phrases cut from random real abstracts.
-
-    Phrases made only of stopwords ("in the") are skipped: the engine answers them without
-    touching the index, which would flatter its latency.
-    """
-    rng = random.Random(SEED)
-    queries = [query.query for query in load_queries()][:count]
-    while len(queries) < count:
-        words = rng.choice(real).plain_abstract.split()
-        length = rng.randint(1, 4)
-        start = rng.randrange(max(1, len(words) - length))
-        phrase = " ".join(word.strip(".,;:()[]{}\"'") for word in words[start : start + length])
-        if analyze(phrase):
-            queries.append(phrase.lower())
-    rng.shuffle(queries)
-    return queries
 
 
 Searcher = Callable[[str], object]
@@ -289,20 +135,21 @@ def resident_mb() -> float:
     return float("nan")
 
 
-def write_token_lists(size: int, path: Path) -> None:
-    """The token lists the engine indexes for the corpus of ``size``, one paper a line: its
-    title's tokens, a tab, its abstract's.
+def write_token_lists(index: SearchIndex, path: Path) -> None:
+    """The token lists ``index`` indexes, one paper a line: its title's tokens, a tab, its
+    abstract's.
 
-    They come from a ``SearchIndex`` (its analysis depends on the whole corpus) built in a
-    process of its own, so that index never counts towards rank-bm25's memory. Tokens never
-    contain whitespace, so a space-joined field round-trips.
+    They come from a ``SearchIndex`` (its analysis depends on the whole corpus), built or
+    opened in a process of its own, so that index never counts towards rank-bm25's memory.
+    Tokens never contain whitespace, so a space-joined field round-trips. The file appears
+    whole or not at all (written beside, then renamed), so a kept one is never a cut one.
     """
-    papers, _ = build_corpus(size)
-    index = SearchIndex.build(papers)
-    with path.open("w", encoding="utf-8") as out:
-        for paper in papers:
+    part = path.with_name(path.name + ".part")
+    with part.open("w", encoding="utf-8") as out:
+        for paper in index.papers:
             fields = indexing.field_tokens(index._analyzer, paper)
             out.write("\t".join(" ".join(tokens) for tokens in fields) + "\n")
+    part.replace(path)
 
 
 def read_token_lists(path: Path) -> list[list[list[str]]]:
@@ -344,26 +191,30 @@ def build_get_scores(fields: list[list[list[str]]]) -> Built:
 def measure_search(
     engine: str, size: int, query_count: int, tokens: Path | None = None
 ) -> dict[str, object]:
-    """One engine at one size: corpus, build, then timed top-10 searches (after a warm-up)."""
+    """One engine at one size: corpus, build, then timed top-10 searches (after a warm-up).
+    get_scores holds the token lists alone, not the papers: at a million papers its
+    ``BM25Okapi`` needs ~9 GB, and a million papers beside it would add ~3 GB."""
     started = time.perf_counter()
-    papers, real = build_corpus(size)
-    corpus_seconds = time.perf_counter() - started
-    queries = benchmark_queries(real, query_count)
     vectors: list[np.ndarray] = []
     if engine == "engine":
+        papers, real = build_corpus(size)
+        corpus_seconds = time.perf_counter() - started
         corpus_rss = peak_rss_mb()
         built = build_engine(papers)
         vectors = synthetic_vectors(size)
     else:
         if tokens is None:
             raise ValueError("get_scores needs the engine's token lists")
+        real = real_papers()
         fields = read_token_lists(tokens)
-        if len(fields[0]) != len(papers):
+        corpus_seconds = time.perf_counter() - started
+        if len(fields[0]) != size:
             raise ValueError(f"{tokens} has {len(fields[0])} token lists for {size} papers")
         corpus_rss = peak_rss_mb()
         built = build_get_scores(fields)
         del fields
     search = built.search
+    queries = benchmark_queries(real, query_count)
 
     for query in queries[:WARMUP_QUERIES]:
         search(query)
@@ -422,37 +273,6 @@ def worker_command(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--worker", *args]
 
 
-def write_catalogue_jsonl(size: int, path: Path) -> None:
-    """The same corpus as ``build_corpus(size)``, as a file in the catalogue's format.
-
-    Real papers are copied from the catalogue verbatim; synthetic ones get no id, so the
-    corpus layer hashes their abstracts as it would for any paper without an OpenReview id.
-    """
-    real_records = []
-    with CATALOGUE_PATH.open(encoding="utf-8") as catalogue:
-        for line in catalogue:
-            record = json.loads(line)
-            if record["abstract"] and record["status"] in ACCEPTED:
-                real_records.append(line.rstrip("\n"))
-    synthesize = Synthesizer(real_papers())
-    with path.open("w", encoding="utf-8") as out:
-        for line in real_records[:size]:
-            out.write(line + "\n")
-        for _ in range(max(0, size - len(real_records))):
-            fake = synthesize()
-            record = {
-                "id": None,
-                "title": fake.title,
-                "authors": list(fake.authors),
-                "abstract": fake.abstract,
-                "keywords": [],
-                "status": "Poster",
-                "venue": "ICLR 2025 Poster",
-                "url": None,
-            }
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-
 STARTUP_SCRIPT = """
 import json, resource, sys, time
 started = time.perf_counter()
@@ -502,14 +322,6 @@ def measure_cli_seconds(query: str = "graph sparsification") -> float:
     return wall
 
 
-def format_row(cells: Sequence[object]) -> str:
-    return "| " + " | ".join(str(cell) for cell in cells) + " |"
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    return [format_row(header), "|" + "---|" * len(header), *(format_row(row) for row in rows)]
-
-
 def combine(runs: Sequence[dict[str, object]]) -> dict[str, object]:
     """One engine at one size over its repeated runs: the median of each time, the highest
     peak memory, and every run's p50 and p99 (so the spread is on record)."""
@@ -523,346 +335,6 @@ def combine(runs: Sequence[dict[str, object]]) -> dict[str, object]:
     return combined
 
 
-def search_section(results: Sequence[dict[str, object]]) -> list[str]:
-    rows = [
-        [
-            f"{r['size']:,}",
-            r["engine"],
-            f"{r['build_seconds']:.1f}",
-            f"{r['peak_rss_mb']:.0f} ({r['corpus_rss_mb']:.0f})",
-            f"{r['serving_rss_mb']:.0f}",
-            f"{r['p50_ms']:.2f}",
-            f"{r['p99_ms']:.2f}",
-            f"{r['max_ms']:.2f}",
-            " / ".join(f"{p50:.2f}" for p50 in r["p50_runs"]),
-            " / ".join(f"{p99:.2f}" for p99 in r["p99_runs"]),
-        ]
-        for r in results
-    ]
-    return table(
-        [
-            "papers",
-            "engine",
-            "build s",
-            "peak RSS MB (corpus alone)",
-            "serving RSS MB",
-            "p50 ms",
-            "p99 ms",
-            "max ms",
-            "p50 ms of each run",
-            "p99 ms of each run",
-        ],
-        rows,
-    )
-
-
-def times(ratio: float) -> str:
-    return f"{ratio:.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
-
-
-def speedups(
-    results: Sequence[dict[str, object]], engine: str = "engine"
-) -> dict[int, tuple[float, float]]:
-    """Per size, how many times faster ``engine`` is than get_scores at p50 and p99."""
-    by_key = {(r["size"], r["engine"]): r for r in results}
-    return {
-        size: (
-            baseline["p50_ms"] / by_key[size, engine]["p50_ms"],
-            baseline["p99_ms"] / by_key[size, engine]["p99_ms"],
-        )
-        for (size, name), baseline in by_key.items()
-        if name == "get_scores" and (size, engine) in by_key
-    }
-
-
-def issue_targets(
-    results: Sequence[dict[str, object]], starts: dict[int, SnapshotStart | None]
-) -> list[Target]:
-    """Issue 33's table, at each size it names that this run measured. Memory is the
-    serving process's resident memory with the vector tables held (``synthetic_vectors``);
-    a start or a second process not measured is said so, and missed."""
-    engine = {r["size"]: r for r in results if r["engine"] == "engine"}
-    ratios = speedups(results)
-    targets = []
-    for size, bar in ISSUE_BARS.items():
-        at = f"at {size:,}"
-        start = starts.get(size)
-        if start is not None:
-            targets.append(
-                _bounded(
-                    f"start → first answer from a snapshot {at}",
-                    start.start_seconds,
-                    bar.start_s,
-                    "s",
-                )
-            )
-            share = start.second_share
-            targets.append(
-                Target(
-                    f"a second process on the host {at} (sum of PSS)",
-                    f"≤ +{bar.second_share:.0%}",
-                    f"+{share:.0%} ({start.one_pss_mb:.0f} → {start.two_pss_mb:.0f} MB)",
-                    share <= bar.second_share,
-                )
-            )
-        elif size in starts:
-            for what in ("start → first answer from a snapshot", "a second process on the host"):
-                targets.append(Target(f"{what} {at}", "", "not measured: no saved index", False))
-        measured = engine.get(size)
-        if measured is None:
-            continue
-        targets.append(_bounded(f"p50 {at}", measured["p50_ms"], bar.p50_ms, "ms"))
-        if bar.speedup is not None and size in ratios:
-            ratio = ratios[size][0]
-            targets.append(
-                Target(
-                    f"p50 speed-up over get_scores {at}",
-                    f"≥ {bar.speedup:g}x",
-                    times(ratio),
-                    ratio >= bar.speedup,
-                )
-            )
-        targets.append(
-            _bounded(f"p99 (the worst run's) {at}", max(measured["p99_runs"]), bar.p99_ms, "ms")
-        )
-        targets.append(
-            _bounded(
-                f"memory, one process with vectors {at}",
-                measured["serving_rss_mb"],
-                bar.memory_mb,
-                "MB",
-            )
-        )
-    return targets
-
-
-def _bounded(what: str, value: float, limit: float, unit: str) -> Target:
-    return Target(what, f"≤ {limit:g} {unit}", f"{value:.2f} {unit}", value <= limit)
-
-
-@dataclass(frozen=True)
-class Target:
-    what: str
-    bar: str
-    measured: str
-    met: bool
-
-
-def bar_targets(
-    results: Sequence[dict[str, object]],
-    startups: Sequence[StartupMeasurement],
-    cli_seconds: float | None,
-) -> list[Target]:
-    """The issue's speed bar, checked against whatever this run measured."""
-    targets = []
-    engine_results = {r["size"]: r for r in results if r["engine"] == "engine"}
-    if engine_results:
-        largest = engine_results[max(engine_results)]
-        at = f"at {largest['size']:,}"
-        for what, value, limit, unit in (
-            ("p50", largest["p50_ms"], TARGET_P50_MS, "ms"),
-            ("p99 (the worst run's)", max(largest["p99_runs"]), TARGET_P99_MS, "ms"),
-            ("build", largest["build_seconds"], TARGET_BUILD_S, "s"),
-            ("peak RSS", largest["peak_rss_mb"], TARGET_PEAK_RSS_MB, "MB"),
-        ):
-            targets.append(
-                Target(f"{what} {at}", f"≤ {limit:g} {unit}", f"{value:.2f} {unit}", value <= limit)
-            )
-    if ratios := speedups(results):
-        size = max(ratios)
-        median_ratio = ratios[size][0]
-        targets.append(
-            Target(
-                f"p50 speed-up over get_scores at {size:,}",
-                f"≥ {TARGET_SPEEDUP:g}x",
-                times(median_ratio),
-                median_ratio >= TARGET_SPEEDUP,
-            )
-        )
-    for startup in startups:
-        if startup.label == "catalogue":
-            seconds = startup.report["load_seconds"] + startup.report["index_seconds"]
-            targets.append(
-                Target(
-                    "catalogue load + index",
-                    f"< {TARGET_CATALOGUE_S:g} s",
-                    f"{seconds:.2f} s",
-                    seconds < TARGET_CATALOGUE_S,
-                )
-            )
-        elif startup.label == "seeds":
-            targets.append(
-                Target(
-                    "seeds: process start + load + index",
-                    f"well under {TARGET_SEEDS_S:g} s",
-                    f"{startup.wall_seconds:.2f} s",
-                    startup.wall_seconds < TARGET_SEEDS_S,
-                )
-            )
-        else:
-            targets.append(
-                Target(
-                    f"{startup.label}: process start + load + index",
-                    f"≤ {TARGET_START_S:g} s",
-                    f"{startup.wall_seconds:.1f} s",
-                    startup.wall_seconds <= TARGET_START_S,
-                )
-            )
-    if cli_seconds is not None:
-        targets.append(
-            Target(
-                "`python -m bot search` on the seeds",
-                f"well under {TARGET_SEEDS_S:g} s",
-                f"{cli_seconds:.2f} s",
-                cli_seconds < TARGET_SEEDS_S,
-            )
-        )
-    return targets
-
-
-def machine_description(pinning: str = "each measurement pinned to CPU 0") -> str:
-    cpu = "unknown CPU"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return (
-        f"{cpu}, {os.cpu_count()} logical CPUs ({pinning}),"
-        f" Python {platform.python_version()}, numpy {np.__version__}, {platform.platform()}"
-    )
-
-
-def report(
-    results: Sequence[dict[str, object]],
-    startups: Sequence[StartupMeasurement],
-    targets: Sequence[Target],
-    query_count: int,
-    repeats: int,
-    starts: dict[int, SnapshotStart | None] | None = None,
-    issue: Sequence[Target] = (),
-) -> str:
-    lines = [
-        "# Search speed",
-        "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python bench/speed.py`"
-        f" ({code_version()}) on {machine_description()}.",
-        "",
-        f"Top-{TOP_K} search over {query_count} queries per run ({WARMUP_QUERIES} untimed"
-        f" warm-up queries first), {repeats} runs per row, each in a fresh process, the two"
-        " engines taking turns: a row gives the median of its runs' times (every run's p50"
-        " and p99 are listed) and the highest peak memory. *engine* is `SearchIndex.search`"
-        " (query parsing, typo correction, analysis, BM25, ranking, matched terms);"
-        " *get_scores* is rank-bm25's"
-        " `BM25Okapi.get_scores` + `argsort` over the token lists the engine indexes (one"
-        " `BM25Okapi` per field, title and abstract, weighted as the engine weighs them), with"
-        " queries analysed by `bot.search.analyzer.analyze` (no expansions). Engine build time"
-        " includes analysing every paper and what the bot builds in the background after"
-        " start-up (`SearchIndex.prepare`: typo corrector, lexicon, author map), which its"
-        " queries then need not; get_scores build time is the `BM25Okapi`"
-        " construction only. Peak RSS is the subprocess's `ru_maxrss`, which includes the"
-        " corpus itself (in brackets: the peak before indexing; for get_scores that includes"
-        " the token lists, computed by the engine in another process). *Serving RSS* is the"
-        " engine's resident memory once its searches are done, with synthetic float16 vector"
-        f" tables of the size the semantic ranker holds ({VECTOR_TABLES} vectors of"
-        f" {DIMENSIONS} a paper, {VECTOR_TABLES * DIMENSIONS * 2 / 1024:.1f} KB) allocated"
-        " beside the index; the searches themselves are BM25's. An *engine* row naming a"
-        " commit (`--before`) is that commit's code measured in the same run.",
-        "",
-        *search_section(results),
-        "",
-    ]
-    for engine in dict.fromkeys(r["engine"] for r in results if r["engine"] != "get_scores"):
-        if ratios := speedups(results, engine):
-            lines += [
-                f"Speed-up of {engine} over get_scores: "
-                + "; ".join(
-                    f"{size:,} papers: {times(p50)} at the median, {times(p99)} at p99"
-                    for size, (p50, p99) in sorted(ratios.items())
-                )
-                + ".",
-                "",
-            ]
-    measured_starts = {size: start for size, start in (starts or {}).items() if start}
-    if measured_starts:
-        lines += [
-            "Start-up from a saved index (`bench/speed_start.py`: each a fresh process on one"
-            " core, semantic off; the second process's PSS is summed with the first's):",
-            "",
-            *table(
-                [
-                    "papers",
-                    "build and save s",
-                    "start → first answer s",
-                    "of which opening s",
-                    "RSS MB",
-                    "PSS alone MB",
-                    "PSS of two MB",
-                ],
-                [
-                    [
-                        f"{start.papers:,}",
-                        f"{start.build_and_save_seconds:.1f}",
-                        f"{start.start_seconds:.2f}",
-                        f"{start.open_seconds:.2f}",
-                        f"{start.rss_mb:.0f}",
-                        f"{start.one_pss_mb:.0f}",
-                        f"{start.two_pss_mb:.0f}",
-                    ]
-                    for start in measured_starts.values()
-                ],
-            ),
-            "",
-        ]
-    if startups:
-        lines += [
-            "Start-up, each in a fresh single-core `python -c` (wall time includes the"
-            " interpreter start and imports):",
-            "",
-            *table(
-                [
-                    "corpus",
-                    "papers",
-                    "process wall s",
-                    "imports s",
-                    "load s",
-                    "index s",
-                    "peak RSS MB",
-                ],
-                [
-                    [
-                        s.label,
-                        f"{s.report['papers']:,}",
-                        f"{s.wall_seconds:.2f}",
-                        f"{s.report['import_seconds']:.2f}",
-                        f"{s.report['load_seconds']:.2f}",
-                        f"{s.report['index_seconds']:.2f}",
-                        f"{s.report['peak_rss_mb']:.0f}",
-                    ]
-                    for s in startups
-                ],
-            ),
-            "",
-        ]
-    if issue:
-        lines += targets_section("Targets (issue 33's table):", issue)
-    lines += targets_section("Targets (issue #3, speed bar):", targets)
-    return "\n".join(lines)
-
-
-def targets_section(title: str, targets: Sequence[Target]) -> list[str]:
-    return [
-        title,
-        "",
-        *table(
-            ["target", "bar", "measured", "verdict"],
-            [[t.what, t.bar, t.measured, "met" if t.met else "**missed**"] for t in targets],
-        ),
-        "",
-    ]
-
-
 def run_worker(args: Sequence[str]) -> int:
     """Entry point of a measurement subprocess: prints one JSON line with its figures."""
     pin_to_one_core()
@@ -872,7 +344,10 @@ def run_worker(args: Sequence[str]) -> int:
         case ["search", "get_scores", size, query_count, tokens]:
             figures = measure_search("get_scores", int(size), int(query_count), Path(tokens))
         case ["tokens", size, path]:
-            write_token_lists(int(size), Path(path))
+            write_token_lists(SearchIndex.build(build_corpus(int(size))[0]), Path(path))
+            figures = {"written": path}
+        case ["tokens-opened", spec, data, path]:
+            write_token_lists(speed_opened.opened_index(spec, data), Path(path))
             figures = {"written": path}
         case _:
             raise SystemExit(f"unknown worker arguments: {args}")
@@ -895,15 +370,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--worker"]:
         return run_worker(argv[1:])
+    args = parser().parse_args(argv)
+    if len(args.issue_sizes) != len(ISSUE_BARS):
+        raise SystemExit(f"--issue-sizes names {len(ISSUE_BARS)} sizes, one per bar")
+    bars = dict(zip(args.issue_sizes, ISSUE_BARS.values(), strict=True))
+
+    results: list[dict[str, Any]] = []
+    starts: dict[int, SnapshotStart | None] = {}
+    opened: dict[int, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        data = args.data or Path(scratch) / "opened"
+        before = None if args.before is None else checkout(args.before, Path(scratch) / "before")
+        for size in args.sizes:
+            if size >= args.opened_from or size in bars:
+                print(f"preparing {size:,} papers under {data}…", file=sys.stderr, flush=True)
+                speed_opened.prepare(size, data, min(ONE_CORE))
+            if size >= args.opened_from:
+                opened[size] = measure_opened(size, data, args.queries)
+                results.append(opened_row(opened[size]))
+            results += measure_size(size, args, Path(scratch), before, data)
+            if args.snapshot_from <= size < args.opened_from and not args.skip_startup:
+                starts[size] = measure_start(size, Path(scratch))
+            if size in bars and size not in opened:
+                opened[size] = measure_opened(size, data, args.queries)
+            # What is measured so far, written as it comes: a run of an hour that dies at a
+            # million papers keeps the smaller sizes' report.
+            write_report(args, bars, results, [], None, starts, opened)
+    startups = [] if args.skip_startup else measure_startups(args.start_size)
+    cli_seconds = None if args.skip_startup else measure_cli_seconds()
+    met = write_report(args, bars, results, startups, cli_seconds, starts, opened)
+    print(args.output.read_text(encoding="utf-8"))
+    return 0 if met else 1
+
+
+def write_report(
+    args: argparse.Namespace,
+    bars: dict[int, IssueBar],
+    results: list[dict[str, Any]],
+    startups: list[StartupMeasurement],
+    cli_seconds: float | None,
+    starts: dict[int, SnapshotStart | None],
+    opened: dict[int, dict[str, Any]],
+) -> bool:
+    """Write the report of what was measured to ``--output``; whether every target is met."""
+    targets = bar_targets(results, startups, cli_seconds)
+    engine = {r["size"]: r for r in results if r["engine"] == "engine"}
+    issue = issue_targets(bars, engine, speedups(results), opened, starts)
+    text = report(
+        results, startups, targets, args.queries, args.repeats, starts, issue, list(opened.values())
+    )
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    return all(target.met for target in [*targets, *issue])
+
+
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="e.g. 10000,100000")
     parser.add_argument("--queries", type=int, default=QUERY_COUNT)
     parser.add_argument(
         "--skip-baseline-above",
         type=int,
-        default=SKIP_BASELINE_ABOVE,
         metavar="N",
-        help=f"do not run get_scores on corpora larger than N papers ({SKIP_BASELINE_ABOVE:,})",
+        help="do not run get_scores on corpora larger than N papers (it runs at every size)",
     )
     parser.add_argument(
         "--start-size", type=int, default=START_SIZE, help="papers in the start-up measurement"
@@ -917,27 +446,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="REV",
         help="also measure the engine of this commit (git archive of its bot/ and seeds/)",
     )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="where bench/speed_opened.py prepares its corpora, vectors and snapshots, and finds"
+        " them prepared (default: a temporary folder, prepared in this run)",
+    )
+    parser.add_argument(
+        "--opened-from",
+        type=int,
+        default=OPENED_MIN_SIZE,
+        metavar="N",
+        help=f"open the engine from its prepared snapshot from N papers ({OPENED_MIN_SIZE:,})"
+        " instead of building it each run",
+    )
+    parser.add_argument(
+        "--snapshot-from",
+        type=int,
+        default=SNAPSHOT_MIN_SIZE,
+        metavar="N",
+        help=f"measure speed_start.py's bare start from N papers ({SNAPSHOT_MIN_SIZE:,})",
+    )
+    parser.add_argument(
+        "--issue-sizes",
+        type=parse_sizes,
+        default=tuple(ISSUE_BARS),
+        metavar="A,B",
+        help="the sizes issue 33's two bars are judged at (small ones try the plumbing)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS_PATH)
-    args = parser.parse_args(argv)
+    return parser
 
-    results: list[dict[str, object]] = []
-    starts: dict[int, SnapshotStart | None] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        before = None if args.before is None else checkout(args.before, Path(scratch) / "before")
-        for size in args.sizes:
-            results += measure_size(size, args, Path(scratch), before)
-            if size >= SNAPSHOT_MIN_SIZE and not args.skip_startup:
-                starts[size] = measure_start(size, Path(scratch))
-    startups = [] if args.skip_startup else measure_startups(args.start_size)
-    cli_seconds = None if args.skip_startup else measure_cli_seconds()
 
-    targets = bar_targets(results, startups, cli_seconds)
-    issue = issue_targets(results, starts)
-    text = report(results, startups, targets, args.queries, args.repeats, starts, issue)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8")
-    print(text)
-    return 0 if all(target.met for target in [*targets, *issue]) else 1
+def measure_opened(size: int, data: Path, query_count: int) -> dict[str, Any]:
+    """The prepared corpus of ``size`` opened from its snapshot, as the bot serves it
+    (``bench/speed_opened.py``), answering the queries the search table's rows answer."""
+    print(f"measuring {size:,} papers opened from a snapshot…", file=sys.stderr, flush=True)
+    asked = benchmark_queries(real_papers(), query_count)
+    return speed_opened.measure(size, data, min(ONE_CORE), asked)
 
 
 def checkout(revision: str, directory: Path) -> tuple[str, Path]:
@@ -962,23 +508,39 @@ def checkout(revision: str, directory: Path) -> tuple[str, Path]:
 
 
 def measure_size(
-    size: int, args: argparse.Namespace, scratch: Path, before: tuple[str, Path] | None
+    size: int,
+    args: argparse.Namespace,
+    scratch: Path,
+    before: tuple[str, Path] | None,
+    data: Path,
 ) -> list[dict[str, object]]:
-    """Every engine at one size, the engines taking turns, each run combined over repeats."""
+    """Every engine at one size, the engines taking turns, each run combined over repeats.
+    From ``--opened-from`` papers the engine is the one opened from its snapshot (measured
+    apart, once), and get_scores runs once, on the token lists of that snapshot's papers."""
+    opened = size >= args.opened_from
     search = ["search", "engine", str(size), str(args.queries)]
-    commands: dict[str, tuple[list[str], Path | None]] = {"engine": (search, None)}
-    if before is not None:
-        commands[before[0]] = (search, before[1])
+    commands: dict[str, tuple[list[str], Path | None]] = {}
+    if not opened:
+        commands["engine"] = (search, None)
+        if before is not None:
+            commands[before[0]] = (search, before[1])
     if args.skip_baseline_above is None or size <= args.skip_baseline_above:
-        tokens = scratch / f"tokens-{size}.txt"
-        run_pinned(worker_command("tokens", str(size), str(tokens)))
+        if opened:  # kept under --data: analysing a million papers takes ~8 minutes
+            spec = speed_opened.corpus_path(data, size)
+            tokens = data / f"tokens-{size}.txt"
+            if not tokens.exists() or tokens.stat().st_mtime < spec.stat().st_mtime:
+                run_pinned(worker_command("tokens-opened", str(spec), str(data), str(tokens)))
+        else:
+            tokens = scratch / f"tokens-{size}.txt"
+            run_pinned(worker_command("tokens", str(size), str(tokens)))
         command = ["search", "get_scores", str(size), str(args.queries), str(tokens)]
         commands["get_scores"] = (command, None)
+    repeats = 1 if opened else args.repeats
     runs: dict[str, list[dict[str, object]]] = {engine: [] for engine in commands}
-    for repeat in range(args.repeats):
+    for repeat in range(repeats):
         for engine, (command, code) in commands.items():
             print(
-                f"measuring {engine} at {size:,} papers ({repeat + 1}/{args.repeats})…",
+                f"measuring {engine} at {size:,} papers ({repeat + 1}/{repeats})…",
                 file=sys.stderr,
                 flush=True,
             )

@@ -46,14 +46,21 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's bot
 
 from quality import code_version
-from speed import (
+from speed_corpus import (
     PROJECT_ROOT,
     TOP_K,
     WARMUP_QUERIES,
     benchmark_queries,
-    machine_description,
     real_papers,
     write_catalogue_jsonl,
+)
+from speed_report import (
+    ISSUE_BARS,
+    issue_targets,
+    machine_description,
+    opened_row,
+    opened_table,
+    targets_section,
 )
 
 RESULTS_PATH = Path(__file__).resolve().parent / "results" / "million.md"
@@ -62,16 +69,12 @@ ABOUT_ROUNDS = 5
 VECTOR_CHUNK = 65_536  # rows drawn at once: float32 scratch stays ~100 MB at any corpus size
 
 
-# papers → (start s, p50 ms, p99 ms, one process GB, a second process's share): issue 33
-TARGETS = {100_000: (5.0, 1.0, 10.0, 1.0, 0.25), 1_000_000: (30.0, 10.0, 60.0, 6.0, 0.25)}
-
-
 def corpus_path(data: Path, size: int) -> Path:
     return data / f"corpus-{size}.jsonl"
 
 
 def snapshot_root(data: Path, size: int) -> Path:
-    return data / f"snapshots-{size}"
+    return snapshots_beside(str(corpus_path(data, size)))
 
 
 def write_synthetic_vectors(spec: str) -> None:
@@ -102,28 +105,55 @@ def write_synthetic_vectors(spec: str) -> None:
     write_vectors(vectors_path(spec), StoredVectors(shared_embedder().fingerprint, keys, vectors))
 
 
+def opened_index(spec: str, data: str) -> Any:
+    """The index of the corpus file ``spec`` as the bot opens it: the host's shared files
+    (the model's weights, its packed graph, the lexicon) under ``data``, as under the bot's
+    ``PAPERBOT_INDEX_DIR``, and the snapshot beside the corpus, the model on (built and saved
+    there when it is missing or not current)."""
+    from bot.search.semantic import share_host_files
+    from bot.search.snapshot import saved_index
+
+    share_host_files(Path(data))
+    index, _ = saved_index(spec, snapshots_beside(spec), semantic=True)
+    return index
+
+
+def snapshots_beside(spec: str) -> Path:
+    """Where the snapshots of the corpus file ``spec`` are (``snapshot_root``)."""
+    return Path(spec).with_name(Path(spec).stem.replace("corpus", "snapshots"))
+
+
+def snapshot_name(spec: str) -> str:
+    """The name of the snapshot the model-on index of ``spec`` opens. A saved one of another
+    name (other indexing code, or other corpus files) is not opened: the index is built anew."""
+    from bot.search.semantic import shared_embedder
+    from bot.search.snapshot import index_key, key_name
+
+    return key_name(index_key(spec, shared_embedder().fingerprint))
+
+
 def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     """One process: ``build`` writes the vectors and saves the snapshot; ``open`` opens it,
     answers, reports, and waits for a line (then times BM25 alone) or the end of its input."""
     from bot.search.engine import SearchIndex
-    from bot.search.semantic import share_host_files
-    from bot.search.snapshot import saved_index
 
     def say(**values: object) -> None:
         print(json.dumps(values), flush=True)
 
-    share_host_files(Path(data))  # as the bot does with its PAPERBOT_INDEX_DIR
-    root = Path(spec).with_name(Path(spec).stem.replace("corpus", "snapshots"))
     if mode == "build":
         started = time.perf_counter()
         write_synthetic_vectors(spec)
         vectors_done = time.perf_counter()
-        saved_index(spec, root, semantic=True)
+        opened_index(spec, data)
         say(vectors_s=vectors_done - started, build_s=time.perf_counter() - vectors_done)
         return 0
-    index, _ = saved_index(spec, root, semantic=True)
+    root = snapshots_beside(spec)
+    saved = set(os.listdir(root)) if root.is_dir() else set()
+    index = opened_index(spec, data)
     index.search(FIRST_QUERY, limit=TOP_K)
     say(cpu_seconds=time.process_time())
+    name = snapshot_name(spec)  # after the answer: its digest of the code is not the bot's work
+    say(opened=name in saved, snapshot=name)
     started = time.perf_counter()
     index.prepare(embed=False)  # what a served bot builds once it answers (its pruned tables)
     prepared = time.perf_counter() - started
@@ -151,12 +181,7 @@ def about_cost(spec: str, data: str, queries: str) -> int:
     """CPU milliseconds of ``Ranker.about`` per benchmark query (the least of ``ABOUT_ROUNDS``
     rounds over them all): the ranker's part that ``bot.search.paper_sets.holding_enough``
     computes, timed alone so that checkouts compare on a loaded machine."""
-    from bot.search.semantic import share_host_files
-    from bot.search.snapshot import saved_index
-
-    share_host_files(Path(data))
-    root = Path(spec).with_name(Path(spec).stem.replace("corpus", "snapshots"))
-    index, _ = saved_index(spec, root, semantic=True)
+    index = opened_index(spec, data)
     index.prepare(embed=False)  # as a served bot, whose pruned ranking keeps bitmaps
     plans = [
         index._planner.plan(index.parse(query), None, [])
@@ -173,8 +198,9 @@ def about_cost(spec: str, data: str, queries: str) -> int:
 
 
 def latencies(index: Any, queries: Sequence[str], name: str) -> dict[str, float]:
-    """p50 and p99 of each query's wall time (ms) after ``WARMUP_QUERIES`` untimed ones, which
-    build what an index builds on its first queries (the pruned ranking's tables)."""
+    """p50, p99 and the longest of each query's wall time (ms) after ``WARMUP_QUERIES``
+    untimed ones, which build what an index builds on its first queries (the pruned ranking's
+    tables)."""
     for query in queries[:WARMUP_QUERIES]:
         index.search(query, limit=TOP_K)
     timed = []
@@ -185,6 +211,7 @@ def latencies(index: Any, queries: Sequence[str], name: str) -> dict[str, float]
     return {
         f"{name}_p50_ms": float(np.percentile(timed, 50)),
         f"{name}_p99_ms": float(np.percentile(timed, 99)),
+        f"{name}_max_ms": max(timed),
     }
 
 
@@ -212,7 +239,7 @@ class Worker:
         return time.perf_counter() - self.started, json.loads(text)
 
     def memory_mb(self, field: str) -> float:
-        """``Pss`` (from smaps_rollup) or ``VmRSS`` (from status), in MB."""
+        """``Pss`` (from smaps_rollup), or ``VmRSS`` or ``VmHWM`` (from status), in MB."""
         name = "smaps_rollup" if field == "Pss" else "status"
         for line in Path(f"/proc/{self.process.pid}/{name}").read_text().splitlines():
             if line.startswith(field + ":"):
@@ -248,24 +275,36 @@ def prepare(size: int, data: Path, core: int) -> dict[str, Any]:
     return prepared
 
 
-def measure(size: int, data: Path, core: int) -> dict[str, Any]:
+def measure(size: int, data: Path, core: int, asked: Sequence[str]) -> dict[str, Any]:
+    """The prepared corpus of ``size`` opened from its snapshot (see the module), answering
+    ``asked``: the first process on ``core``, the second on the other one."""
     spec = corpus_path(data, size)
     queries = data / "queries.json"
-    queries.write_text(json.dumps(benchmark_queries(real_papers())), encoding="utf-8")
+    queries.write_text(json.dumps(list(asked)), encoding="utf-8")
     first = Worker("open", spec, data, queries, core)
     first_answer, first_report = first.line()
+    _, snapshot = first.line()
+    if not snapshot["opened"]:  # built anew (the snapshot was not current): it is now
+        print(f"{size:,} papers: the snapshot was rebuilt; opening it", file=sys.stderr)
+        first.process.kill()
+        first.process.wait()
+        first = Worker("open", spec, data, queries, core)
+        first_answer, first_report = first.line()
+        _, snapshot = first.line()
     _, served = first.line()
     alone_pss, alone_rss = first.memory_mb("Pss"), first.memory_mb("VmRSS")
+    peak_rss = first.memory_mb("VmHWM")
     second = Worker("open", spec, data, queries, 1 - core)
     second_answer, _ = second.line()
-    second.line()
+    second.line()  # which snapshot
+    second.line()  # prepared, the queries answered
     together = first.memory_mb("Pss") + second.memory_mb("Pss")
     second.stop()
     first.go_on()
     _, alone = first.line()
     first.stop()
-    root = snapshot_root(data, size)
-    snapshot_bytes = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+    opened = snapshot_root(data, size) / snapshot["snapshot"]
+    snapshot_bytes = sum(f.stat().st_size for f in opened.rglob("*") if f.is_file())
     return {
         "papers": size,
         "first_s": first_answer,
@@ -274,70 +313,18 @@ def measure(size: int, data: Path, core: int) -> dict[str, Any]:
         **served,
         **alone,
         "alone_rss_mb": alone_rss,
+        "peak_rss_mb": peak_rss,
         "alone_pss_mb": alone_pss,
         "together_pss_mb": together,
         "snapshot_mb": snapshot_bytes / 2**20,
     }
 
 
-def verdict(value: float, target: float) -> str:
-    return "met" if value <= target else "missed"
-
-
-def verdicts(r: dict[str, Any]) -> list[str]:
-    """Each of the issue's targets for the row's size, with its verdict."""
-    if r["papers"] not in TARGETS:
-        return []
-    start, p50, p99, one_gb, second = TARGETS[r["papers"]]
-    share = r["together_pss_mb"] / r["alone_pss_mb"] - 1
-    one = r["alone_rss_mb"] / 1024
-    return [
-        f"- {r['papers']:,} papers, start → first answer: {r['first_s']:.1f} s, target "
-        f"≤ {start:.0f} s: **{verdict(r['first_s'], start)}**.",
-        f"- {r['papers']:,} papers, p50 (BM25 alone): {r['bm25_p50_ms']:.2f} ms, target "
-        f"≤ {p50:g} ms: **{verdict(r['bm25_p50_ms'], p50)}**.",
-        f"- {r['papers']:,} papers, p99 (BM25 alone): {r['bm25_p99_ms']:.1f} ms, target "
-        f"≤ {p99:g} ms: **{verdict(r['bm25_p99_ms'], p99)}**.",
-        f"- {r['papers']:,} papers, one process (RSS, vectors included): {one:.2f} GB, "
-        f"target ≤ {one_gb:g} GB: **{verdict(one, one_gb)}**.",
-        f"- {r['papers']:,} papers, a second process: +{share:.1%} of one's PSS, target "
-        f"≤ +{second:.0%}: **{verdict(share, second)}**.",
-    ]
-
-
-HEADER = (
-    "papers",
-    "start → first answer (CPU)",
-    "a second process's first answer",
-    "then prepared in",
-    "p50 / p99 ms, BM25 alone",
-    "p50 / p99 ms, the model on",
-    "RSS, one",
-    "PSS, one",
-    "PSS, two",
-    "two / one",
-    "snapshot on disk",
-)
-
-
-def row(r: dict[str, Any]) -> str:
-    cells = [
-        f"{r['papers']:,}",
-        f"{r['first_s']:.1f} s ({r['first_cpu_s']:.1f} s CPU)",
-        f"{r['second_first_s']:.1f} s",
-        f"{r['prepare_s']:.1f} s",
-        f"{r['bm25_p50_ms']:.2f} / {r['bm25_p99_ms']:.1f}",
-        f"{r['model_p50_ms']:.2f} / {r['model_p99_ms']:.1f}",
-        f"{r['alone_rss_mb']:,.0f} MB",
-        f"{r['alone_pss_mb']:,.0f} MB",
-        f"{r['together_pss_mb']:,.0f} MB",
-        f"{r['together_pss_mb'] / r['alone_pss_mb']:.3f}",
-        f"{r['snapshot_mb']:,.0f} MB",
-    ]
-    return "| " + " | ".join(cells) + " |"
-
-
 def report(results: Sequence[dict[str, Any]], prepared: dict[int, dict[str, Any]]) -> str:
+    opened = {r["papers"]: r for r in results}
+    targets = issue_targets(
+        ISSUE_BARS, {size: opened_row(r) for size, r in opened.items()}, {}, opened, {}
+    )
     builds = [
         f"- {size:,} papers: corpus file {p['corpus_s']:.0f} s, synthetic vectors "
         f"{p['vectors_s']:.0f} s, build and save {p['build_s']:.0f} s."
@@ -356,18 +343,13 @@ def report(results: Sequence[dict[str, Any]], prepared: dict[int, dict[str, Any]
             f"Machine: {machine_description('each process pinned to one CPU')}. "
             f"Measured at {code_version()}.",
             "",
-            "| " + " | ".join(HEADER) + " |",
-            "|" + "---|" * len(HEADER),
-            *map(row, results),
+            *opened_table(results),
             "",
             *(
                 ["Preparing (once per corpus, not part of a start):", "", *builds, ""]
                 * bool(builds)
             ),
-            "Targets:",
-            "",
-            *(line for r in results for line in verdicts(r)),
-            "",
+            *(targets_section("Targets (issue 33's table):", targets) if targets else []),
         ]
     )
 
@@ -393,7 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.prepare:
         print(json.dumps(prepared))
         return 0
-    text = report([measure(size, args.data, args.core) for size in sizes], prepared)
+    asked = benchmark_queries(real_papers())
+    text = report([measure(size, args.data, args.core, asked) for size in sizes], prepared)
     RESULTS_PATH.write_text(text, encoding="utf-8")
     print(text)
     return 0
