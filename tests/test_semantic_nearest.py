@@ -13,7 +13,7 @@ from bot.papers.corpus import load_corpus
 from bot.search import nearest, semantic
 from bot.search.embedding import DIMENSIONS
 from bot.search.engine import SearchIndex
-from bot.search.nearest import APPROXIMATE_FROM, NearestIndex
+from bot.search.nearest import APPROXIMATE_FROM, NearestIndex, lists_to_probe
 from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, shared_embedder
 from bot.search.snapshot import index_key, open_snapshot, write_snapshot
 
@@ -101,6 +101,42 @@ def test_the_index_finds_the_true_nearest_of_clustered_vectors() -> None:
         found = index.search(centre, among, 2 * NEAREST_CANDIDATES)
         assert among[found].all()
         assert truth <= set(found.tolist())
+
+
+def test_a_sparse_mask_widens_the_scan_at_most_fourfold() -> None:
+    assert lists_to_probe(1024, 1.0) == 26  # a fortieth of the lists
+    assert lists_to_probe(1024, 0.5) == 52
+    assert lists_to_probe(1024, 0.01) == lists_to_probe(1024, 0.25) == 103
+    assert lists_to_probe(100, 1.0) == 8 and lists_to_probe(100, 0.001) == 32
+    assert lists_to_probe(5, 0.5) == 5  # never more lists than there are
+
+
+def test_a_query_matching_few_papers_near_its_meaning_still_finds_their_nearest() -> None:
+    """The mask as BM25 makes it for a selective query: under 1% of the rows, most of them
+    on the query's topic (200 topics of 10 groups of 40 near copies), the rest scattered.
+    The widest scan a sparse mask gets (``WIDEST_PROBE``) holds the exact scan's nearest."""
+    rng = np.random.default_rng(11)
+
+    def unit(rows: np.ndarray) -> np.ndarray:
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+    topics = unit(rng.normal(size=(200, DIMENSIONS)))
+    groups = unit(np.repeat(topics, 10, axis=0) + rng.normal(0, 0.04, (2000, DIMENSIONS)))
+    group = rng.permutation(np.repeat(np.arange(2000), 40))
+    table = unit(groups[group] + rng.normal(0, 0.02, (len(group), DIMENSIONS)))
+    table = table.astype(np.float16)
+    index = NearestIndex.build(table, np.ones(len(table), dtype=bool))
+    assert lists_to_probe(index._index.nlist, 0.01) < index._index.nlist  # the widest scan
+    widened = table.astype(np.float32)
+    for topic, centre in enumerate(topics[:10].astype(np.float32)):
+        on_topic = group // 10 == topic
+        among = (on_topic & (rng.random(len(table)) < 0.5)) | (rng.random(len(table)) < 0.003)
+        assert np.count_nonzero(among) < 0.01 * len(table)
+        cosines = np.where(among, widened @ centre, -np.inf)
+        truth = set(np.argsort(-cosines)[:NEAREST_CANDIDATES].tolist())
+        found = index.search(centre, among, 2 * NEAREST_CANDIDATES)
+        assert among[found].all()
+        assert truth <= set(found.tolist()), topic
 
 
 def test_an_index_opened_from_its_snapshot_finds_the_nearest_above_the_threshold(

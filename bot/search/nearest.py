@@ -46,6 +46,13 @@ PAPERS_PER_LIST = 1_000  # about sqrt(N) lists at 1,000,000 papers, faiss's usua
 MAX_LISTS = 1_024  # training more centroids (k-means) costs minutes at 1,000,000 papers
 PROBED_SHARE = 1 / 40  # of the lists, scanned for a query whose candidates are every paper
 MIN_PROBED = 8
+WIDEST_PROBE = 4
+"""How many times more lists than for a query that allows every paper a query that allows
+few may scan. faiss reads a probed list whole and skips only the distances of the rows the
+mask leaves out, so scanning every list costs a query that matches 1% of 1,000,000 papers
+25 ms (``bench/results/semantic_scale.md``), where 26 lists cost under 3. The papers a query
+matches are those BM25 finds for its words, which sit near the query's meaning, in the
+lists nearest to it: the widest scan (a tenth of the lists at 1,000,000) still reaches them."""
 TRAINING_PER_LIST = 40  # training vectors per centroid: faiss warns below 39
 _ADD_ROWS = 1 << 16  # rows widened to float32 at a time while adding
 
@@ -184,14 +191,12 @@ class NearestIndex:
     def search(self, vector: np.ndarray, among: np.ndarray, k: int) -> np.ndarray:
         """About the ``k`` rows of the mask ``among`` (those the index holds) nearest to
         ``vector``, by their 8-bit vectors. The fewer rows ``among`` allows, the more lists
-        are scanned, so that about as many allowed rows are compared whatever the mask."""
+        are scanned (``lists_to_probe``)."""
         allowed = among[: len(self.held)] & self.held
         count = int(np.count_nonzero(allowed))
         if not count or k <= 0:
             return np.zeros(0, dtype=np.intp)
-        lists = self._index.nlist
-        share = count / max(1, self._count)
-        probed = min(lists, math.ceil(max(MIN_PROBED, lists * PROBED_SHARE) / share))
+        probed = lists_to_probe(self._index.nlist, count / max(1, self._count))
         bitmap = np.packbits(allowed, bitorder="little")
         faiss = _faiss()
         selector = faiss.IDSelectorBitmap(len(bitmap), faiss.swig_ptr(bitmap))
@@ -214,3 +219,11 @@ class NearestIndex:
         return sum(
             int(part.ntotal) * (part.code_size + 8) + part.nlist * part.d * 4 for part in parts
         )
+
+
+def lists_to_probe(lists: int, share: float) -> int:
+    """The lists a query scans when its mask allows ``share`` of the rows: so many that about
+    as many allowed rows are compared as when every row is allowed, up to ``WIDEST_PROBE``
+    times that."""
+    base = max(MIN_PROBED, lists * PROBED_SHARE)
+    return min(lists, math.ceil(base / max(share, 1 / WIDEST_PROBE)))
