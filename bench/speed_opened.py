@@ -158,7 +158,9 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     index.prepare(embed=False)  # what a served bot builds once it answers (its pruned tables)
     prepared = time.perf_counter() - started
     asked = json.loads(Path(queries).read_text(encoding="utf-8"))
-    say(prepare_s=prepared, **latencies(index, asked, "model"))
+    say(
+        prepare_s=prepared, **latencies(index, asked, "model"), **question_latencies(index, "model")
+    )
     if not sys.stdin.readline():  # the memory is read meanwhile; a closed input: done
         return 0
     # BM25 alone, as bench/speed.py times it: the same parts, the model's ranker left out.
@@ -172,7 +174,7 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
         grown_from=index,
     )
     bm25_alone.prepare(embed=False)
-    say(**latencies(bm25_alone, asked, "bm25"))
+    say(**latencies(bm25_alone, asked, "bm25"), **question_latencies(bm25_alone, "bm25"))
     sys.stdin.read()
     return 0
 
@@ -203,11 +205,29 @@ def latencies(index: Any, queries: Sequence[str], name: str) -> dict[str, float]
     tables)."""
     for query in queries[:WARMUP_QUERIES]:
         index.search(query, limit=TOP_K)
+    return _summary(_timed(index, queries), name)
+
+
+def question_latencies(index: Any, name: str) -> dict[str, float]:
+    """``latencies`` of ``bench/semantic.py``'s questions (12-25 words, from the blind sets:
+    what issue 33's semantic target is about), each asked once with no warm-up of their own:
+    the benchmark queries before them warmed the process, and a question asked twice would
+    find its vector kept."""
+    from semantic import question_queries  # semantic imports speed, which imports this
+
+    return _summary(_timed(index, question_queries()), f"questions_{name}")
+
+
+def _timed(index: Any, queries: Sequence[str]) -> list[float]:
     timed = []
     for query in queries:
         began = time.perf_counter_ns()
         index.search(query, limit=TOP_K)
         timed.append((time.perf_counter_ns() - began) / 1e6)
+    return timed
+
+
+def _summary(timed: Sequence[float], name: str) -> dict[str, float]:
     return {
         f"{name}_p50_ms": float(np.percentile(timed, 50)),
         f"{name}_p99_ms": float(np.percentile(timed, 99)),
