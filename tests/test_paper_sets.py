@@ -39,7 +39,7 @@ def random_lists(seed: int, size: int, count: int) -> list[np.ndarray]:
 @given(
     st.integers(0, 2**32 - 1),
     st.integers(1, 200),
-    st.integers(1, COMBINED_WORDS + 3),
+    st.integers(1, COMBINED_WORDS + 12),
     st.floats(0.1, 1.0),
 )
 def test_holding_enough_is_the_per_paper_sum(seed: int, size: int, count: int, share: float):
@@ -51,6 +51,23 @@ def test_holding_enough_is_the_per_paper_sum(seed: int, size: int, count: int, s
     assert np.array_equal(
         holding_enough(bitmaps, weights, least, size), summed(holder_lists, weights, least, size)
     )
+
+
+def test_a_question_of_many_words_adds_up_only_the_papers_of_its_rare_words() -> None:
+    """20 words as a question has them: a few rare and heavy, most common and light. Only the
+    papers holding a heavy word can reach the bar, and they are the ones added up, to the
+    same flags as every paper's sum."""
+    rng = np.random.default_rng(5)
+    size = 20_000
+    shares = [0.002, 0.004, 0.01, 0.02] + [0.3] * 8 + [0.6] * 8
+    holder_lists = [np.flatnonzero(rng.random(size) < share) for share in shares]
+    weights = [math.log(1 + (size - len(d) + 0.5) / (len(d) + 0.5)) for d in holder_lists]
+    bitmaps = [Bitmap.of([docs], size) for docs in holder_lists]
+    for share in (0.3, 0.4, 0.5):
+        least = share * sum(weights) * (1 - 1e-9)
+        flags = holding_enough(bitmaps, weights, least, size)
+        assert np.array_equal(flags, summed(holder_lists, weights, least, size))
+        assert 0 < np.count_nonzero(flags) < size // 10
 
 
 def test_a_sum_equal_to_the_bar_reaches_it_in_either_path() -> None:

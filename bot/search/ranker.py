@@ -187,9 +187,9 @@ class Ranker:
                 frequencies = [len(docs)]
                 bitmaps.append(self._holders_bitmap(word[0][0], docs))
             else:  # one of its token sequences, each token in some field
-                docs = np.unique(np.concatenate(list(map(self._bm25.holding_every, word))))
+                held = map(self._bm25.holding_every, word)  # marked: no sort of their union
                 frequencies = [self._bm25.document_frequency(t) for ts in word for t in ts]
-                bitmaps.append(Bitmap.of([docs], len(self._papers)))
+                bitmaps.append(Bitmap.of(held, len(self._papers)))
             weights.append(max(map(self._idf, frequencies)))
         # A paper's held weight, words added in query order.
         least = ABOUT_SHARE * sum(weights) * (1 - 1e-9)
