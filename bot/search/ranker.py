@@ -135,7 +135,7 @@ class Ranker:
                 self._papers[doc],
                 score,
                 bm25,
-                None if np.isnan(cosine) else cosine,
+                None if math.isnan(cosine) else cosine,  # np.isnan takes 1 µs a float
                 self._authors.named_authors(plan.authors, plan.author_runs, doc),
                 marker,
                 words,
@@ -412,12 +412,17 @@ class Ranker:
         The k-th best score among the matching papers holding the query's rarest term in
         one field (a small sample, and the likeliest to score high) is a floor for the k-th
         best overall: only papers scoring at least that are kept, ties included, so the page
-        is exactly the one a full sort gives."""
+        is exactly the one a full sort gives.
+
+        The sample's 4-byte document numbers are read with ``np.take``, which takes them as
+        they are, where indexing with them copies them to 8-byte ones first; and only the
+        few papers reaching the floor are looked up in ``matched``, not every paper."""
         postings = (field.documents(token) for field in self._bm25.fields for token in set(tokens))
         sample = min((docs for docs in postings if len(docs) >= k), key=len, default=None)
         if k > 0 and sample is not None and 4 * len(sample) < len(scores):
-            values = scores[sample[matched[sample]]]
+            values = np.take(scores, sample)[np.take(matched, sample)]
             if len(values) >= k:
                 floor = np.partition(values, len(values) - k)[len(values) - k]
-                return np.flatnonzero(matched & (scores >= floor))
+                reaching = np.flatnonzero(scores >= floor)
+                return reaching[matched[reaching]]
         return np.flatnonzero(matched)
