@@ -85,8 +85,9 @@ def test_a_question_keeps_its_first_page_as_ranked(catalogue_index: SearchIndex)
 def test_the_about_set_is_the_papers_whose_words_carry_the_share(
     catalogue_index: SearchIndex, prunes: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """From the pruned ranking's kept bitmaps (a large corpus) or from the holders' lists, the
-    papers about a query are those whose words' idfs, added in query order, reach the share."""
+    """From the pruned ranking's kept bitmaps (a large corpus) or from the holders' lists (a
+    common word's kept once made, ``ranker.KEPT_SHARE``), the papers about a query are those
+    whose words' idfs, added in query order, reach the share, asked once or again."""
     monkeypatch.setattr(ranker, "PRUNING_MIN_PAPERS", 0 if prunes else sys.maxsize)
     index = SearchIndex.build(catalogue_index.papers)
     if prunes:
@@ -112,3 +113,5 @@ def test_the_about_set_is_the_papers_whose_words_carry_the_share(
         least = ranker.ABOUT_SHARE * sum(idfs) * (1 - 1e-9)
         expected = [total >= least for total in held]
         assert index._ranker.about(plan).tolist() == expected, query
+        assert index._ranker.about(plan).tolist() == expected, query
+    assert bool(index._ranker._kept_bitmaps) != prunes

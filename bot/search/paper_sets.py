@@ -111,10 +111,15 @@ def bits_of(words: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
 
 def marks(doc_lists: Iterable[np.ndarray], size: int) -> np.ndarray:
-    """A flag per document number below ``size``, set for those in ``doc_lists``."""
+    """A flag per document number below ``size``, set for those in ``doc_lists``.
+
+    The postings' 4-byte document numbers are widened to the platform's index type first:
+    numpy sets flags at an index array of another type through a slower, casting path: the
+    bitmap of a word in 95,054 of 100,000 papers took 277 µs that way, 115 µs with the cast
+    (``bench/results/p50.md``)."""
     flags = np.zeros(size, dtype=bool)
     for docs in doc_lists:
-        flags[docs] = True
+        flags[docs.astype(np.intp, copy=False)] = True
     return flags
 
 

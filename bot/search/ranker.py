@@ -44,6 +44,12 @@ words, the papers on feedback from people with learning or reward (a half would 
 RL and bandits), "graph neural networks" to 142 of 856, "label noise" to 25 of 405 and
 "spiking neural networks" to 14 of 729; "federated learning" is the 48 papers saying
 "federated", whose weight is 83% of the query's."""
+KEPT_SHARE = 16
+"""Below ``PRUNING_MIN_PAPERS``, a word held by at least 1/16 of the papers has its bitmap
+kept once a query has made it (``Ranker._holders_bitmap``): marking a common word's holders
+is a pass over most papers (115 µs for "model" at 100,000 papers), for every query naming
+it. Few words are that common (498 of the text's at 100,000 papers, some 6 MB of bitmaps if
+every one is asked for)."""
 RANKED_HEAD = 10
 """The first results of every query are the ranking's own, about the query by its words or
 not: a question asked in other words finds its paper there by meaning (the quality bench's
@@ -96,6 +102,7 @@ class Ranker:
         order = sorted(range(len(ids)), key=ids.__getitem__)
         self._tiebreak = np.empty(len(papers), dtype=np.int64)
         self._tiebreak[order] = np.arange(len(papers))
+        self._kept_bitmaps: dict[str, np.ndarray] = {}  # see KEPT_SHARE
 
     @built_once
     def pruned(self) -> PrunedRanking:
@@ -128,7 +135,7 @@ class Ranker:
                 self._papers[doc],
                 score,
                 bm25,
-                None if np.isnan(cosine) else cosine,
+                None if math.isnan(cosine) else cosine,  # np.isnan takes 1 µs a float
                 self._authors.named_authors(plan.authors, plan.author_runs, doc),
                 marker,
                 words,
@@ -187,8 +194,8 @@ class Ranker:
                 frequencies = [len(docs)]
                 bitmaps.append(self._holders_bitmap(word[0][0], docs))
             else:  # one of its token sequences, each token in some field
-                held = map(self._bm25.holding_every, word)  # marked: no sort of their union
                 frequencies = [self._bm25.document_frequency(t) for ts in word for t in ts]
+                held = map(self._bm25.holding_every, word)  # marked once each, repeats and all
                 bitmaps.append(Bitmap.of(held, len(self._papers)))
             weights.append(max(map(self._idf, frequencies)))
         # A paper's held weight, words added in query order.
@@ -206,13 +213,19 @@ class Ranker:
         whose term is in every holder (the text, which holds the title's words) is all of
         them, where marking a common word's postings would be a pass over most papers. Not
         built yet (an opened index builds it after start-up, ``SearchIndex.prepare``), it is
-        not waited for: the holders are marked, with the same result."""
+        not waited for: the holders are marked, with the same result. A smaller corpus keeps
+        its common words' bitmaps as queries make them (``KEPT_SHARE``)."""
         if Ranker.pruned.built(self):
             for number, field in enumerate(self._bm25.fields):
                 kept = self.pruned.bitmaps.get((number, field.vocabulary.get(token, -1)))
                 if kept is not None and len(field.documents(token)) == len(holders):
                     return kept.words
-        return Bitmap.of([holders], len(self._papers))
+        words = self._kept_bitmaps.get(token)
+        if words is None:
+            words = Bitmap.of([holders], len(self._papers))
+            if not self.prunes and len(holders) * KEPT_SHARE >= len(self._papers):
+                self._kept_bitmaps[token] = words
+        return words
 
     def _idf(self, frequency: int) -> float:
         """A word's weight when ``frequency`` papers hold it."""
@@ -399,12 +412,17 @@ class Ranker:
         The k-th best score among the matching papers holding the query's rarest term in
         one field (a small sample, and the likeliest to score high) is a floor for the k-th
         best overall: only papers scoring at least that are kept, ties included, so the page
-        is exactly the one a full sort gives."""
+        is exactly the one a full sort gives.
+
+        The sample's 4-byte document numbers are read with ``np.take``, which takes them as
+        they are, where indexing with them copies them to 8-byte ones first; and only the
+        few papers reaching the floor are looked up in ``matched``, not every paper."""
         postings = (field.documents(token) for field in self._bm25.fields for token in set(tokens))
         sample = min((docs for docs in postings if len(docs) >= k), key=len, default=None)
         if k > 0 and sample is not None and 4 * len(sample) < len(scores):
-            values = scores[sample[matched[sample]]]
+            values = np.take(scores, sample)[np.take(matched, sample)]
             if len(values) >= k:
                 floor = np.partition(values, len(values) - k)[len(values) - k]
-                return np.flatnonzero(matched & (scores >= floor))
+                reaching = np.flatnonzero(scores >= floor)
+                return reaching[matched[reaching]]
         return np.flatnonzero(matched)
