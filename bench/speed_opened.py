@@ -20,7 +20,10 @@ pinned to one core:
 2. **B** does the same while A waits: the PSS of A and B together over A's alone is what a
    second process on the host costs (pages both map counted half to each). B stops.
 3. A answers the queries again with BM25 alone (the same parts without the model's ranker, as
-   ``bench/speed.py`` times it and as the issue's latency targets read) and stops.
+   ``bench/speed.py`` times it and as the issue's latency targets read). Then, on every core
+   as a served bot answers a lone query (the model's run on two threads), it answers
+   ``bench/semantic.py``'s questions with the model and with BM25 alone, by turns: issue 33's
+   semantic target is about questions. It stops.
 
 The snapshot's pages are in the page cache (written, or opened, just before, as on a host where
 another process runs or ran): a cold disk adds its read time of the snapshot's size.
@@ -136,6 +139,7 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     """One process: ``build`` writes the vectors and saves the snapshot; ``open`` opens it,
     answers, reports, and waits for a line (then times BM25 alone) or the end of its input."""
     from bot.search.engine import SearchIndex
+    from bot.search.query_vectors import always_quiet
 
     def say(**values: object) -> None:
         print(json.dumps(values), flush=True)
@@ -158,9 +162,7 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
     index.prepare(embed=False)  # what a served bot builds once it answers (its pruned tables)
     prepared = time.perf_counter() - started
     asked = json.loads(Path(queries).read_text(encoding="utf-8"))
-    say(
-        prepare_s=prepared, **latencies(index, asked, "model"), **question_latencies(index, "model")
-    )
+    say(prepare_s=prepared, **latencies(index, asked, "model"))
     if not sys.stdin.readline():  # the memory is read meanwhile; a closed input: done
         return 0
     # BM25 alone, as bench/speed.py times it: the same parts, the model's ranker left out.
@@ -174,7 +176,12 @@ def run_worker(mode: str, spec: str, data: str, queries: str) -> int:
         grown_from=index,
     )
     bm25_alone.prepare(embed=False)
-    say(**latencies(bm25_alone, asked, "bm25"), **question_latencies(bm25_alone, "bm25"))
+    pinned = latencies(bm25_alone, asked, "bm25")
+    # The questions as a served bot answers a lone one: every core, the model's run on two
+    # threads when nothing else waits (``bot.search.query_vectors``); BM25 uses one.
+    os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    index.prepare(embed=False, quiet=always_quiet)
+    say(**pinned, **question_latencies(index, bm25_alone))
     sys.stdin.read()
     return 0
 
@@ -208,14 +215,23 @@ def latencies(index: Any, queries: Sequence[str], name: str) -> dict[str, float]
     return _summary(_timed(index, queries), name)
 
 
-def question_latencies(index: Any, name: str) -> dict[str, float]:
+def question_latencies(index: Any, bm25_alone: Any) -> dict[str, float]:
     """``latencies`` of ``bench/semantic.py``'s questions (12-25 words, from the blind sets:
-    what issue 33's semantic target is about), each asked once with no warm-up of their own:
-    the benchmark queries before them warmed the process, and a question asked twice would
-    find its vector kept."""
+    what issue 33's semantic target is about) with the model and with BM25 alone, taking
+    turns question by question so that both see the same load. No warm-up of their own: the
+    benchmark queries before them warmed the process, and a question asked twice would find
+    its vector kept."""
     from semantic import question_queries  # semantic imports speed, which imports this
 
-    return _summary(_timed(index, question_queries()), f"questions_{name}")
+    timed: dict[str, list[float]] = {"model": [], "bm25": []}
+    for question in question_queries():
+        for name, engine in (("bm25", bm25_alone), ("model", index)):
+            timed[name] += _timed(engine, [question])
+    return {
+        key: value
+        for name, times in timed.items()
+        for key, value in _summary(times, f"questions_{name}").items()
+    }
 
 
 def _timed(index: Any, queries: Sequence[str]) -> list[float]:

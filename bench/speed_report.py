@@ -269,7 +269,7 @@ def serving_targets(at: str, bar: IssueBar, served: dict[str, Any]) -> list[Targ
             targets.append(
                 Target(
                     f"the semantic re-ranking {at}: question queries' {name} over BM25 alone"
-                    " (`bench/semantic.py`'s 12-25-word questions, one core)",
+                    " (`bench/semantic.py`'s 12-25-word questions, each alone on both cores)",
                     f"≤ +{limit:g} ms",
                     f"{added:+.1f} ms",
                     added <= limit,

@@ -78,13 +78,13 @@ def test_a_million_opened_reads_every_target_from_the_served_process(report: Mod
         ),
         (
             "the semantic re-ranking at 1,000,000: question queries' p50 over BM25 alone"
-            " (`bench/semantic.py`'s 12-25-word questions, one core)",
+            " (`bench/semantic.py`'s 12-25-word questions, each alone on both cores)",
             "+13.5 ms",
             True,
         ),
         (
             "the semantic re-ranking at 1,000,000: question queries' p99 over BM25 alone"
-            " (`bench/semantic.py`'s 12-25-word questions, one core)",
+            " (`bench/semantic.py`'s 12-25-word questions, each alone on both cores)",
             "+70.0 ms",
             False,
         ),
