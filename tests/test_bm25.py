@@ -209,9 +209,13 @@ def test_random_corpora_score_identically(size: int) -> None:
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 50, 400])
-def test_each_field_scores_as_rank_bm25_over_it_with_empty_abstracts(size: int) -> None:
+@pytest.mark.parametrize("weights", [TEST_WEIGHTS, (0.25, 4.0)])
+def test_each_field_scores_as_rank_bm25_over_it_with_empty_abstracts(
+    size: int, weights: tuple[float, float]
+) -> None:
     """Titles and abstracts are two corpora with their own lengths and idfs; a paper
-    without an abstract is an empty abstract document (40% of them here)."""
+    without an abstract is an empty abstract document (40% of them here). Weights that are
+    powers of two scale each posting's weight instead of the scores, with the same bits."""
     rng = random.Random(100 + size)
     titles = [document[:12] for document in random_corpus(rng, size)]
     abstracts = [[] if rng.random() < 0.4 else doc for doc in random_corpus(rng, size)]
@@ -222,7 +226,7 @@ def test_each_field_scores_as_rank_bm25_over_it_with_empty_abstracts(size: int) 
         [rng.choice([f"w{i}" for i in range(62)]) for _ in range(rng.randint(1, 8))]
         for _ in range(60)
     ]
-    assert_fields_same_as_rank_bm25([titles, abstracts], TEST_WEIGHTS, TEST_K1, queries)
+    assert_fields_same_as_rank_bm25([titles, abstracts], weights, TEST_K1, queries)
 
 
 def test_tiny_corpora_keep_rank_bm25s_negative_floor() -> None:

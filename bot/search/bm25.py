@@ -297,8 +297,11 @@ class BM25Index:
         ratio = self._ratio_of(np.array([tf]), np.array([length]))
         return float(self.idf[term] * ratio[0])
 
-    def scores(self, query_tokens: Iterable[str]) -> np.ndarray:
-        """BM25Okapi score of every document, terms added in query order as rank-bm25 does.
+    def scores(self, query_tokens: Iterable[str], scale: float = 1.0) -> np.ndarray:
+        """BM25Okapi score of every document, terms added in query order as rank-bm25 does,
+        times ``scale``, a power of two, which multiplies each weight instead: a power of two
+        scales a float, and the sum of floats it scaled, without rounding, so the scores are
+        those multiplied after, bit for bit, without a pass over every document.
 
         The first term's postings are counted into a new vector (``np.bincount``: 0.0 + w
         is w), and a first term in most documents is its vector of weights as it is; later
@@ -313,7 +316,7 @@ class BM25Index:
         for token in tokens:
             addend = repeated.get(token)  # a repeat reuses weights
             if addend is None:
-                addend = self._addend(token)
+                addend = self._addend(token, scale)
                 if token in repeated:
                     repeated[token] = addend
             if isinstance(addend, np.ndarray):  # every document's weight, 0.0 where absent
@@ -347,16 +350,17 @@ class BM25Index:
             scores += weights
         return docs, scores
 
-    def _addend(self, token: str) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-        """What ``token`` adds to the scores: for a term in most documents, a weight per
-        document (0.0 where absent, which changes no score: a dense add beats a scattered
-        read-add-write); else its postings."""
+    def _addend(self, token: str, scale: float) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """What ``token`` adds to the scores, times ``scale``: for a term in most documents, a
+        weight per document (0.0 where absent, which changes no score: a dense add beats a
+        scattered read-add-write); else its postings."""
         term = self.vocabulary.get(token)
         dense_codes = None if term is None else self._dense_codes.get(term)
         if dense_codes is None:
-            return self.postings(token)
+            docs, weights = self.postings(token)
+            return docs, weights * scale if scale != 1.0 else weights
         # The weights of the postings' path, ratio * idf bit for bit, and 0.0 for "absent".
-        return np.take(np.append(self._ratio * self.idf[term], 0.0), dense_codes)
+        return np.take(np.append(self._ratio * self.idf[term], 0.0) * scale, dense_codes)
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""

@@ -15,6 +15,7 @@ A query token matches a paper when it is in either field, and every question abo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from functools import reduce
 
@@ -58,19 +59,21 @@ class FieldedBM25:
         it, which gives the same bits (adding two numbers does in either order): when the
         query holds one title term, only where a title holds it (a paper whose title does
         not gains 0.0); with more, a sparse add's gather and scatter cost more than a
-        vector's (``bench/results/p50.md``). A weight of 1 is not multiplied by."""
+        vector's (``bench/results/p50.md``). A weight that is a power of two (the title's
+        0.25, the text's 1) scales each posting's weight instead of every paper's score
+        (``BM25Index.scores``)."""
         tokens = list(query_tokens)
         if len(self.fields) == 1:
-            return _weighted(self.fields[0].scores(tokens), self.weights[0])
-        total = _weighted(self.fields[1].scores(tokens), self.weights[1])
+            return _field_scores(self.fields[0], tokens, self.weights[0])
+        total = _field_scores(self.fields[1], tokens, self.weights[1])
         one_term = self.fields[0].one_term_scores(tokens)
         if one_term is None:
-            total += _weighted(self.fields[0].scores(tokens), self.weights[0])
+            total += _field_scores(self.fields[0], tokens, self.weights[0])
         else:
             docs, scores = one_term
             np.add.at(total, docs, _weighted(scores, self.weights[0]))
         for field, weight in zip(self.fields[2:], self.weights[2:], strict=True):
-            total += _weighted(field.scores(tokens), weight)
+            total += _field_scores(field, tokens, weight)
         return total
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
@@ -158,6 +161,14 @@ class FieldedBM25:
             if tf:
                 total += weight * field.weight(token, tf, length)
         return total
+
+
+def _field_scores(field: BM25Index, tokens: list[str], weight: float) -> np.ndarray:
+    """``field``'s scores times ``weight``: scaled weight by weight when it is a power of two
+    (``math.frexp`` gives a mantissa of 1/2 for those alone), else multiplied after."""
+    if math.frexp(weight)[0] == 0.5:
+        return field.scores(tokens, weight)
+    return _weighted(field.scores(tokens), weight)
 
 
 def _weighted(scores: np.ndarray, weight: float) -> np.ndarray:

@@ -68,11 +68,13 @@ DEFAULT_PLANNER_OPTIONS = PlannerOptions()
 
 @dataclass(frozen=True)
 class _Typed:
-    """A free word of a query as typed, and as searched (after typo correction);
+    """A free word of a query as typed, and as searched (after typo correction), whether
+    the corpus knows it as searched (asked once: every step of the plan needs it); and
     ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``)."""
 
     typed: str
     text: str
+    known: bool
     author_only: bool = False
 
 
@@ -235,9 +237,8 @@ class QueryPlanner:
             if not word.author_only:
                 plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
                 if word_tokens(word.text).tokens:
-                    known = self.is_known(word.text)
-                    (plan.searched if known else plan.unmatched).append(
-                        word.text if known else word.typed
+                    (plan.searched if word.known else plan.unmatched).append(
+                        word.text if word.known else word.typed
                     )
         plan.tokens.extend(self._expansions(typed, plan.tokens))
         plan.words.extend(self._held_as(word) for word in typed if not word.author_only)
@@ -287,7 +288,9 @@ class QueryPlanner:
         initial = True
         for span in parsed.words:
             if "$" in span.text or "\\" in span.text:
-                typed.extend(_Typed(unit, unit) for unit in written_words(span.text))
+                typed.extend(
+                    _Typed(unit, unit, self.is_known(unit)) for unit in written_words(span.text)
+                )
                 initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
             for unit, start, _ in unit_spans(span, WORD_PATTERN):
@@ -295,17 +298,17 @@ class QueryPlanner:
                     continue
                 known = self.is_known(unit)
                 if self.is_cited_name(unit) if known else self._is_author_word(unit, initial):
-                    typed.append(_Typed(unit, unit, author_only=True))
+                    typed.append(_Typed(unit, unit, known, author_only=True))
                 else:
                     fixes = self._corrections(unit)
                     fixed = unit
                     for piece_start, piece_end, fix in reversed(fixes):
                         fixed = fixed[:piece_start] + fix + fixed[piece_end:]
                         corrections.append((start + piece_start, start + piece_end, fix))
-                    typed.append(_Typed(unit, fixed))
+                    typed.append(_Typed(unit, fixed, self.is_known(fixed) if fixes else known))
                 initial = False
             initial = span.text.endswith(_SENTENCE_ENDS)
-        if not any(self.is_known(word.text) for word in typed):
+        if not any(word.known for word in typed):
             # Only names can find anything: ``Manning`` or ``Burns`` alone means the author,
             # however English the word and wherever it stands.
             typed = [
@@ -326,7 +329,7 @@ class QueryPlanner:
         knows only by its stem (``reinforcment`` stems as ``reinforcement`` does) only
         becomes a word of that stem which papers write and English knows, so the fix
         changes what the reader is shown, never what is searched."""
-        if not self._options.correct_typos or sum(c.isupper() for c in word) >= 2:
+        if not self._options.correct_typos or _capitals(word) >= 2:
             return []
         if word.isalpha():
             pieces = [(word, 0, len(word))]
@@ -374,11 +377,7 @@ class QueryPlanner:
         """Long forms of the acronyms the user typed as acronyms: two or more capitals
         (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
         ``node``), and never the other way round (``language models`` is not ``LM``)."""
-        if (
-            not self._options.expand_acronyms
-            or word.author_only
-            or sum(c.isupper() for c in word.text) < 2
-        ):
+        if not self._options.expand_acronyms or word.author_only or _capitals(word.text) < 2:
             return []
         acronyms = (self._acronyms.get(token) for token in word_tokens(word.text).tokens)
         return [
@@ -466,3 +465,9 @@ class QueryPlanner:
         is no count worth giving."""
         tokens = [t for word in self._analyzer.words(text) for t in word.tokens]
         return Plan(tokens=[t for t in tokens if t in self._bm25], counted=False)
+
+
+def _capitals(word: str) -> int:
+    """How many capital letters ``word`` has: one call per letter, no generator step each,
+    for every word of every query (twice: ``_corrections``, ``_long_forms``)."""
+    return sum(map(str.isupper, word))
