@@ -19,8 +19,8 @@ import numpy as np
 
 COMBINED_WORDS = 8
 """Up to this many words, ``holding_enough`` combines their bitmaps by the combinations of
-words that reach the bar (at most 70 of them); more (a query of many words, rare) add each
-paper's weights up."""
+words that reach the bar (at most 70 of them); more (a question) add up each paper's weights
+(``_summed``)."""
 
 
 _MARGIN = 1e-12  # relative, far above the rounding of a sum of a query's weights
