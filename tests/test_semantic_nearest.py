@@ -9,13 +9,11 @@ import numpy as np
 import pytest
 from hand_vectors import axis, index_with_vectors
 
-from bot.papers.corpus import load_corpus
 from bot.search import nearest, semantic
 from bot.search.embedding import DIMENSIONS
 from bot.search.engine import SearchIndex
 from bot.search.nearest import APPROXIMATE_FROM, NearestIndex, lists_to_probe
-from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH, shared_embedder
-from bot.search.snapshot import index_key, open_snapshot, write_snapshot
+from bot.search.semantic import NEAREST_CANDIDATES, RERANK_DEPTH
 
 WORDS = "spectral sparsifier resistance sampling laplacian"
 
@@ -137,18 +135,3 @@ def test_a_query_matching_few_papers_near_its_meaning_still_finds_their_nearest(
         found = index.search(centre, among, 2 * NEAREST_CANDIDATES)
         assert among[found].all()
         assert truth <= set(found.tolist()), topic
-
-
-def test_an_index_opened_from_its_snapshot_finds_the_nearest_above_the_threshold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(semantic, "APPROXIMATE_FROM", 100)
-    monkeypatch.setattr(semantic, "_EXACT_POOL", 10)
-    monkeypatch.setattr(nearest, "PAPERS_PER_LIST", 40)
-    built = _twin_corpus(tmp_path)
-    spec = str(tmp_path / "hand.jsonl")
-    key = index_key(spec, built.model)
-    write_snapshot(tmp_path / "index", key, spec, built, load_corpus(spec))
-    opened, _ = open_snapshot(tmp_path / "index", key, spec, shared_embedder())
-    opened.prepare(embed=True)
-    assert opened.similar("ASKED", limit=1).hits[0].paper.id == "TWIN"

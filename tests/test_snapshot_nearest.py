@@ -116,6 +116,13 @@ def _refuse_to_build(*_: object, **__: object) -> NearestIndex:
     raise AssertionError("an opened snapshot built its nearest-candidates index again")
 
 
+def test_an_index_opened_from_its_snapshot_finds_the_nearest_above_the_threshold(large) -> None:
+    _, spec, key, root = large
+    opened, _ = open_snapshot(root, key, spec, shared_embedder())
+    opened.prepare(embed=True)
+    assert opened.similar("ASKED", limit=1).hits[0].paper.id == "TWIN"
+
+
 def test_a_reopened_snapshot_finds_the_nearest_as_the_built_index_from_the_mapped_file(
     large, monkeypatch
 ) -> None:
