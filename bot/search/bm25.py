@@ -266,17 +266,25 @@ class BM25Index:
         if found is None:
             return _NO_DOCS, _NO_WEIGHTS
         term, start, end = found
-        codes = self._codes[start:end]
-        if end - start > len(self._ratio):  # one weight per (tf, length) pair, then look up
-            return self._docs[start:end], np.take(self._ratio * self.idf[term], codes)
-        return self._docs[start:end], self._weights(term, codes)
+        return self._docs[start:end], self._posting_weights(term, start, end, 1.0)
 
-    def _weights(self, term: int, codes: np.ndarray) -> np.ndarray:
+    def _posting_weights(self, term: int, start: int, end: int, scale: float) -> np.ndarray:
+        """The weights of ``term``'s postings ``start..end``, times ``scale``: one weight per
+        (tf, length) pair when the postings outnumber the pairs, then looked up; else looked
+        up, then weighed (``_weights``)."""
+        codes = self._codes[start:end]
+        if end - start > len(self._ratio):
+            return np.take(self._ratio * (self.idf[term] * scale), codes, mode="clip")
+        return self._weights(term, codes, scale)
+
+    def _weights(self, term: int, codes: np.ndarray, scale: float = 1.0) -> np.ndarray:
         """``term``'s weight for each code: ratio * idf, the product every path computes, so
-        whichever path scores a document, its score is the same bit for bit. (``np.take``
-        gathers about twice as fast as fancy indexing.)"""
-        weights = np.take(self._ratio, codes)
-        weights *= self.idf[term]
+        whichever path scores a document, its score is the same bit for bit. ``scale``, a
+        power of two, multiplies the idf exactly, so ratio * (idf * scale) is ratio * idf
+        scaled after, bit for bit. (``np.take`` gathers about twice as fast as fancy
+        indexing; codes are valid by construction, so it need not check them.)"""
+        weights = np.take(self._ratio, codes, mode="clip")
+        weights *= self.idf[term] * scale
         return weights
 
     @property
@@ -303,15 +311,17 @@ class BM25Index:
         scales a float, and the sum of floats it scaled, without rounding, so the scores are
         those multiplied after, bit for bit, without a pass over every document.
 
-        The first term's postings are counted into a new vector (``np.bincount``: 0.0 + w
-        is w), and a first term in most documents is its vector of weights as it is; later
-        ones are added with ``np.add.at``: each adds ``w`` to the document's score, the
+        The first term's weights are set into a vector of zeros (0.0 + w is w), and a first
+        term in most documents is its vector of weights as it is; later ones are added with
+        ``np.add.at``: each adds ``w`` to the document's score, the
         operation ``scores[docs] += weights`` does (a term lists a document once), at a half
         to a third of its time. Their 4-byte document numbers are first widened to the
         platform's index type, which ``np.add.at`` reads faster than it casts them (70,670
         postings: 93 µs against 107 µs, ``bench/results/p50.md``)."""
         tokens = list(query_tokens)
-        repeated = {token: None for token, count in Counter(tokens).items() if count > 1}
+        repeated: dict[str, np.ndarray | tuple[np.ndarray, np.ndarray] | None] = {}
+        if len(set(tokens)) < len(tokens):
+            repeated = {token: None for token, count in Counter(tokens).items() if count > 1}
         scores = None
         for token in tokens:
             addend = repeated.get(token)  # a repeat reuses weights
@@ -325,8 +335,9 @@ class BM25Index:
                 else:
                     scores += addend
             elif scores is None:
-                if len(addend[0]):  # (without postings, bincount's vector is of integers)
-                    scores = np.bincount(addend[0], addend[1], minlength=self.corpus_size)
+                if len(addend[0]):  # set, not added: a term lists a document once
+                    scores = np.zeros(self.corpus_size, dtype=np.float64)
+                    scores[addend[0].astype(np.intp)] = addend[1]
             else:
                 np.add.at(scores, addend[0].astype(np.intp), addend[1])
         return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
@@ -355,12 +366,15 @@ class BM25Index:
         weight per document (0.0 where absent, which changes no score: a dense add beats a
         scattered read-add-write); else its postings."""
         term = self.vocabulary.get(token)
-        dense_codes = None if term is None else self._dense_codes.get(term)
+        if term is None:
+            return _NO_DOCS, _NO_WEIGHTS
+        dense_codes = self._dense_codes.get(term)
         if dense_codes is None:
-            docs, weights = self.postings(token)
-            return docs, weights * scale if scale != 1.0 else weights
+            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+            return self._docs[start:end], self._posting_weights(term, start, end, scale)
         # The weights of the postings' path, ratio * idf bit for bit, and 0.0 for "absent".
-        return np.take(np.append(self._ratio * self.idf[term], 0.0) * scale, dense_codes)
+        weighed = np.append(self._ratio * (self.idf[term] * scale), 0.0)
+        return np.take(weighed, dense_codes, mode="clip")
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""

@@ -161,15 +161,16 @@ class Ranker:
         depth = max(k, RANKED_HEAD)
         while True:
             ranked = self._ranked(plan, depth, meaning)
-            keep = np.ones(len(ranked[0]), dtype=bool)
-            keep[RANKED_HEAD:] = about[ranked[0][RANKED_HEAD:]]
-            if np.count_nonzero(keep) >= k or len(ranked[0]) < depth:
+            head, keep = ranked[0][:RANKED_HEAD], about[ranked[0][RANKED_HEAD:]]
+            if len(head) + np.count_nonzero(keep) >= k or len(ranked[0]) < depth:
                 break
             depth *= 4  # a cut list is shorter than the ranking: look deeper
-        outside_head = about.copy()
-        outside_head[ranked[0][:RANKED_HEAD]] = False
-        total = min(len(ranked[0]), RANKED_HEAD) + int(np.count_nonzero(outside_head))
-        docs, scores, bm25, cosines = (array[keep][:k] for array in ranked[:4])
+        # The head is the ranking's own, so of the papers about the query only those outside it add.
+        total = len(head) + np.count_nonzero(about) - np.count_nonzero(about[head])
+        if keep.all():  # a first page: the ranking's own head
+            return *(array[:k] for array in ranked[:4]), total
+        kept = np.concatenate((np.ones(len(head), dtype=bool), keep))
+        docs, scores, bm25, cosines = (array[kept][:k] for array in ranked[:4])
         return docs, scores, bm25, cosines, total
 
     def about(self, plan: Plan) -> np.ndarray | None:
