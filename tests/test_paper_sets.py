@@ -1,4 +1,4 @@
-"""Sets of papers as arrays (``bot.search.paper_sets``): ``holding_enough`` gives the flags a
+"""Sets of papers as arrays (``bot.search.paper_sets``): ``holding_enough`` gives the papers a
 sum of weights per paper gives, by combinations of words and past ``COMBINED_WORDS`` by sums,
 and the bitmaps find what the posting lists hold."""
 
@@ -15,9 +15,11 @@ from bot.search.paper_sets import (
     Bitmap,
     Probe,
     bits_of,
+    count_of,
     distinct,
     flags_of,
     holding_enough,
+    words_of,
 )
 
 
@@ -49,7 +51,8 @@ def test_holding_enough_is_the_per_paper_sum(seed: int, size: int, count: int, s
     least = share * sum(weights) * (1 - 1e-9)
     bitmaps = [Bitmap.of([docs], size) for docs in holder_lists]
     assert np.array_equal(
-        holding_enough(bitmaps, weights, least, size), summed(holder_lists, weights, least, size)
+        flags_of(holding_enough(bitmaps, weights, least, size), size),
+        summed(holder_lists, weights, least, size),
     )
 
 
@@ -65,7 +68,7 @@ def test_a_question_of_many_words_adds_up_only_the_papers_of_its_rare_words() ->
     bitmaps = [Bitmap.of([docs], size) for docs in holder_lists]
     for share in (0.3, 0.4, 0.5):
         least = share * sum(weights) * (1 - 1e-9)
-        flags = holding_enough(bitmaps, weights, least, size)
+        flags = flags_of(holding_enough(bitmaps, weights, least, size), size)
         assert np.array_equal(flags, summed(holder_lists, weights, least, size))
         assert 0 < np.count_nonzero(flags) < size // 10
 
@@ -78,7 +81,7 @@ def test_a_sum_equal_to_the_bar_reaches_it_in_either_path() -> None:
         )
         weights = [0.1, 0.2] + [0.0] * (count - 2)
         bitmaps = [Bitmap.of([docs], 3) for docs in holder_lists]
-        flags = holding_enough(bitmaps, weights, 0.1 + 0.2, 3)
+        flags = flags_of(holding_enough(bitmaps, weights, 0.1 + 0.2, 3), 3)
         assert flags.tolist() == [True, False, False]
 
 
@@ -91,6 +94,14 @@ def test_bitmaps_find_the_probed_papers_and_their_places_in_the_list() -> None:
     assert np.array_equal(probed[held], probed[np.isin(probed, docs)])
     assert np.array_equal(docs[positions], probed[held])
     assert np.array_equal(bits_of(bitmap.words, probed), np.isin(probed, docs).astype(np.uint64))
+
+
+def test_a_bitmap_of_flags_holds_the_flagged_papers_and_counts_them() -> None:
+    for size in (1, 63, 64, 65, 200):
+        flags = np.random.default_rng(size).random(size) < 0.4
+        words = words_of(flags)
+        assert np.array_equal(words, Bitmap.of([np.flatnonzero(flags)], size))
+        assert count_of(words) == np.count_nonzero(flags)
 
 
 def test_flags_of_a_bitmap_are_its_papers() -> None:

@@ -21,6 +21,7 @@ idfs are floored (to ``epsilon`` times the mean idf, which can itself be negativ
 from __future__ import annotations
 
 import math
+import threading
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -342,24 +343,46 @@ class BM25Index:
                 np.add.at(scores, addend[0].astype(np.intp), addend[1])
         return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
 
-    def one_term_scores(self, query_tokens: Iterable[str]) -> tuple[np.ndarray, np.ndarray] | None:
-        """For a query holding one term of this index (however often) that is not in most
-        documents: the term's documents and their ``scores``, summed from its postings in
-        query order, with no vector over the corpus; None for any other query. A title
-        field's postings are a few hundred where the corpus is 100,000, so adding them
-        where they are beats adding a vector of mostly 0.0 (``FieldedBM25.scores``)."""
-        tokens = list(query_tokens)
-        held = {token for token in tokens if token in self.vocabulary}
-        if len(held) != 1:
-            return None
-        (token,) = held
-        if self.vocabulary[token] in self._dense_codes:
-            return None
-        docs, weights = self.postings(token)
-        scores = weights.copy()  # 0.0 + w is w
-        for _ in range(tokens.count(token) - 1):
-            scores += weights
-        return docs, scores
+    def sparse_scores(
+        self, query_tokens: Iterable[str], most: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a query whose terms are in few documents (at most ``most`` postings in all,
+        none of them in most documents): the documents holding a query term, each once, and
+        their ``scores``, with no vector over the corpus; None for any other query. A title
+        field's postings are a few thousand where the corpus is 100,000, so adding them where
+        they are beats adding a vector of mostly 0.0 (``FieldedBM25.scores``).
+
+        Each document's weights are added up in a slot of its own, in query order from 0.0,
+        as ``scores`` adds them. A document's slot is the place of one of its postings among
+        the query's, found through a per-thread array of a slot per document
+        (``_slot_scratch``) that is written for the query's documents before they are read,
+        so whatever else it holds is never used."""
+        found = []
+        postings = 0
+        for token in query_tokens:  # a repeated token is added again, as ``scores`` does
+            term = self.vocabulary.get(token)
+            if term is None:
+                continue
+            if term in self._dense_codes:
+                return None
+            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+            postings += end - start
+            if postings > most:
+                return None
+            found.append((term, start, end))
+        if not found:
+            return _NO_DOCS, _NO_WEIGHTS
+        weights = [self._posting_weights(term, start, end, 1.0) for term, start, end in found]
+        if len(found) == 1:
+            return self._docs[found[0][1] : found[0][2]], weights[0]
+        docs = np.concatenate([self._docs[start:end] for _, start, end in found]).astype(np.intp)
+        places = np.arange(len(docs), dtype=np.int32)
+        slot_of = _slot_scratch(self.corpus_size)
+        slot_of[docs] = places  # of a document's places, one is written last: its slot
+        slots = slot_of[docs]
+        sums = np.bincount(slots, np.concatenate(weights), minlength=len(docs))
+        first = slots == places
+        return docs[first], sums[first]
 
     def _addend(self, token: str, scale: float) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """What ``token`` adds to the scores, times ``scale``: for a term in most documents, a
@@ -382,6 +405,15 @@ class BM25Index:
         for token in set(query_tokens):
             found[self.documents(token)] = True
         return found
+
+
+def _slot_scratch(size: int) -> np.ndarray:
+    """This thread's array of at least ``size`` slots (``BM25Index.sparse_scores``), its
+    contents whatever an earlier query left there."""
+    scratch: np.ndarray | None = getattr(_SLOTS, "array", None)
+    if scratch is None or len(scratch) < size:
+        scratch = _SLOTS.array = np.empty(size, dtype=np.int32)
+    return scratch
 
 
 def _sort_by_term(
@@ -469,6 +501,7 @@ class _PairCodes:
         return self._code_of_key[np.searchsorted(self._sorted_keys, keys)]
 
 
+_SLOTS = threading.local()
 _NO_DOCS = np.zeros(0, dtype=np.intc)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 

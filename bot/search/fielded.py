@@ -23,6 +23,11 @@ import numpy as np
 
 from bot.search.bm25 import BM25Index
 
+SPARSE_SHARE = 16
+"""The title is added where its postings are (``BM25Index.sparse_scores``) when the query's
+are at most 1/16 of the papers: a few passes over the postings then cost less than a vector
+of the title's scores and its addition, two passes over every paper."""
+
 
 class FieldedBM25:
     """BM25Okapi per field (``fields``, each over every paper), summed with ``weights``."""
@@ -39,9 +44,9 @@ class FieldedBM25:
         self.idf_positive = all(field.idf_positive for field in fields) and all(
             weight > 0 for weight in self.weights
         )
-        # By the first field's term id: True once ``holders`` found the shorter of the
-        # token's two lists inside the longer.
-        self._nested = np.zeros(len(fields[0].vocabulary), dtype=bool)
+        # By the first field's term id: once ``holders`` found the shorter of the token's two
+        # lists inside the longer, the number of the longer's field, plus one.
+        self._nested = np.zeros(len(fields[0].vocabulary), dtype=np.int8)
 
     def __len__(self) -> int:
         return self.corpus_size
@@ -57,20 +62,19 @@ class FieldedBM25:
 
         The second field (the text) is scored first and the first (the title) added onto
         it, which gives the same bits (adding two numbers does in either order): when the
-        query holds one title term, only where a title holds it (a paper whose title does
-        not gains 0.0); with more, a sparse add's gather and scatter cost more than a
-        vector's (``bench/results/p50.md``). A weight that is a power of two (the title's
-        0.25, the text's 1) scales each posting's weight instead of every paper's score
-        (``BM25Index.scores``)."""
+        query's title postings are few (``SPARSE_SHARE``), only where a title holds a query
+        term (a paper whose title holds none gains 0.0), else as a vector. A weight that is
+        a power of two (the title's 0.25, the text's 1) scales each posting's weight instead
+        of every paper's score (``BM25Index.scores``)."""
         tokens = list(query_tokens)
         if len(self.fields) == 1:
             return _field_scores(self.fields[0], tokens, self.weights[0])
         total = _field_scores(self.fields[1], tokens, self.weights[1])
-        one_term = self.fields[0].one_term_scores(tokens)
-        if one_term is None:
+        sparse = self.fields[0].sparse_scores(tokens, self.corpus_size // SPARSE_SHARE)
+        if sparse is None:
             total += _field_scores(self.fields[0], tokens, self.weights[0])
         else:
-            docs, scores = one_term
+            docs, scores = sparse
             np.add.at(total, docs, _weighted(scores, self.weights[0]))
         for field, weight in zip(self.fields[2:], self.weights[2:], strict=True):
             total += _field_scores(field, tokens, weight)
@@ -101,17 +105,23 @@ class FieldedBM25:
         the longer list is taken whole and only the shorter one is looked up in it, once per
         token and index: the lookup was a search's largest cost at 100,000 papers (common
         words' thousands of title papers, for every query naming them), and its answer, that
-        the text holds all of them, is remembered by term id (``_nested``)."""
-        held = [docs for docs in (field.documents(token) for field in self.fields) if len(docs)]
+        the text holds all of them, is remembered by term id (``_nested``), so the next time
+        the text's list is the answer, with no look at the title's."""
+        term = self.fields[0].vocabulary.get(token)
+        if term is not None and (whole := int(self._nested[term])):
+            return self.fields[whole - 1].documents(token)
+        held = [
+            (number, docs)
+            for number, field in enumerate(self.fields)
+            if len(docs := field.documents(token))
+        ]
         if len(held) != 2:
             return self.documents(token) if held else self.fields[0].documents(token)
-        fewer, more = sorted(held, key=len)
-        term = self.fields[0].vocabulary[token]
-        if self._nested[term]:
-            return more
+        (_, fewer), (number, more) = sorted(held, key=lambda found: len(found[1]))
         positions = np.minimum(np.searchsorted(more, fewer), len(more) - 1)
         outside = fewer[more[positions] != fewer]
-        self._nested[term] = not len(outside)
+        if term is not None and not len(outside):
+            self._nested[term] = number + 1
         return np.concatenate((more, outside)) if len(outside) else more
 
     def holding_every(self, tokens: Iterable[str]) -> np.ndarray:

@@ -30,8 +30,10 @@ _CANDIDATE_COST = 8  # a paper's weights read from bitmaps cost about 8 times a 
 def holding_enough(
     bitmaps: Sequence[np.ndarray], weights: Sequence[float], least: float, size: int
 ) -> np.ndarray:
-    """A flag per paper number below ``size``: whether the positive weights of the bitmaps
-    (``Bitmap.of``) holding it, added in the bitmaps' order from 0.0, reach ``least``.
+    """The bitmap (as ``Bitmap.of``) of the papers, numbered below ``size``, whose positive
+    weights of the bitmaps holding them, added in the bitmaps' order from 0.0, reach
+    ``least``: a bitmap, as a reply needs only how many they are and whether a few of them
+    are (``bits_of``), not a flag per paper.
 
     A paper's sum depends only on which bitmaps hold it, so each combination's sum is
     computed once, in a paper's order of additions (so the same float, and the same flags, as
@@ -54,7 +56,7 @@ def holding_enough(
     for combination in smallest:
         held_all = reduce(np.bitwise_and, (bitmaps[bit] for bit in _bits(combination)))
         about |= held_all
-    return flags_of(about, size)
+    return about
 
 
 def _summed(
@@ -80,18 +82,28 @@ def _summed(
             held = np.zeros(len(papers))
             for words, weight in zip(bitmaps, weights, strict=True):
                 held += (np.take(words, at) >> shift & np.uint64(1)) * weight  # as below
-            about = np.zeros(size, dtype=bool)
-            about[papers[held >= least]] = True
-            return about
+            return Bitmap.of([papers[held >= least]], size)
     held = np.zeros(size)
     for words, weight in zip(bitmaps, weights, strict=True):
         held += flags_of(words, size) * weight  # a paper without the word adds 0.0
-    return held >= least
+    return words_of(held >= least)
 
 
 def flags_of(words: np.ndarray, size: int) -> np.ndarray:
     """A bitmap's words as a flag per paper number below ``size``."""
     return np.unpackbits(words.view(np.uint8), count=size, bitorder="little").view(bool)
+
+
+def words_of(flags: np.ndarray) -> np.ndarray:
+    """The bitmap (as ``Bitmap.of``) of the papers flagged in ``flags``."""
+    padded = np.zeros((len(flags) + 63) // 64 * 64, dtype=bool)
+    padded[: len(flags)] = flags
+    return np.packbits(padded, bitorder="little").view("<u8")
+
+
+def count_of(words: np.ndarray) -> int:
+    """How many papers a bitmap holds."""
+    return int(np.bitwise_count(words).sum())
 
 
 def _bits(combination: int) -> list[int]:

@@ -24,7 +24,7 @@ from bot.search.fielded import FieldedBM25
 from bot.search.indexing import written_texts
 from bot.search.matched_words import MatchedWords, PhraseReader, marker_for
 from bot.search.model_rule import ModelQuery, model_say
-from bot.search.paper_sets import Bitmap, holding_enough
+from bot.search.paper_sets import Bitmap, bits_of, count_of, holding_enough, words_of
 from bot.search.plan import Plan, Variants
 from bot.search.pruned import PrunedRanking
 from bot.search.results import Hit
@@ -161,12 +161,12 @@ class Ranker:
         depth = max(k, RANKED_HEAD)
         while True:
             ranked = self._ranked(plan, depth, meaning)
-            head, keep = ranked[0][:RANKED_HEAD], about[ranked[0][RANKED_HEAD:]]
+            head, keep = ranked[0][:RANKED_HEAD], bits_of(about, ranked[0][RANKED_HEAD:]) > 0
             if len(head) + np.count_nonzero(keep) >= k or len(ranked[0]) < depth:
                 break
             depth *= 4  # a cut list is shorter than the ranking: look deeper
         # The head is the ranking's own, so of the papers about the query only those outside it add.
-        total = len(head) + np.count_nonzero(about) - np.count_nonzero(about[head])
+        total = len(head) + count_of(about) - np.count_nonzero(bits_of(about, head))
         if keep.all():  # a first page: the ranking's own head
             return *(array[:k] for array in ranked[:4]), total
         kept = np.concatenate((np.ones(len(head), dtype=bool), keep))
@@ -174,12 +174,13 @@ class Ranker:
         return docs, scores, bm25, cosines, total
 
     def about(self, plan: Plan) -> np.ndarray | None:
-        """Which matching papers are about a query of several words: those holding words
-        that carry at least ``ABOUT_SHARE`` of the query's weight, a word weighing its idf,
-        ln(1 + (N - n + 0.5) / (n + 0.5)) for the n of the N papers holding it, so the rare
-        words that name a topic count and "learning" or "models" hardly. Papers by an
-        author the query names are about it too. None when every match is: a query of one
-        word or phrase (whose count the reply gives), a paper's or a text's terms."""
+        """The bitmap (``Bitmap.of``) of the matching papers about a query of several words:
+        those holding words that carry at least ``ABOUT_SHARE`` of the query's weight, a word
+        weighing its idf, ln(1 + (N - n + 0.5) / (n + 0.5)) for the n of the N papers holding
+        it, so the rare words that name a topic count and "learning" or "models" hardly.
+        Papers by an author the query names are about it too. None when every match is: a
+        query of one word or phrase (whose count the reply gives), a paper's or a text's
+        terms."""
         held_as = [
             [tokens for tokens in word if tokens and all(token in self._bm25 for token in tokens)]
             for word in plan.words
@@ -203,9 +204,9 @@ class Ranker:
         least = ABOUT_SHARE * sum(weights) * (1 - 1e-9)
         about = holding_enough(bitmaps, weights, least, len(self._papers))
         if plan.author_scores is not None:
-            about |= plan.author_scores > 0
+            about |= words_of(plan.author_scores > 0)
         if plan.phrases or plan.excluded or plan.authors or plan.allowed is not None:
-            about &= self.score(plan)[1]  # otherwise holding a word is matching
+            about &= words_of(self.score(plan)[1])  # otherwise holding a word is matching
         return about
 
     def _holders_bitmap(self, token: str, holders: np.ndarray) -> np.ndarray:
