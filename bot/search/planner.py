@@ -18,6 +18,7 @@ from bot.papers.paper import Paper
 from bot.search.analyzer import (
     WORD_PATTERN,
     CorpusAnalyzer,
+    WordTokens,
     word_tokens,
     written_words,
 )
@@ -233,15 +234,19 @@ class QueryPlanner:
             plan.allowed = self._columns.mask(filters)
         plan.corrections.extend(parsed.field_fixes)
         typed = self._typed_words(parsed, plan.corrections)
-        for word in typed:
-            if not word.author_only:
-                plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
-                if word_tokens(word.text).tokens:
-                    (plan.searched if word.known else plan.unmatched).append(
-                        word.text if word.known else word.typed
-                    )
-        plan.tokens.extend(self._expansions(typed, plan.tokens))
-        plan.words.extend(self._held_as(word) for word in typed if not word.author_only)
+        # Each searched word's tokens and acronyms' long forms, read once: the tokens, the
+        # expansions and what holding the word means all need them.
+        searched = [word for word in typed if not word.author_only]
+        tokens = [self._analyzer.query_word(word.text) for word in searched]
+        long_forms = [self._long_forms(word.text) for word in searched]
+        for word, query_tokens in zip(searched, tokens, strict=True):
+            plan.tokens.extend(query_tokens.tokens)
+            if word_tokens(word.text).tokens:
+                (plan.searched if word.known else plan.unmatched).append(
+                    word.text if word.known else word.typed
+                )
+        plan.tokens.extend(_expansions(long_forms, plan.tokens))
+        plan.words.extend(map(self._held_as, tokens, long_forms))
         runs = plan.author_runs = self._author_runs(typed)
         plan.author_scores = self._authors.scores(runs)
         free = {token for token in plan.tokens if token in self._bm25}
@@ -361,41 +366,31 @@ class QueryPlanner:
             word, lambda near: is_english(near) and word_tokens(near).tokens == tokens
         )
 
-    def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
-        """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""
-        seen = set(tokens)
-        extra: list[str] = []
-        for word in typed:
-            for long_form in self._long_forms(word):
-                for long_token in long_form:
-                    if long_token not in seen:
-                        seen.add(long_token)
-                        extra.append(long_token)
-        return extra
-
-    def _long_forms(self, word: _Typed) -> list[tuple[str, ...]]:
+    def _long_forms(self, word: str) -> list[tuple[str, ...]]:
         """Long forms of the acronyms the user typed as acronyms: two or more capitals
         (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
         ``node``), and never the other way round (``language models`` is not ``LM``)."""
-        if not self._options.expand_acronyms or word.author_only or _capitals(word.text) < 2:
+        if not self._options.expand_acronyms or _capitals(word) < 2:
             return []
-        acronyms = (self._acronyms.get(token) for token in word_tokens(word.text).tokens)
+        acronyms = (self._acronyms.get(token) for token in word_tokens(word).tokens)
         return [
             acronym.long_tokens
             for acronym in acronyms
             if acronym is not None and self._long_form_is_usual(acronym)
         ]
 
-    def _held_as(self, word: _Typed) -> list[tuple[str, ...]]:
-        """What holding a typed word means to ``Ranker.about``: its token; for a hyphenated
-        word, its joined form where papers write it so (``in-context`` is not "context"),
-        else every part; or every token of its acronym's long form."""
-        tokens = self._analyzer.query_word(word.text)
+    def _held_as(
+        self, tokens: WordTokens, long_forms: list[tuple[str, ...]]
+    ) -> list[tuple[str, ...]]:
+        """What holding a typed word (of ``tokens`` as a query word, ``long_forms`` its
+        acronyms') means to ``Ranker.about``: its token; for a hyphenated word, its joined
+        form where papers write it so (``in-context`` is not "context"), else every part;
+        or every token of its acronym's long form."""
         if tokens.joined is not None and tokens.joined in self._bm25:
             held = [(tokens.joined,)]
         else:
             held = [tokens.parts]
-        return held + self._long_forms(word)
+        return held + long_forms
 
     def _long_form_is_usual(self, acronym: Acronym) -> bool:
         """Whether more papers hold every word of the long form than the acronym. Only then
@@ -467,7 +462,20 @@ class QueryPlanner:
         return Plan(tokens=[t for t in tokens if t in self._bm25], counted=False)
 
 
+def _expansions(long_forms: list[list[tuple[str, ...]]], tokens: list[str]) -> list[str]:
+    """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""
+    seen = set(tokens)
+    extra: list[str] = []
+    for forms in long_forms:
+        for long_form in forms:
+            for long_token in long_form:
+                if long_token not in seen:
+                    seen.add(long_token)
+                    extra.append(long_token)
+    return extra
+
+
 def _capitals(word: str) -> int:
     """How many capital letters ``word`` has: one call per letter, no generator step each,
-    for every word of every query (twice: ``_corrections``, ``_long_forms``)."""
+    for every word of every query (in ``_corrections`` and ``_long_forms``)."""
     return sum(map(str.isupper, word))
