@@ -178,6 +178,8 @@ class QueryPlanner:
             if word is not None and (word.author_only or self._authors.is_name(word.typed)):
                 run.append(word)
                 continue
+            if not run:  # most words end no run: no names to gather
+                continue
             names = frozenset(t for member in run for t in name_tokens(member.typed))
             if any(member.author_only for member in run) or (
                 len(run) > 1 and len(self._authors.papers_by(names)) > 0
@@ -476,6 +478,7 @@ def _expansions(long_forms: list[list[tuple[str, ...]]], tokens: list[str]) -> l
 
 
 def _capitals(word: str) -> int:
-    """How many capital letters ``word`` has: one call per letter, no generator step each,
-    for every word of every query (in ``_corrections`` and ``_long_forms``)."""
-    return sum(map(str.isupper, word))
+    """How many capital letters ``word`` has: none if it is lower-case (one call, for most
+    words), else one call per letter, no generator step each; for every word of every
+    query (in ``_corrections`` and ``_long_forms``)."""
+    return 0 if word.islower() else sum(map(str.isupper, word))
