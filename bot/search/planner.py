@@ -300,7 +300,13 @@ class QueryPlanner:
                 )
                 initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
-            for unit, start, _ in unit_spans(span, WORD_PATTERN):
+            # A chunk of letters alone, as most are, is one word: no regex pass for it.
+            units = (
+                ((span.text, span.start, span.end),)
+                if span.text.isalpha()
+                else unit_spans(span, WORD_PATTERN)
+            )
+            for unit, start, _ in units:
                 if unit.casefold() in _WHAT_IS_SEARCHED:
                     continue
                 known = self.is_known(unit)
