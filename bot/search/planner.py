@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice, product
+from typing import NamedTuple
 
 from bot.papers.paper import Paper
 from bot.search.analyzer import (
@@ -67,11 +68,12 @@ class PlannerOptions:
 DEFAULT_PLANNER_OPTIONS = PlannerOptions()
 
 
-@dataclass(frozen=True)
-class _Typed:
+class _Typed(NamedTuple):
     """A free word of a query as typed, and as searched (after typo correction), whether
     the corpus knows it as searched (asked once: every step of the plan needs it); and
-    ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``)."""
+    ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``).
+    A named tuple, not a frozen dataclass: one is made for every word of every query, and
+    a frozen dataclass sets each field through ``object.__setattr__``."""
 
     typed: str
     text: str
@@ -325,7 +327,7 @@ class QueryPlanner:
             # Only names can find anything: ``Manning`` or ``Burns`` alone means the author,
             # however English the word and wherever it stands.
             typed = [
-                replace(word, author_only=True)
+                word._replace(author_only=True)
                 if word_tokens(word.typed).tokens and self._authors.is_name(word.typed)
                 else word
                 for word in typed
