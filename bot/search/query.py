@@ -144,8 +144,12 @@ class ParsedQuery:
 
 def clean_query(raw: str) -> tuple[str, bool]:
     """Drop control characters, NFKC-normalise (as the analyzer does), unify quotes, and cut
-    very long input (the flag says whether it was cut)."""
-    text = unicodedata.normalize("NFKC", _CONTROL.sub(" ", raw)).translate(_SMART_QUOTES).strip()
+    very long input (the flag says whether it was cut). Most queries are ASCII, which NFKC
+    and the quotes leave as it is: they are spared both passes."""
+    text = _CONTROL.sub(" ", raw)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_SMART_QUOTES)
+    text = text.strip()
     if len(text) > MAX_QUERY_CHARS:
         return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0], True
     return text, False
