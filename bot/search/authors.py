@@ -174,7 +174,8 @@ class AuthorIndex:
     def is_name(self, word: str) -> bool:
         """Whether every name word in ``word`` (as typed) is part of some author's name."""
         names = name_tokens(word)
-        return bool(names) and all(name in self.by_token for name in names)
+        # ``map``, no generator step per name: asked of every word of every query
+        return bool(names) and all(map(self.by_token.__contains__, names))
 
     def names_an_author(self, name: str) -> bool:
         """Whether some author's name has the words of ``name`` next to each other, in order

@@ -59,6 +59,6 @@ def is_known(vocabulary: Container[str], word: str) -> bool:
     """Whether a paper's title or abstract has the word: one of its tokens, or for a
     hyphenated word its joined form or every part (``text-to-moton`` is not known)."""
     tokens = word_tokens(word)
-    if tokens.joined is None:
-        return any(token in vocabulary for token in tokens.tokens)
+    if tokens.joined is None:  # a plain word (``map``: no generator step per token)
+        return any(map(vocabulary.__contains__, tokens.tokens))
     return tokens.joined in vocabulary or all(token in vocabulary for token in tokens.parts)

@@ -13,11 +13,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice, product
+from typing import NamedTuple
 
 from bot.papers.paper import Paper
 from bot.search.analyzer import (
     WORD_PATTERN,
     CorpusAnalyzer,
+    WordTokens,
     word_tokens,
     written_words,
 )
@@ -66,11 +68,12 @@ class PlannerOptions:
 DEFAULT_PLANNER_OPTIONS = PlannerOptions()
 
 
-@dataclass(frozen=True)
-class _Typed:
+class _Typed(NamedTuple):
     """A free word of a query as typed, and as searched (after typo correction), whether
     the corpus knows it as searched (asked once: every step of the plan needs it); and
-    ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``)."""
+    ``author_only`` when it can only mean an author (see ``QueryPlanner._is_author_word``).
+    A named tuple, not a frozen dataclass: one is made for every word of every query, and
+    a frozen dataclass sets each field through ``object.__setattr__``."""
 
     typed: str
     text: str
@@ -177,6 +180,8 @@ class QueryPlanner:
             if word is not None and (word.author_only or self._authors.is_name(word.typed)):
                 run.append(word)
                 continue
+            if not run:  # most words end no run: no names to gather
+                continue
             names = frozenset(t for member in run for t in name_tokens(member.typed))
             if any(member.author_only for member in run) or (
                 len(run) > 1 and len(self._authors.papers_by(names)) > 0
@@ -233,15 +238,19 @@ class QueryPlanner:
             plan.allowed = self._columns.mask(filters)
         plan.corrections.extend(parsed.field_fixes)
         typed = self._typed_words(parsed, plan.corrections)
-        for word in typed:
-            if not word.author_only:
-                plan.tokens.extend(self._analyzer.query_word(word.text).tokens)
-                if word_tokens(word.text).tokens:
-                    (plan.searched if word.known else plan.unmatched).append(
-                        word.text if word.known else word.typed
-                    )
-        plan.tokens.extend(self._expansions(typed, plan.tokens))
-        plan.words.extend(self._held_as(word) for word in typed if not word.author_only)
+        # Each searched word's tokens and acronyms' long forms, read once: the tokens, the
+        # expansions and what holding the word means all need them.
+        searched = [word for word in typed if not word.author_only]
+        tokens = [self._analyzer.query_word(word.text) for word in searched]
+        long_forms = [self._long_forms(word.text) for word in searched]
+        for word, query_tokens in zip(searched, tokens, strict=True):
+            plan.tokens.extend(query_tokens.tokens)
+            if word_tokens(word.text).tokens:
+                (plan.searched if word.known else plan.unmatched).append(
+                    word.text if word.known else word.typed
+                )
+        plan.tokens.extend(_expansions(long_forms, plan.tokens))
+        plan.words.extend(map(self._held_as, tokens, long_forms))
         runs = plan.author_runs = self._author_runs(typed)
         plan.author_scores = self._authors.scores(runs)
         free = {token for token in plan.tokens if token in self._bm25}
@@ -293,7 +302,13 @@ class QueryPlanner:
                 )
                 initial = span.text.endswith(_SENTENCE_ENDS)
                 continue
-            for unit, start, _ in unit_spans(span, WORD_PATTERN):
+            # A chunk of letters alone, as most are, is one word: no regex pass for it.
+            units = (
+                ((span.text, span.start, span.end),)
+                if span.text.isalpha()
+                else unit_spans(span, WORD_PATTERN)
+            )
+            for unit, start, _ in units:
                 if unit.casefold() in _WHAT_IS_SEARCHED:
                     continue
                 known = self.is_known(unit)
@@ -312,7 +327,7 @@ class QueryPlanner:
             # Only names can find anything: ``Manning`` or ``Burns`` alone means the author,
             # however English the word and wherever it stands.
             typed = [
-                replace(word, author_only=True)
+                word._replace(author_only=True)
                 if word_tokens(word.typed).tokens and self._authors.is_name(word.typed)
                 else word
                 for word in typed
@@ -361,41 +376,31 @@ class QueryPlanner:
             word, lambda near: is_english(near) and word_tokens(near).tokens == tokens
         )
 
-    def _expansions(self, typed: list[_Typed], tokens: list[str]) -> list[str]:
-        """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""
-        seen = set(tokens)
-        extra: list[str] = []
-        for word in typed:
-            for long_form in self._long_forms(word):
-                for long_token in long_form:
-                    if long_token not in seen:
-                        seen.add(long_token)
-                        extra.append(long_token)
-        return extra
-
-    def _long_forms(self, word: _Typed) -> list[tuple[str, ...]]:
+    def _long_forms(self, word: str) -> list[tuple[str, ...]]:
         """Long forms of the acronyms the user typed as acronyms: two or more capitals
         (``OOD``, ``MLLMs``), never a lower-case word that happens to spell one (``clips``,
         ``node``), and never the other way round (``language models`` is not ``LM``)."""
-        if not self._options.expand_acronyms or word.author_only or _capitals(word.text) < 2:
+        if not self._options.expand_acronyms or _capitals(word) < 2:
             return []
-        acronyms = (self._acronyms.get(token) for token in word_tokens(word.text).tokens)
+        acronyms = (self._acronyms.get(token) for token in word_tokens(word).tokens)
         return [
             acronym.long_tokens
             for acronym in acronyms
             if acronym is not None and self._long_form_is_usual(acronym)
         ]
 
-    def _held_as(self, word: _Typed) -> list[tuple[str, ...]]:
-        """What holding a typed word means to ``Ranker.about``: its token; for a hyphenated
-        word, its joined form where papers write it so (``in-context`` is not "context"),
-        else every part; or every token of its acronym's long form."""
-        tokens = self._analyzer.query_word(word.text)
+    def _held_as(
+        self, tokens: WordTokens, long_forms: list[tuple[str, ...]]
+    ) -> list[tuple[str, ...]]:
+        """What holding a typed word (of ``tokens`` as a query word, ``long_forms`` its
+        acronyms') means to ``Ranker.about``: its token; for a hyphenated word, its joined
+        form where papers write it so (``in-context`` is not "context"), else every part;
+        or every token of its acronym's long form."""
         if tokens.joined is not None and tokens.joined in self._bm25:
             held = [(tokens.joined,)]
         else:
             held = [tokens.parts]
-        return held + self._long_forms(word)
+        return held + long_forms
 
     def _long_form_is_usual(self, acronym: Acronym) -> bool:
         """Whether more papers hold every word of the long form than the acronym. Only then
@@ -467,7 +472,21 @@ class QueryPlanner:
         return Plan(tokens=[t for t in tokens if t in self._bm25], counted=False)
 
 
+def _expansions(long_forms: list[list[tuple[str, ...]]], tokens: list[str]) -> list[str]:
+    """The tokens of the typed acronyms' long forms (``_long_forms``) not yet searched."""
+    seen = set(tokens)
+    extra: list[str] = []
+    for forms in long_forms:
+        for long_form in forms:
+            for long_token in long_form:
+                if long_token not in seen:
+                    seen.add(long_token)
+                    extra.append(long_token)
+    return extra
+
+
 def _capitals(word: str) -> int:
-    """How many capital letters ``word`` has: one call per letter, no generator step each,
-    for every word of every query (twice: ``_corrections``, ``_long_forms``)."""
-    return sum(map(str.isupper, word))
+    """How many capital letters ``word`` has: none if it is lower-case (one call, for most
+    words), else one call per letter, no generator step each; for every word of every
+    query (in ``_corrections`` and ``_long_forms``)."""
+    return 0 if word.islower() else sum(map(str.isupper, word))

@@ -23,6 +23,8 @@ MAX_QUERY_CHARS = 1000
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"'})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\ufeff]")
 _FIELDS_BY_NAME = {field_name(field): field for field in FIELDS}
+_NEAR_NAMES = tuple(field_name(operator) for operator in (AUTHOR, *FILTERS))
+"""The operators a misspelt name is read as by nearness (``like:`` only by a slip)."""
 _OPEN, _CLOSE = re.escape(PHRASE.prefix), re.escape(PHRASE.closing)
 
 
@@ -142,8 +144,12 @@ class ParsedQuery:
 
 def clean_query(raw: str) -> tuple[str, bool]:
     """Drop control characters, NFKC-normalise (as the analyzer does), unify quotes, and cut
-    very long input (the flag says whether it was cut)."""
-    text = unicodedata.normalize("NFKC", _CONTROL.sub(" ", raw)).translate(_SMART_QUOTES).strip()
+    very long input (the flag says whether it was cut). Most queries are ASCII, which NFKC
+    and the quotes leave as it is: they are spared both passes."""
+    text = _CONTROL.sub(" ", raw)
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).translate(_SMART_QUOTES)
+    text = text.strip()
     if len(text) > MAX_QUERY_CHARS:
         return text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0], True
     return text, False
@@ -220,13 +226,14 @@ def _misspelt_fields(text: str) -> dict[str, str]:
     near two stays a word. ``like:`` is short enough for ordinary words (``lime:``, ``life:``)
     to sit one letter away, so of its misspellings only a finger's slips that are no English
     word are read as it (``lkie:``, ``liek:``, ``likke:``; ``slipped``)."""
-    names = [field_name(operator) for operator in (AUTHOR, *FILTERS)]
+    misspelt: dict[str, str] = {}
+    if ":" not in text:  # no ``name:value``, as in most queries: no regex pass
+        return misspelt
     like = field_name(LIKE)
-    misspelt = {}
     for match in _NAMED_VALUE.finditer(text):
         typed = match.group("name").lower()
         if typed not in _FIELDS_BY_NAME and typed not in misspelt:
-            near = closest_words(typed, names)
+            near = closest_words(typed, _NEAR_NAMES)
             if len(near) == 1:
                 misspelt[typed] = near[0]
             elif not near and slipped(typed, like) and typed not in english_words():
