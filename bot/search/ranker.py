@@ -161,7 +161,8 @@ class Ranker:
         depth = max(k, RANKED_HEAD)
         while True:
             ranked = self._ranked(plan, depth, meaning)
-            head, keep = ranked[0][:RANKED_HEAD], bits_of(about, ranked[0][RANKED_HEAD:]) > 0
+            head, rest = ranked[0][:RANKED_HEAD], ranked[0][RANKED_HEAD:]
+            keep = bits_of(about, rest) > 0 if len(rest) else np.ones(0, dtype=bool)
             if len(head) + np.count_nonzero(keep) >= k or len(ranked[0]) < depth:
                 break
             depth *= 4  # a cut list is shorter than the ranking: look deeper
