@@ -46,7 +46,10 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's bot
+# This checkout's bot, unless the caller's PYTHONPATH names one: ``speed.py --before`` imports
+# an earlier commit's that way, and this module, which speed.py imports, must not override it.
+if not os.environ.get("PYTHONPATH"):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from quality import code_version
 from speed_corpus import (

@@ -264,8 +264,8 @@ class SearchIndex:
 
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
         """Build what is otherwise built on first use: the typo corrector, the English
-        lexicon, the author map and its names' corrector, and for a large corpus the pruned
-        ranking's tables. At hundreds of thousands of papers each takes seconds, which a
+        lexicon, the author map and its names' corrector, and the ranker's tables
+        (``Ranker.prepare``). At hundreds of thousands of papers each takes seconds, which a
         long-running bot had better spend while it is idle after start-up than in a
         researcher's query. Given ``quiet``, which says when nothing else needs the CPU, open
         the model's session on which a lone query runs on both cores
@@ -277,8 +277,7 @@ class SearchIndex:
         self._planner.speller  # noqa: B018 - reading a part built once builds it
         self._authors.by_token  # noqa: B018
         self._authors.speller  # noqa: B018
-        if self._ranker.prunes:
-            self._ranker.pruned  # noqa: B018
+        self._ranker.prepare()
         english_words()
         if self._semantic is not None:
             if quiet is not None:

@@ -46,10 +46,10 @@ RL and bandits), "graph neural networks" to 142 of 856, "label noise" to 25 of 4
 "federated", whose weight is 83% of the query's."""
 KEPT_SHARE = 16
 """Below ``PRUNING_MIN_PAPERS``, a word held by at least 1/16 of the papers has its bitmap
-kept once a query has made it (``Ranker._holders_bitmap``): marking a common word's holders
-is a pass over most papers (115 µs for "model" at 100,000 papers), for every query naming
-it. Few words are that common (498 of the text's at 100,000 papers, some 6 MB of bitmaps if
-every one is asked for)."""
+kept (``Ranker._holders_bitmap``), made by ``Ranker.prepare`` or by the first query naming
+it: marking a common word's holders is a pass over most papers (115 µs for "model" at
+100,000 papers), for every query naming it. Few words are that common (498 of the text's at
+100,000 papers, some 6 MB of bitmaps)."""
 RANKED_HEAD = 10
 """The first results of every query are the ranking's own, about the query by its words or
 not: a question asked in other words finds its paper there by meaning (the quality bench's
@@ -108,6 +108,21 @@ class Ranker:
     def pruned(self) -> PrunedRanking:
         """The pruned ranking's tables (a large corpus only)."""
         return PrunedRanking(self._bm25)
+
+    def prepare(self) -> None:
+        """Build what a query would otherwise build on first use: for a large corpus the
+        pruned ranking's tables, for a smaller one the bitmaps of its common words
+        (``KEPT_SHARE``), each a pass over most papers the first query naming it pays
+        (115 µs for "model" at 100,000 papers)."""
+        if self.prunes:
+            self.pruned  # noqa: B018 - reading a part built once builds it
+            return
+        least = len(self._papers) / KEPT_SHARE
+        for field in self._bm25.fields:
+            frequencies = field.document_frequencies.tolist()
+            for token, term in field.vocabulary.items():
+                if frequencies[term] >= least and token not in self._kept_bitmaps:
+                    self._holders_bitmap(token, self._bm25.holders(token))
 
     @property
     def prunes(self) -> bool:
