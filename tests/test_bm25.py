@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from reference import FieldedBM25Okapi, document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
+from bot.search import fielded as fielded_module
 from bot.search import indexing, ranker
 from bot.search import pruned as pruning
 from bot.search.bm25 import K1, B, BM25Index, _BlockDocs, _PairCodes, top_k
@@ -411,3 +413,69 @@ def test_a_query_holding_one_title_term_adds_the_title_only_where_it_is() -> Non
         ["cut", "flow"],
     ]
     assert_fields_same_as_rank_bm25([titles, texts], TEST_WEIGHTS, TEST_K1, queries)
+
+
+@pytest.mark.parametrize("size", [2, 60, 800])
+def test_a_querys_few_postings_summed_where_they_are_are_its_scores_bit_for_bit(
+    size: int,
+) -> None:
+    """``BM25Index.sparse_scores`` adds each document's weights in a slot of its own, in
+    query order, repeats included: the documents holding a query token, each once, with
+    exactly the scores of the full vector, whichever of a document's places the scratch
+    array kept; a query past ``most`` postings, or holding a term in most documents, gets
+    None."""
+    rng = random.Random(size)
+    index = BM25Index(zipf_corpus(rng, size))
+    words = [f"w{i}" for i in range(0, 3000, 7)] + ["nothing"]
+    for _ in range(80):
+        query = [rng.choice(words) for _ in range(rng.randint(1, 9))]
+        query += rng.sample(query, rng.randint(0, len(query)))  # repeats, anywhere
+        rng.shuffle(query)
+        sparse = index.sparse_scores(query, 10**9)
+        full = index.scores(query)
+        if any(index.vocabulary.get(token) in index._dense_codes for token in query):
+            assert sparse is None
+            continue
+        assert sparse is not None
+        docs, scores = sparse
+        assert sorted(docs.tolist()) == np.flatnonzero(index.matches(query)).tolist()
+        assert scores.tobytes() == full[docs].tobytes()
+        postings = sum(index.document_frequency(token) for token in query)
+        assert (index.sparse_scores(query, postings - 1) is None) == (postings > 0)
+
+
+def test_threads_summing_sparse_scores_at_once_do_not_mix_their_slots() -> None:
+    """The slots' scratch array is each thread's own: two threads summing different queries
+    at the same time each get their own query's scores."""
+    rng = random.Random(3)
+    index = BM25Index(zipf_corpus(rng, 3000))
+    queries = [[f"w{rng.randrange(40, 3000)}" for _ in range(6)] for _ in range(40)]
+    expected = [index.scores(query) for query in queries]
+
+    def summed(offset: int) -> bool:
+        for _ in range(30):
+            for number in range(offset, len(queries), 2):
+                found = index.sparse_scores(queries[number], 10**9)
+                assert found is not None
+                docs, scores = found
+                if scores.tobytes() != expected[number][docs].tobytes():
+                    return False
+        return True
+
+    with ThreadPoolExecutor(2) as pool:
+        assert all(pool.map(summed, (0, 1)))
+
+
+@pytest.mark.parametrize("size", [7, 50, 400])
+def test_fields_score_as_rank_bm25_with_every_title_added_where_it_is(
+    size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the sparse title taken whenever it can be (``SPARSE_SHARE`` 1), a paper's score
+    is still each field's rank-bm25 score weighted and added."""
+    monkeypatch.setattr(fielded_module, "SPARSE_SHARE", 1)
+    rng = random.Random(300 + size)
+    titles, abstracts = zipf_papers(rng, size)
+    words = [f"w{i}" for i in range(0, 400, 3)]
+    queries = [[rng.choice(words) for _ in range(rng.randint(1, 8))] for _ in range(60)]
+    assert_fields_same_as_rank_bm25([titles, abstracts], TEST_WEIGHTS, TEST_K1, queries)
+    assert_fields_same_as_rank_bm25([titles, abstracts], (0.25, 1.0), TEST_K1, queries)

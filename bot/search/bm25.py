@@ -378,7 +378,7 @@ class BM25Index:
         docs = np.concatenate([self._docs[start:end] for _, start, end in found]).astype(np.intp)
         places = np.arange(len(docs), dtype=np.int32)
         slot_of = _slot_scratch(self.corpus_size)
-        slot_of[docs] = places  # of a document's places, one is written last: its slot
+        slot_of[docs] = places  # of a document's places, the one the array keeps: its slot
         slots = slot_of[docs]
         sums = np.bincount(slots, np.concatenate(weights), minlength=len(docs))
         first = slots == places
