@@ -95,10 +95,13 @@ def flags_of(words: np.ndarray, size: int) -> np.ndarray:
 
 
 def words_of(flags: np.ndarray) -> np.ndarray:
-    """The bitmap (as ``Bitmap.of``) of the papers flagged in ``flags``."""
-    padded = np.zeros((len(flags) + 63) // 64 * 64, dtype=bool)
-    padded[: len(flags)] = flags
-    return np.packbits(padded, bitorder="little").view("<u8")
+    """The bitmap (as ``Bitmap.of``) of the papers flagged in ``flags``: 64 flags a word, the
+    last word's missing flags unset."""
+    if len(flags) % 64:
+        padded = np.zeros((len(flags) + 63) // 64 * 64, dtype=bool)
+        padded[: len(flags)] = flags
+        flags = padded
+    return np.packbits(flags, bitorder="little").view("<u8")
 
 
 def count_of(words: np.ndarray) -> int:
@@ -148,8 +151,7 @@ class Bitmap:
     @staticmethod
     def of(doc_lists: Iterable[np.ndarray], corpus_size: int) -> np.ndarray:
         """The 64-bit words of a bitmap of every document in ``doc_lists``."""
-        bits = marks(doc_lists, (corpus_size + 63) // 64 * 64)
-        return np.packbits(bits, bitorder="little").view("<u8")
+        return words_of(marks(doc_lists, (corpus_size + 63) // 64 * 64))
 
     def find(self, probe: Probe) -> tuple[np.ndarray, np.ndarray]:
         """Which of the probed documents (their indices) hold the term, and their posting
