@@ -64,3 +64,33 @@ def test_papers_that_leave_the_rules_as_they_are_are_merged_and_rank_as_a_full_b
     grown, full = _grown_and_full(first, [("Sparse routing", MOE_APART)])
     assert len(_ids(grown, "mixture-of-experts")) == 4
     _assert_same(grown, full, ["mixture-of-experts", "sparse routing", "experts"])
+
+
+DEFINING = [
+    ("Adapting large models", "We study low rank adaptation (LoRA) for fine tuning models."),
+    ("Rank of adapters", "Low rank adaptation is cheap; LoRA adapters merge into weights."),
+    ("Policy learning", "Reinforcement learning (RL) trains agents from reward."),
+    ("Agents", "Learning agents by reinforcement, with rewards shaped by people."),
+    ("Graphs", "Graph neural networks (GNNs) pass messages between nodes."),
+]
+DEFINING_MORE = [
+    ("More RL", "Offline reinforcement learning (RL) from logged data; RL without interaction."),
+    ("Vision", "Convolutional networks for images of low rank."),
+]
+
+
+def test_an_addition_keeps_whether_a_long_form_is_usual_only_where_no_new_paper_changes_it():
+    index = SearchIndex.build(_papers(DEFINING, 0))
+    index.prepare(embed=False)
+    grown = index.extended(_papers(DEFINING_MORE, len(DEFINING)))
+    # New papers hold "rl" (its count changes): settled again. Not LoRA (no new paper holds
+    # it, nor all of low, rank, adaptation) or GNNs: kept.
+    assert grown._planner._usual_long_forms == {"lora": False, "gnn": False}
+    grown.prepare(embed=False)
+    full = SearchIndex.build(_papers(DEFINING + DEFINING_MORE, 0))
+    unprepared = [_ids(full, query) for query in ("RL agents", "LoRA", "GNNs nodes")]
+    full.prepare(embed=False)
+    assert grown._planner._usual_long_forms == full._planner._usual_long_forms
+    assert set(full._planner._usual_long_forms) == {"lora", "rl", "gnn"}
+    assert [_ids(full, query) for query in ("RL agents", "LoRA", "GNNs nodes")] == unprepared
+    assert [_ids(grown, query) for query in ("RL agents", "LoRA", "GNNs nodes")] == unprepared

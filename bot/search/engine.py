@@ -263,18 +263,19 @@ class SearchIndex:
         return 0 if self._semantic is None else self._semantic.missing
 
     def prepare(self, *, embed: bool = True, quiet: Quiet | None = None) -> None:
-        """Build what is otherwise built on first use: the typo corrector, the English
-        lexicon, the author map and its names' corrector, and the ranker's tables
-        (``Ranker.prepare``). At hundreds of thousands of papers each takes seconds, which a
-        long-running bot had better spend while it is idle after start-up than in a
-        researcher's query. Given ``quiet``, which says when nothing else needs the CPU, open
-        the model's session on which a lone query runs on both cores
-        (``bot.search.query_vectors``): a served bot passes its listener pool's, a process
-        that asks one query at a time ``always_quiet``; without it no session is opened that
-        nothing would use. Then, with
+        """Build what is otherwise built on first use: the typo corrector, whether each
+        acronym's long form is usual (``QueryPlanner.prepare``), the English lexicon, the
+        author map and its names' corrector, and the ranker's tables (``Ranker.prepare``).
+        At hundreds of thousands of papers each takes seconds, which a long-running bot had
+        better spend while it is idle after start-up than in a researcher's query. Given
+        ``quiet``, which says when nothing else needs the CPU, open the model's session on
+        which a lone query runs on both cores (``bot.search.query_vectors``): a served bot
+        passes its listener pool's, a process that asks one query at a time
+        ``always_quiet``; without it no session is opened that nothing would use. Then, with
         ``embed``, embed the papers that have no stored vector (minutes, for a corpus nobody
         embedded): a bot does so in the background, a batch that waits for its answers not."""
         self._planner.speller  # noqa: B018 - reading a part built once builds it
+        self._planner.prepare()
         self._authors.by_token  # noqa: B018
         self._authors.speller  # noqa: B018
         self._ranker.prepare()

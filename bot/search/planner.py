@@ -106,6 +106,15 @@ class QueryPlanner:
         if speller is not None:  # opened with the index: as if built already
             self.__dict__["speller"] = speller
 
+    def prepare(self) -> None:
+        """Settle for every acronym whether its long form is usual (``_long_form_is_usual``):
+        the first query typing an acronym otherwise pays for finding the papers that hold
+        every word of its long form (0.4 ms a common one's at 100,000 papers; 0.39 s for
+        the 1,624 acronyms there)."""
+        if self._options.expand_acronyms:
+            for acronym in self._acronyms.values():
+                self._long_form_is_usual(acronym)
+
     @built_once
     def speller(self) -> SpellCorrector:
         """The typo corrector, its deletion map included: opened with a saved index, else
@@ -131,7 +140,20 @@ class QueryPlanner:
         """Take the typo corrector of ``old``, the planner of this corpus less some new papers,
         grown by them (``added``, ``chunks``: ``bot.search.growth.Extension``) rather than
         built again, where ``old`` has one: in time of the new papers, not the corpus (but
-        for its words, the first time, where ``old`` was given its corrector ready-made)."""
+        for its words, the first time, where ``old`` was given its corrector ready-made).
+
+        Whether an acronym's long form is usual is kept where the new papers hold neither
+        the acronym nor every word of its long form, which leaves both counts as they were
+        (the old papers are the same), so ``prepare`` settles only the others: all of them
+        took 1 s at 250,000 papers, before a grown index could be swapped in."""
+        self._usual_long_forms.update(
+            (token, usual)
+            for token, usual in old._usual_long_forms.items()
+            if (acronym := self._acronyms.get(token)) == old._acronyms.get(token)
+            and acronym is not None
+            and token not in added
+            and not all(word in added for word in acronym.long_tokens)
+        )
         if "speller" not in old.__dict__:
             return
         grown = old.spelling.extended(len(self._papers), old._bm25, self._analyzer, added, chunks)
