@@ -3,7 +3,8 @@
 rank-bm25's ``get_scores`` rebuilds, for every query term, a Python list over all documents;
 which grows with the corpus, per term and per query. Here each term's posting list is a slice
 of numpy arrays, and a query adds its terms' weights into a float64 score vector in query
-order. A weight is ``idf * ratio`` where the ratio, ``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``,
+order (one loop in C, ``bot.search._postings``, a term's postings in one pass). A weight is
+``idf * ratio`` where the ratio, ``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``,
 depends only on the term frequency and the document length; the few thousand distinct
 (tf, length) pairs of a corpus each get their ratio computed once, and a posting stores a
 2-byte code for its pair instead of an 8-byte weight (a term in most documents also keeps a
@@ -28,6 +29,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import count
 
 import numpy as np
+
+from bot.search._postings import add_postings
 
 K1 = 1.5
 B = 0.75
@@ -308,39 +311,42 @@ class BM25Index:
 
     def scores(self, query_tokens: Iterable[str], scale: float = 1.0) -> np.ndarray:
         """BM25Okapi score of every document, terms added in query order as rank-bm25 does,
-        times ``scale``, a power of two, which multiplies each weight instead: a power of two
+        times ``scale``, a power of two, which multiplies each idf instead: a power of two
         scales a float, and the sum of floats it scaled, without rounding, so the scores are
         those multiplied after, bit for bit, without a pass over every document.
 
-        The first term's weights are set into a vector of zeros (0.0 + w is w), and a first
-        term in most documents is its vector of weights as it is; later ones are added with
-        ``np.add.at``: each adds ``w`` to the document's score, the
-        operation ``scores[docs] += weights`` does (a term lists a document once), at a half
-        to a third of its time. Their 4-byte document numbers are first widened to the
-        platform's index type, which ``np.add.at`` reads faster than it casts them (70,670
-        postings: 93 µs against 107 µs, ``bench/results/p50.md``)."""
-        tokens = list(query_tokens)
-        repeated: dict[str, np.ndarray | tuple[np.ndarray, np.ndarray] | None] = {}
-        if len(set(tokens)) < len(tokens):
-            repeated = {token: None for token, count in Counter(tokens).items() if count > 1}
+        A term's postings are added into the scores by ``add_postings`` in one pass (its
+        weights computed as ``_posting_weights`` computes them, and added as
+        ``scores[docs] += weights`` would: a term lists a document once), where numpy took
+        four (gather, multiply, widen the document numbers, ``np.add.at``): the benchmark's
+        median query at 100,000 papers took 0.45 ms against 0.52 (``bench/results/p50.md``).
+        A term in most documents is its vector of weights, the scores themselves when it
+        comes first (0.0 + w is w)."""
         scores = None
-        for token in tokens:
-            addend = repeated.get(token)  # a repeat reuses weights
-            if addend is None:
-                addend = self._addend(token, scale)
-                if token in repeated:
-                    repeated[token] = addend
-            if isinstance(addend, np.ndarray):  # every document's weight, 0.0 where absent
-                if scores is None:  # a new vector; a repeat's is added again
-                    scores = addend.copy() if token in repeated else addend
+        for token in query_tokens:  # a repeated token is added again, as rank-bm25 does
+            term = self.vocabulary.get(token)
+            if term is None:
+                continue
+            dense_codes = self._dense_codes.get(term)
+            if dense_codes is not None:
+                # The weights of the postings' path, ratio * idf bit for bit, and 0.0 for "absent".
+                weighed = np.append(self._ratio * (self.idf[term] * scale), 0.0)
+                dense = np.take(weighed, dense_codes, mode="clip")
+                if scores is None:
+                    scores = dense
                 else:
-                    scores += addend
-            elif scores is None:
-                if len(addend[0]):  # set, not added: a term lists a document once
-                    scores = np.zeros(self.corpus_size, dtype=np.float64)
-                    scores[addend[0].astype(np.intp)] = addend[1]
-            else:
-                np.add.at(scores, addend[0].astype(np.intp), addend[1])
+                    scores += dense
+                continue
+            if scores is None:
+                scores = np.zeros(self.corpus_size, dtype=np.float64)
+            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+            add_postings(
+                scores,
+                self._docs[start:end],
+                self._codes[start:end],
+                self._ratio,
+                float(self.idf[term] * scale),
+            )
         return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
 
     def sparse_scores(
@@ -383,21 +389,6 @@ class BM25Index:
         sums = np.bincount(slots, np.concatenate(weights), minlength=len(docs))
         first = slots == places
         return docs[first], sums[first]
-
-    def _addend(self, token: str, scale: float) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-        """What ``token`` adds to the scores, times ``scale``: for a term in most documents, a
-        weight per document (0.0 where absent, which changes no score: a dense add beats a
-        scattered read-add-write); else its postings."""
-        term = self.vocabulary.get(token)
-        if term is None:
-            return _NO_DOCS, _NO_WEIGHTS
-        dense_codes = self._dense_codes.get(term)
-        if dense_codes is None:
-            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
-            return self._docs[start:end], self._posting_weights(term, start, end, scale)
-        # The weights of the postings' path, ratio * idf bit for bit, and 0.0 for "absent".
-        weighed = np.append(self._ratio * (self.idf[term] * scale), 0.0)
-        return np.take(weighed, dense_codes, mode="clip")
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""

@@ -1,0 +1,101 @@
+/* One term's postings added into every document's score, in one pass (bot.search.bm25).
+
+   numpy needs four passes and two temporary arrays for what this loop does in one: gather
+   each posting's ratio by its code, multiply it by the term's idf, widen the 4-byte
+   document numbers, then add each weight at its document (np.add.at). The operations are
+   the same, one multiplication then one addition per posting, in posting order, so the
+   scores are the same bit for bit; the build turns off the fusing of the two into one
+   multiply-add (-ffp-contract=off), which would round once instead of twice. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A buffer's item type: its format's last character (numpy may prefix a byte order). */
+static char item_type(const Py_buffer *view) {
+    const char *format = view->format == NULL ? "B" : view->format;
+    return format[strlen(format) - 1];
+}
+
+static int check(const Py_buffer *view, char wanted, Py_ssize_t size, const char *name) {
+    if (view->ndim != 1 || item_type(view) != wanted || view->itemsize != size) {
+        PyErr_Format(PyExc_TypeError, "%s: a one-dimensional contiguous array of '%c'", name,
+                     wanted);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *add_postings(PyObject *module, PyObject *args) {
+    PyObject *objects[4];
+    double factor;
+    if (!PyArg_ParseTuple(args, "OOOOd", &objects[0], &objects[1], &objects[2], &objects[3],
+                          &factor)) {
+        return NULL;
+    }
+    Py_buffer scores, docs, codes, ratios;
+    Py_buffer *views[4] = {&scores, &docs, &codes, &ratios};
+    int flags[4] = {PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE,
+                    PyBUF_C_CONTIGUOUS | PyBUF_FORMAT, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT,
+                    PyBUF_C_CONTIGUOUS | PyBUF_FORMAT};
+    int held = 0;
+    PyObject *result = NULL;
+    for (; held < 4; held++) {
+        if (PyObject_GetBuffer(objects[held], views[held], flags[held]) < 0) {
+            goto release;
+        }
+    }
+    char code_type = item_type(&codes);
+    if (check(&scores, 'd', 8, "scores") < 0 || check(&docs, 'i', 4, "docs") < 0 ||
+        check(&ratios, 'd', 8, "ratios") < 0 ||
+        check(&codes, code_type == 'I' ? 'I' : 'H', code_type == 'I' ? 4 : 2, "codes") < 0) {
+        goto release;
+    }
+    Py_ssize_t count = docs.shape[0];
+    if (codes.shape[0] != count) {
+        PyErr_SetString(PyExc_ValueError, "one code per document");
+        goto release;
+    }
+    double *score = scores.buf;
+    const int32_t *doc = docs.buf;
+    const double *ratio = ratios.buf;
+    const uint64_t documents = (uint64_t)scores.shape[0], pairs = (uint64_t)ratios.shape[0];
+    Py_ssize_t done = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (code_type == 'I') {
+        const uint32_t *code = codes.buf;
+        for (; done < count; done++) {
+            if ((uint64_t)(uint32_t)doc[done] >= documents || code[done] >= pairs) break;
+            score[doc[done]] += ratio[code[done]] * factor;
+        }
+    } else {
+        const uint16_t *code = codes.buf;
+        for (; done < count; done++) {
+            if ((uint64_t)(uint32_t)doc[done] >= documents || code[done] >= pairs) break;
+            score[doc[done]] += ratio[code[done]] * factor;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (done < count) {
+        PyErr_Format(PyExc_IndexError, "posting %zd: a document or code out of range", done);
+        goto release;
+    }
+    result = Py_NewRef(Py_None);
+release:
+    while (held > 0) {
+        PyBuffer_Release(views[--held]);
+    }
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"add_postings", add_postings, METH_VARARGS,
+     "add_postings(scores, docs, codes, ratios, factor): scores[docs[i]] += "
+     "ratios[codes[i]] * factor for each posting i, in order."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_postings", NULL, 0, methods};
+
+PyMODINIT_FUNC PyInit__postings(void) { return PyModule_Create(&module); }
