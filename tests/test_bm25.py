@@ -15,7 +15,7 @@ from reference import FieldedBM25Okapi, document_tokens
 
 from bot.papers.corpus import LoadedCorpus, load_corpus
 from bot.papers.paper import Paper
-from bot.search import fielded as fielded_module
+from bot.search import bm25 as bm25_module
 from bot.search import indexing, ranker
 from bot.search import pruned as pruning
 from bot.search.bm25 import K1, B, BM25Index, _BlockDocs, _PairCodes, top_k
@@ -416,14 +416,14 @@ def test_a_query_holding_one_title_term_adds_the_title_only_where_it_is() -> Non
 
 
 @pytest.mark.parametrize("size", [2, 60, 800])
-def test_a_querys_few_postings_summed_where_they_are_are_its_scores_bit_for_bit(
-    size: int,
+@pytest.mark.parametrize("weight", [0.25, 1.7, 1.0])
+def test_a_fields_scores_added_where_its_postings_are_are_its_vector_added_bit_for_bit(
+    size: int, weight: float
 ) -> None:
-    """``BM25Index.sparse_scores`` adds each document's weights in a slot of its own, in
-    query order, repeats included: the documents holding a query token, each once, with
-    exactly the scores of the full vector, whichever of a document's places the scratch
-    array kept; a query past ``most`` postings, or holding a term in most documents, gets
-    None."""
+    """``BM25Index.add_scores`` sums each document's weights in a scratch array of zeros, in
+    query order, repeats included, and adds them times ``weight`` where the postings are:
+    exactly ``total + scores * weight``, with the scratch array all zeros again after; a
+    query holding a term in most documents is left to the vector (False, nothing added)."""
     rng = random.Random(size)
     index = BM25Index(zipf_corpus(rng, size))
     words = [f"w{i}" for i in range(0, 3000, 7)] + ["nothing"]
@@ -431,34 +431,29 @@ def test_a_querys_few_postings_summed_where_they_are_are_its_scores_bit_for_bit(
         query = [rng.choice(words) for _ in range(rng.randint(1, 9))]
         query += rng.sample(query, rng.randint(0, len(query)))  # repeats, anywhere
         rng.shuffle(query)
-        sparse = index.sparse_scores(query, 10**9)
-        full = index.scores(query)
-        if any(index.vocabulary.get(token) in index._dense_codes for token in query):
-            assert sparse is None
-            continue
-        assert sparse is not None
-        docs, scores = sparse
-        assert sorted(docs.tolist()) == np.flatnonzero(index.matches(query)).tolist()
-        assert scores.tobytes() == full[docs].tobytes()
-        postings = sum(index.document_frequency(token) for token in query)
-        assert (index.sparse_scores(query, postings - 1) is None) == (postings > 0)
+        total = np.array([rng.uniform(0, 30) for _ in range(size)])
+        expected = total + index.scores(query) * weight
+        dense = any(index.vocabulary.get(token) in index._dense_codes for token in query)
+        before = total.copy()
+        assert index.add_scores(total, query, weight) is not dense
+        assert total.tobytes() == (before if dense else expected).tobytes()
+        assert not bm25_module._SCRATCH.array.any()
 
 
-def test_threads_summing_sparse_scores_at_once_do_not_mix_their_slots() -> None:
-    """The slots' scratch array is each thread's own: two threads summing different queries
-    at the same time each get their own query's scores."""
+def test_threads_adding_a_fields_scores_at_once_do_not_mix_their_sums() -> None:
+    """The scratch array is each thread's own: two threads adding different queries at the
+    same time each get their own query's scores."""
     rng = random.Random(3)
     index = BM25Index(zipf_corpus(rng, 3000))
     queries = [[f"w{rng.randrange(40, 3000)}" for _ in range(6)] for _ in range(40)]
-    expected = [index.scores(query) for query in queries]
+    expected = [index.scores(query) * 0.25 for query in queries]
 
     def summed(offset: int) -> bool:
         for _ in range(30):
             for number in range(offset, len(queries), 2):
-                found = index.sparse_scores(queries[number], 10**9)
-                assert found is not None
-                docs, scores = found
-                if scores.tobytes() != expected[number][docs].tobytes():
+                total = np.zeros(len(index))
+                assert index.add_scores(total, queries[number], 0.25)
+                if total.tobytes() != expected[number].tobytes():
                     return False
         return True
 
@@ -466,13 +461,29 @@ def test_threads_summing_sparse_scores_at_once_do_not_mix_their_slots() -> None:
         assert all(pool.map(summed, (0, 1)))
 
 
-@pytest.mark.parametrize("size", [7, 50, 400])
-def test_fields_score_as_rank_bm25_with_every_title_added_where_it_is(
-    size: int, monkeypatch: pytest.MonkeyPatch
+def test_a_sum_that_fails_half_way_leaves_the_next_query_a_clean_scratch_array(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With the sparse title taken whenever it can be (``SPARSE_SHARE`` 1), a paper's score
-    is still each field's rank-bm25 score weighted and added."""
-    monkeypatch.setattr(fielded_module, "SPARSE_SHARE", 1)
+    """Sums interrupted between their two steps are not added into the next query's."""
+    index = BM25Index([["graph", "cut"], ["graph"], ["flow", "cut"]] + [["sparse"]] * 9)
+    query = ["graph", "cut"]
+
+    def fails(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(bm25_module, "move_postings", fails)
+        with pytest.raises(KeyboardInterrupt):
+            index.add_scores(np.zeros(len(index)), query, 1.0)
+    total = np.zeros(len(index))
+    assert index.add_scores(total, query, 1.0)
+    assert total.tobytes() == index.scores(query).tobytes()
+
+
+@pytest.mark.parametrize("size", [7, 50, 400])
+def test_fields_score_as_rank_bm25_with_the_title_added_where_it_is(size: int) -> None:
+    """The title added where its postings are (``BM25Index.add_scores``), a paper's score is
+    still each field's rank-bm25 score weighted and added, whatever the weights."""
     rng = random.Random(300 + size)
     titles, abstracts = zipf_papers(rng, size)
     words = [f"w{i}" for i in range(0, 400, 3)]

@@ -1,12 +1,13 @@
-"""The C loop that adds a term's postings into the scores (``bot.search._postings``): numpy's
-operations bit for bit, and a clear refusal of arrays it cannot read safely."""
+"""The C loops that add a term's postings and a field's sums into the scores
+(``bot.search._postings``): numpy's operations bit for bit, and a clear refusal of arrays
+they cannot read safely."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bot.search._postings import add_postings
+from bot.search._postings import add_postings, move_postings
 
 
 def _numpy_sum(scores, docs, codes, ratios, factor):
@@ -82,3 +83,23 @@ def test_read_only_scores_and_strided_postings_are_refused():
 def test_one_code_per_document():
     with pytest.raises(ValueError, match="one code per document"):
         add_postings(np.zeros(4), np.zeros(2, np.int32), np.zeros(1, np.uint16), np.ones(2), 1.0)
+
+
+def test_a_fields_sums_move_into_the_scores_as_its_vector_adds_and_leave_zeros():
+    rng = np.random.default_rng(11)
+    scores = rng.random(3000) * 30
+    field = np.zeros(3000)
+    docs = rng.choice(3000, 900, replace=False).astype(np.int32)
+    field[docs] = rng.random(900) * 4
+    expected = scores + field * 0.3  # 0.0 where the field has no posting: x + 0.0 is x
+    listed_twice = np.concatenate([docs, docs[::3]])  # a document listed again adds 0.0
+    move_postings(scores, field, listed_twice, 0.3)
+    assert scores.tobytes() == expected.tobytes()
+    assert not field.any()
+
+
+def test_moving_a_document_out_of_range_is_an_error():
+    with pytest.raises(IndexError, match="posting 0"):
+        move_postings(np.zeros(4), np.zeros(4), np.array([4], dtype=np.int32), 1.0)
+    with pytest.raises(TypeError):
+        move_postings(np.zeros(4), np.zeros(4, np.float32), np.zeros(1, np.int32), 1.0)

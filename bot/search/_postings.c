@@ -1,11 +1,15 @@
-/* One term's postings added into every document's score, in one pass (bot.search.bm25).
+/* A query term's postings added into every document's score, in one pass (bot.search.bm25).
 
-   numpy needs four passes and two temporary arrays for what this loop does in one: gather
+   numpy needs four passes and two temporary arrays for what add_postings does in one: gather
    each posting's ratio by its code, multiply it by the term's idf, widen the 4-byte
    document numbers, then add each weight at its document (np.add.at). The operations are
    the same, one multiplication then one addition per posting, in posting order, so the
    scores are the same bit for bit; the build turns off the fusing of the two into one
-   multiply-add (-ffp-contract=off), which would round once instead of twice. */
+   multiply-add (-ffp-contract=off), which would round once instead of twice.
+
+   move_postings adds a second field's scores, summed in an array of their own, into the
+   first's where that field's postings are, and leaves that array all zeros again: what
+   adding the field's whole vector does (x + 0.0 is x), without a pass over every document. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -27,7 +31,14 @@ static int check(const Py_buffer *view, char wanted, Py_ssize_t size, const char
     return 0;
 }
 
+/* A contiguous one-dimensional view of ``object``, with its item format. */
+static int take(PyObject *object, Py_buffer *view, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    return PyObject_GetBuffer(object, view, flags);
+}
+
 static PyObject *add_postings(PyObject *module, PyObject *args) {
+    (void)module;
     PyObject *objects[4];
     double factor;
     if (!PyArg_ParseTuple(args, "OOOOd", &objects[0], &objects[1], &objects[2], &objects[3],
@@ -36,13 +47,11 @@ static PyObject *add_postings(PyObject *module, PyObject *args) {
     }
     Py_buffer scores, docs, codes, ratios;
     Py_buffer *views[4] = {&scores, &docs, &codes, &ratios};
-    int flags[4] = {PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE,
-                    PyBUF_C_CONTIGUOUS | PyBUF_FORMAT, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT,
-                    PyBUF_C_CONTIGUOUS | PyBUF_FORMAT};
+    int writable[4] = {1, 0, 0, 0};
     int held = 0;
     PyObject *result = NULL;
     for (; held < 4; held++) {
-        if (PyObject_GetBuffer(objects[held], views[held], flags[held]) < 0) {
+        if (take(objects[held], views[held], writable[held]) < 0) {
             goto release;
         }
     }
@@ -89,13 +98,62 @@ release:
     return result;
 }
 
+static PyObject *move_postings(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[3];
+    double factor;
+    if (!PyArg_ParseTuple(args, "OOOd", &objects[0], &objects[1], &objects[2], &factor)) {
+        return NULL;
+    }
+    Py_buffer scores, field, docs;
+    Py_buffer *views[3] = {&scores, &field, &docs};
+    int held = 0;
+    PyObject *result = NULL;
+    for (; held < 3; held++) {
+        if (take(objects[held], views[held], held < 2) < 0) {
+            goto release;
+        }
+    }
+    if (check(&scores, 'd', 8, "scores") < 0 || check(&field, 'd', 8, "field") < 0 ||
+        check(&docs, 'i', 4, "docs") < 0) {
+        goto release;
+    }
+    double *score = scores.buf, *moved = field.buf;
+    const int32_t *doc = docs.buf;
+    const uint64_t documents = (uint64_t)(scores.shape[0] < field.shape[0] ? scores.shape[0]
+                                                                           : field.shape[0]);
+    Py_ssize_t count = docs.shape[0], done = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (; done < count; done++) {
+        uint64_t at = (uint64_t)(uint32_t)doc[done];
+        if (at >= documents) break;
+        score[at] += moved[at] * factor;
+        moved[at] = 0.0;
+    }
+    Py_END_ALLOW_THREADS
+    if (done < count) {
+        PyErr_Format(PyExc_IndexError, "posting %zd: a document out of range", done);
+        goto release;
+    }
+    result = Py_NewRef(Py_None);
+release:
+    while (held > 0) {
+        PyBuffer_Release(views[--held]);
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"add_postings", add_postings, METH_VARARGS,
      "add_postings(scores, docs, codes, ratios, factor): scores[docs[i]] += "
      "ratios[codes[i]] * factor for each posting i, in order."},
+    {"move_postings", move_postings, METH_VARARGS,
+     "move_postings(scores, field, docs, factor): scores[d] += field[d] * factor, then "
+     "field[d] = 0.0, for each d of docs, in order (a d listed again adds 0.0)."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_postings", NULL, 0, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_postings", NULL, 0, methods,
+                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__postings(void) { return PyModule_Create(&module); }

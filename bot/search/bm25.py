@@ -30,7 +30,7 @@ from itertools import count
 
 import numpy as np
 
-from bot.search._postings import add_postings
+from bot.search._postings import add_postings, move_postings
 
 K1 = 1.5
 B = 0.75
@@ -349,46 +349,33 @@ class BM25Index:
             )
         return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
 
-    def sparse_scores(
-        self, query_tokens: Iterable[str], most: int
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """For a query whose terms are in few documents (at most ``most`` postings in all,
-        none of them in most documents): the documents holding a query term, each once, and
-        their ``scores``, with no vector over the corpus; None for any other query. A title
-        field's postings are a few thousand where the corpus is 100,000, so adding them where
-        they are beats adding a vector of mostly 0.0 (``FieldedBM25.scores``).
-
-        Each document's weights are added up in a slot of its own, in query order from 0.0,
-        as ``scores`` adds them. A document's slot is the place of one of its postings among
-        the query's, found through a per-thread array of a slot per document
-        (``_slot_scratch``) that is written for the query's documents before they are read,
-        so whatever else it holds is never used."""
+    def add_scores(self, total: np.ndarray, query_tokens: Iterable[str], weight: float) -> bool:
+        """Add this field's scores times ``weight`` into ``total``, as ``total +=
+        scores(query_tokens) * weight`` would bit for bit, but only where its postings are:
+        each document's weights summed from 0.0 in query order in a per-thread array of
+        zeros (``_zeroed_scratch``), then added into ``total`` times ``weight`` and set back
+        to 0.0 (``move_postings``). A title's postings are a few thousand where the corpus is
+        100,000; its vector and their sum were two passes over every document. False, adding
+        nothing, for a query with a term in most documents, whose vector costs less."""
         found = []
-        postings = 0
         for token in query_tokens:  # a repeated token is added again, as ``scores`` does
             term = self.vocabulary.get(token)
             if term is None:
                 continue
             if term in self._dense_codes:
-                return None
-            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
-            postings += end - start
-            if postings > most:
-                return None
-            found.append((term, start, end))
-        if not found:
-            return _NO_DOCS, _NO_WEIGHTS
-        weights = [self._posting_weights(term, start, end, 1.0) for term, start, end in found]
-        if len(found) == 1:
-            return self._docs[found[0][1] : found[0][2]], weights[0]
-        docs = np.concatenate([self._docs[start:end] for _, start, end in found]).astype(np.intp)
-        places = np.arange(len(docs), dtype=np.int32)
-        slot_of = _slot_scratch(self.corpus_size)
-        slot_of[docs] = places  # of a document's places, the one the array keeps: its slot
-        slots = slot_of[docs]
-        sums = np.bincount(slots, np.concatenate(weights), minlength=len(docs))
-        first = slots == places
-        return docs[first], sums[first]
+                return False
+            found.append((term, int(self._indptr[term]), int(self._indptr[term + 1])))
+        field = _zeroed_scratch(self.corpus_size)
+        try:
+            for term, start, end in found:
+                codes, ratio, idf = self._codes[start:end], self._ratio, float(self.idf[term])
+                add_postings(field, self._docs[start:end], codes, ratio, idf)
+            for _, start, end in found:  # a document listed again adds 0.0
+                move_postings(total, field, self._docs[start:end], weight)
+        except BaseException:
+            _SCRATCH.array = None  # no longer all zeros: the thread's next query makes one
+            raise
+        return True
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""
@@ -398,12 +385,12 @@ class BM25Index:
         return found
 
 
-def _slot_scratch(size: int) -> np.ndarray:
-    """This thread's array of at least ``size`` slots (``BM25Index.sparse_scores``), its
-    contents whatever an earlier query left there."""
-    scratch: np.ndarray | None = getattr(_SLOTS, "array", None)
+def _zeroed_scratch(size: int) -> np.ndarray:
+    """This thread's array of at least ``size`` zeros (``BM25Index.add_scores``), which its
+    user leaves all zeros again."""
+    scratch: np.ndarray | None = getattr(_SCRATCH, "array", None)
     if scratch is None or len(scratch) < size:
-        scratch = _SLOTS.array = np.empty(size, dtype=np.int32)
+        scratch = _SCRATCH.array = np.zeros(size, dtype=np.float64)
     return scratch
 
 
@@ -492,7 +479,7 @@ class _PairCodes:
         return self._code_of_key[np.searchsorted(self._sorted_keys, keys)]
 
 
-_SLOTS = threading.local()
+_SCRATCH = threading.local()
 _NO_DOCS = np.zeros(0, dtype=np.intc)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 

@@ -23,11 +23,6 @@ import numpy as np
 
 from bot.search.bm25 import BM25Index
 
-SPARSE_SHARE = 16
-"""The title is added where its postings are (``BM25Index.sparse_scores``) when the query's
-are at most 1/16 of the papers: a few passes over the postings then cost less than a vector
-of the title's scores and its addition, two passes over every paper."""
-
 
 class FieldedBM25:
     """BM25Okapi per field (``fields``, each over every paper), summed with ``weights``."""
@@ -61,21 +56,17 @@ class FieldedBM25:
         operations for the papers it scores, so its scores are bit-identical.
 
         The second field (the text) is scored first and the first (the title) added onto
-        it, which gives the same bits (adding two numbers does in either order): when the
-        query's title postings are few (``SPARSE_SHARE``), only where a title holds a query
-        term (a paper whose title holds none gains 0.0), else as a vector. A weight that is
-        a power of two (the title's 0.25, the text's 1) scales each posting's weight instead
-        of every paper's score (``BM25Index.scores``)."""
+        it, which gives the same bits (adding two numbers does in either order), only where
+        a title holds a query term (``BM25Index.add_scores``: a paper whose title holds none
+        gains 0.0), or as a vector for a query with a word in most titles. A weight that is
+        a power of two (the text's 1) scales each posting's weight instead of every paper's
+        score (``BM25Index.scores``)."""
         tokens = list(query_tokens)
         if len(self.fields) == 1:
             return _field_scores(self.fields[0], tokens, self.weights[0])
         total = _field_scores(self.fields[1], tokens, self.weights[1])
-        sparse = self.fields[0].sparse_scores(tokens, self.corpus_size // SPARSE_SHARE)
-        if sparse is None:
+        if not self.fields[0].add_scores(total, tokens, self.weights[0]):
             total += _field_scores(self.fields[0], tokens, self.weights[0])
-        else:
-            docs, scores = sparse
-            np.add.at(total, docs, _weighted(scores, self.weights[0]))
         for field, weight in zip(self.fields[2:], self.weights[2:], strict=True):
             total += _field_scores(field, tokens, weight)
         return total
