@@ -8,7 +8,7 @@ order (one loop in C, ``bot.search._postings``, a term's postings in one pass). 
 depends only on the term frequency and the document length; the few thousand distinct
 (tf, length) pairs of a corpus each get their ratio computed once, and a posting stores a
 2-byte code for its pair instead of an 8-byte weight (a term in most documents also keeps a
-code per document, so adding it is a gather rather than a scatter). Ratios, weights and the
+code per document, which the pruned ranking reads by document). Ratios, weights and the
 idf (with its average-idf floor, summed in the same first-seen term order) are computed with
 the same floating-point operations, in the same order, as rank-bm25's expression, so the
 scores are bit-identical to ``BM25Okapi(...).get_scores``. Codes are numbered in weight
@@ -231,7 +231,8 @@ class BM25Index:
     def _dense_tables(self) -> None:
         document_frequency = np.diff(self._indptr)
         # Terms in most documents also get a code per document (one past the last code where
-        # the term is absent): 2 bytes a document, so scoring them is one gather, no scatter.
+        # the term is absent): 2 bytes a document, so the pruned ranking reads a document's
+        # weight with one gather, no binary search (``bot.search.pruned``).
         dense = np.flatnonzero(document_frequency * _DENSE_SHARE > self.corpus_size)
         absent = len(self._ratio)
         dense_type = np.uint16 if absent <= np.iinfo(np.uint16).max else np.uint32
@@ -315,56 +316,37 @@ class BM25Index:
         scales a float, and the sum of floats it scaled, without rounding, so the scores are
         those multiplied after, bit for bit, without a pass over every document.
 
-        A term's postings are added into the scores by ``add_postings`` in one pass (its
+        Each term's postings are added into zeros by ``add_postings`` in one pass (its
         weights computed as ``_posting_weights`` computes them, and added as
         ``scores[docs] += weights`` would: a term lists a document once), where numpy took
         four (gather, multiply, widen the document numbers, ``np.add.at``): the benchmark's
         median query at 100,000 papers took 0.45 ms against 0.52 (``bench/results/p50.md``).
-        A term in most documents is its vector of weights, the scores themselves when it
-        comes first (0.0 + w is w)."""
-        scores = None
+        A term in most documents too: its postings cost less than a gather of its code per
+        document and an addition of that vector ("learn" at 100,000 papers: 71 against
+        155 µs)."""
+        scores = np.zeros(self.corpus_size, dtype=np.float64)
         for token in query_tokens:  # a repeated token is added again, as rank-bm25 does
             term = self.vocabulary.get(token)
-            if term is None:
-                continue
-            dense_codes = self._dense_codes.get(term)
-            if dense_codes is not None:
-                # The weights of the postings' path, ratio * idf bit for bit, and 0.0 for "absent".
-                weighed = np.append(self._ratio * (self.idf[term] * scale), 0.0)
-                dense = np.take(weighed, dense_codes, mode="clip")
-                if scores is None:
-                    scores = dense
-                else:
-                    scores += dense
-                continue
-            if scores is None:
-                scores = np.zeros(self.corpus_size, dtype=np.float64)
-            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
-            add_postings(
-                scores,
-                self._docs[start:end],
-                self._codes[start:end],
-                self._ratio,
-                float(self.idf[term] * scale),
-            )
-        return np.zeros(self.corpus_size, dtype=np.float64) if scores is None else scores
+            if term is not None:
+                start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+                idf = float(self.idf[term] * scale)
+                add_postings(
+                    scores, self._docs[start:end], self._codes[start:end], self._ratio, idf
+                )
+        return scores
 
-    def add_scores(self, total: np.ndarray, query_tokens: Iterable[str], weight: float) -> bool:
+    def add_scores(self, total: np.ndarray, query_tokens: Iterable[str], weight: float) -> None:
         """Add this field's scores times ``weight`` into ``total``, as ``total +=
         scores(query_tokens) * weight`` would bit for bit, but only where its postings are:
         each document's weights summed from 0.0 in query order in a per-thread array of
         zeros (``_zeroed_scratch``), then added into ``total`` times ``weight`` and set back
         to 0.0 (``move_postings``). A title's postings are a few thousand where the corpus is
-        100,000; its vector and their sum were two passes over every document. False, adding
-        nothing, for a query with a term in most documents, whose vector costs less."""
+        100,000; its vector and their sum were two passes over every document."""
         found = []
         for token in query_tokens:  # a repeated token is added again, as ``scores`` does
             term = self.vocabulary.get(token)
-            if term is None:
-                continue
-            if term in self._dense_codes:
-                return False
-            found.append((term, int(self._indptr[term]), int(self._indptr[term + 1])))
+            if term is not None:
+                found.append((term, int(self._indptr[term]), int(self._indptr[term + 1])))
         field = _zeroed_scratch(self.corpus_size)
         try:
             for term, start, end in found:
@@ -375,7 +357,6 @@ class BM25Index:
         except BaseException:
             _SCRATCH.array = None  # no longer all zeros: the thread's next query makes one
             raise
-        return True
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""
@@ -480,6 +461,7 @@ class _PairCodes:
 
 
 _SCRATCH = threading.local()
+_SORTED_WHOLE = 256  # sorted whole by ``top_k``: 4.6 µs for 256, a partial sort 7.6 µs
 _NO_DOCS = np.zeros(0, dtype=np.intc)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 
@@ -513,12 +495,13 @@ def top_k(
     ``candidates`` restricts the choice (e.g. to documents that passed the filters). A
     partial sort finds the k-th best score; everything scoring at least that much is then
     fully ordered, so ties at the cut are settled by ``tiebreak`` too, not by the partition.
+    A few candidates (``_SORTED_WHOLE``, as the ranker's floor leaves) are sorted whole.
     """
     values = scores if candidates is None else scores[candidates]
     size = len(values)
     if k <= 0 or size == 0:
         return np.zeros(0, dtype=np.int64)
-    if k < size:
+    if k < size and size > _SORTED_WHOLE:
         kth = values[np.argpartition(values, size - k)[size - k :]].min()
         chosen = np.flatnonzero(values >= kth)
     else:

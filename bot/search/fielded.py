@@ -56,19 +56,20 @@ class FieldedBM25:
         operations for the papers it scores, so its scores are bit-identical.
 
         The second field (the text) is scored first and the first (the title) added onto
-        it, which gives the same bits (adding two numbers does in either order), only where
-        a title holds a query term (``BM25Index.add_scores``: a paper whose title holds none
-        gains 0.0), or as a vector for a query with a word in most titles. A weight that is
-        a power of two (the text's 1) scales each posting's weight instead of every paper's
-        score (``BM25Index.scores``)."""
+        it, which gives the same bits (adding two numbers does in either order), and the
+        others after, each only where it holds a query term (``BM25Index.add_scores``: a
+        paper whose field holds none gains 0.0). A weight that is a power of two (the
+        text's 1) scales each posting's weight instead of every paper's score
+        (``BM25Index.scores``)."""
         tokens = list(query_tokens)
         if len(self.fields) == 1:
             return _field_scores(self.fields[0], tokens, self.weights[0])
         total = _field_scores(self.fields[1], tokens, self.weights[1])
-        if not self.fields[0].add_scores(total, tokens, self.weights[0]):
-            total += _field_scores(self.fields[0], tokens, self.weights[0])
-        for field, weight in zip(self.fields[2:], self.weights[2:], strict=True):
-            total += _field_scores(field, tokens, weight)
+        for field, weight in [
+            (self.fields[0], self.weights[0]),
+            *zip(self.fields[2:], self.weights[2:], strict=True),
+        ]:
+            field.add_scores(total, tokens, weight)
         return total
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:

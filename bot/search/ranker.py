@@ -148,13 +148,14 @@ class Ranker:
         marker = marker_for(self._analyzer, plan.tokens)
         # Words of a hit's paper, as written, whose tokens the query asked for: found when read.
         words = MatchedWords(self._analyzer, marker.wanted)
+        names = plan.authors or plan.author_runs
         hits = tuple(
             Hit(
                 self._papers[doc],
                 score,
                 bm25,
                 None if math.isnan(cosine) else cosine,  # np.isnan takes 1 µs a float
-                self._authors.named_authors(plan.authors, plan.author_runs, doc),
+                self._authors.named_authors(plan.authors, plan.author_runs, doc) if names else (),
                 marker,
                 words,
             )
