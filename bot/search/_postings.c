@@ -31,98 +31,102 @@ static int check(const Py_buffer *view, char wanted, Py_ssize_t size, const char
     return 0;
 }
 
-/* A contiguous one-dimensional view of ``object``, with its item format. */
-static int take(PyObject *object, Py_buffer *view, int writable) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    return PyObject_GetBuffer(object, view, flags);
+static void release(Py_buffer *views, int count) {
+    while (count > 0) {
+        PyBuffer_Release(&views[--count]);
+    }
+}
+
+/* Contiguous one-dimensional views of ``count`` objects with their item formats, the first
+   ``writable`` of them writable; on failure, none is held. */
+static int take(PyObject **objects, Py_buffer *views, int count, int writable) {
+    for (int held = 0; held < count; held++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (held < writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objects[held], &views[held], flags) < 0) {
+            release(views, held);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The views released, and None, or the error of the posting a loop stopped at. */
+static PyObject *finish(Py_buffer *views, int count, Py_ssize_t done, Py_ssize_t postings) {
+    release(views, count);
+    if (done < postings) {
+        PyErr_Format(PyExc_IndexError, "posting %zd: a document or code out of range", done);
+        return NULL;
+    }
+    return Py_NewRef(Py_None);
 }
 
 static PyObject *add_postings(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *objects[4];
+    Py_buffer views[4];
     double factor;
     if (!PyArg_ParseTuple(args, "OOOOd", &objects[0], &objects[1], &objects[2], &objects[3],
-                          &factor)) {
+                          &factor) ||
+        take(objects, views, 4, 1) < 0) {
         return NULL;
     }
-    Py_buffer scores, docs, codes, ratios;
-    Py_buffer *views[4] = {&scores, &docs, &codes, &ratios};
-    int writable[4] = {1, 0, 0, 0};
-    int held = 0;
-    PyObject *result = NULL;
-    for (; held < 4; held++) {
-        if (take(objects[held], views[held], writable[held]) < 0) {
-            goto release;
-        }
+    Py_buffer *scores = &views[0], *docs = &views[1], *codes = &views[2], *ratios = &views[3];
+    char code_type = item_type(codes);
+    if (check(scores, 'd', 8, "scores") < 0 || check(docs, 'i', 4, "docs") < 0 ||
+        check(ratios, 'd', 8, "ratios") < 0 ||
+        check(codes, code_type == 'I' ? 'I' : 'H', code_type == 'I' ? 4 : 2, "codes") < 0) {
+        release(views, 4);
+        return NULL;
     }
-    char code_type = item_type(&codes);
-    if (check(&scores, 'd', 8, "scores") < 0 || check(&docs, 'i', 4, "docs") < 0 ||
-        check(&ratios, 'd', 8, "ratios") < 0 ||
-        check(&codes, code_type == 'I' ? 'I' : 'H', code_type == 'I' ? 4 : 2, "codes") < 0) {
-        goto release;
-    }
-    Py_ssize_t count = docs.shape[0];
-    if (codes.shape[0] != count) {
+    Py_ssize_t count = docs->shape[0];
+    if (codes->shape[0] != count) {
+        release(views, 4);
         PyErr_SetString(PyExc_ValueError, "one code per document");
-        goto release;
+        return NULL;
     }
-    double *score = scores.buf;
-    const int32_t *doc = docs.buf;
-    const double *ratio = ratios.buf;
-    const uint64_t documents = (uint64_t)scores.shape[0], pairs = (uint64_t)ratios.shape[0];
+    double *score = scores->buf;
+    const int32_t *doc = docs->buf;
+    const double *ratio = ratios->buf;
+    const uint64_t documents = (uint64_t)scores->shape[0], pairs = (uint64_t)ratios->shape[0];
     Py_ssize_t done = 0;
     Py_BEGIN_ALLOW_THREADS
     if (code_type == 'I') {
-        const uint32_t *code = codes.buf;
+        const uint32_t *code = codes->buf;
         for (; done < count; done++) {
             if ((uint64_t)(uint32_t)doc[done] >= documents || code[done] >= pairs) break;
             score[doc[done]] += ratio[code[done]] * factor;
         }
     } else {
-        const uint16_t *code = codes.buf;
+        const uint16_t *code = codes->buf;
         for (; done < count; done++) {
             if ((uint64_t)(uint32_t)doc[done] >= documents || code[done] >= pairs) break;
             score[doc[done]] += ratio[code[done]] * factor;
         }
     }
     Py_END_ALLOW_THREADS
-    if (done < count) {
-        PyErr_Format(PyExc_IndexError, "posting %zd: a document or code out of range", done);
-        goto release;
-    }
-    result = Py_NewRef(Py_None);
-release:
-    while (held > 0) {
-        PyBuffer_Release(views[--held]);
-    }
-    return result;
+    return finish(views, 4, done, count);
 }
 
 static PyObject *move_postings(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *objects[3];
+    Py_buffer views[3];
     double factor;
-    if (!PyArg_ParseTuple(args, "OOOd", &objects[0], &objects[1], &objects[2], &factor)) {
+    if (!PyArg_ParseTuple(args, "OOOd", &objects[0], &objects[1], &objects[2], &factor) ||
+        take(objects, views, 3, 2) < 0) {
         return NULL;
     }
-    Py_buffer scores, field, docs;
-    Py_buffer *views[3] = {&scores, &field, &docs};
-    int held = 0;
-    PyObject *result = NULL;
-    for (; held < 3; held++) {
-        if (take(objects[held], views[held], held < 2) < 0) {
-            goto release;
-        }
+    Py_buffer *scores = &views[0], *field = &views[1], *docs = &views[2];
+    if (check(scores, 'd', 8, "scores") < 0 || check(field, 'd', 8, "field") < 0 ||
+        check(docs, 'i', 4, "docs") < 0) {
+        release(views, 3);
+        return NULL;
     }
-    if (check(&scores, 'd', 8, "scores") < 0 || check(&field, 'd', 8, "field") < 0 ||
-        check(&docs, 'i', 4, "docs") < 0) {
-        goto release;
-    }
-    double *score = scores.buf, *moved = field.buf;
-    const int32_t *doc = docs.buf;
-    const uint64_t documents = (uint64_t)(scores.shape[0] < field.shape[0] ? scores.shape[0]
-                                                                           : field.shape[0]);
-    Py_ssize_t count = docs.shape[0], done = 0;
+    double *score = scores->buf, *moved = field->buf;
+    const int32_t *doc = docs->buf;
+    const uint64_t documents = (uint64_t)(scores->shape[0] < field->shape[0] ? scores->shape[0]
+                                                                             : field->shape[0]);
+    Py_ssize_t count = docs->shape[0], done = 0;
     Py_BEGIN_ALLOW_THREADS
     for (; done < count; done++) {
         uint64_t at = (uint64_t)(uint32_t)doc[done];
@@ -131,16 +135,7 @@ static PyObject *move_postings(PyObject *module, PyObject *args) {
         moved[at] = 0.0;
     }
     Py_END_ALLOW_THREADS
-    if (done < count) {
-        PyErr_Format(PyExc_IndexError, "posting %zd: a document out of range", done);
-        goto release;
-    }
-    result = Py_NewRef(Py_None);
-release:
-    while (held > 0) {
-        PyBuffer_Release(views[--held]);
-    }
-    return result;
+    return finish(views, 3, done, count);
 }
 
 static PyMethodDef methods[] = {
