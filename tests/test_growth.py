@@ -86,11 +86,12 @@ def test_an_addition_keeps_whether_a_long_form_is_usual_only_where_no_new_paper_
     # New papers hold "rl" (its count changes): settled again. Not LoRA (no new paper holds
     # it, nor all of low, rank, adaptation) or GNNs: kept.
     assert grown._planner._usual_long_forms == {"lora": False, "gnn": False}
-    grown.prepare(embed=False)
+    grown.prepare(embed=False)  # the others wait for a query: the new papers first
+    assert grown._planner._usual_long_forms == {"lora": False, "gnn": False}
     full = SearchIndex.build(_papers(DEFINING + DEFINING_MORE, 0))
     unprepared = [_ids(full, query) for query in ("RL agents", "LoRA", "GNNs nodes")]
     full.prepare(embed=False)
-    assert grown._planner._usual_long_forms == full._planner._usual_long_forms
     assert set(full._planner._usual_long_forms) == {"lora", "rl", "gnn"}
     assert [_ids(full, query) for query in ("RL agents", "LoRA", "GNNs nodes")] == unprepared
     assert [_ids(grown, query) for query in ("RL agents", "LoRA", "GNNs nodes")] == unprepared
+    assert grown._planner._usual_long_forms == full._planner._usual_long_forms

@@ -102,7 +102,8 @@ class QueryPlanner:
         self._acronyms = acronyms
         self._authors = authors
         self._options = options
-        self._usual_long_forms: dict[str, bool] = {}  # by acronym token, filled on demand
+        self._usual_long_forms: dict[str, bool] = {}  # by acronym token (``prepare``)
+        self._grown = False  # grown from another planner (``grow``)
         if speller is not None:  # opened with the index: as if built already
             self.__dict__["speller"] = speller
 
@@ -110,8 +111,11 @@ class QueryPlanner:
         """Settle for every acronym whether its long form is usual (``_long_form_is_usual``):
         the first query typing an acronym otherwise pays for finding the papers that hold
         every word of its long form (0.4 ms a common one's at 100,000 papers; 0.39 s for
-        the 1,624 acronyms there)."""
-        if self._options.expand_acronyms:
+        the 1,624 acronyms there). Not a planner grown by new papers (``grow``): it kept
+        the answers they cannot change, and settling the others before the grown index is
+        swapped in delayed the new papers' first search by 2 s at 250,000 papers, 7.7 → 9.9 s
+        against a bar of 10 (``bench/results/growth.md``); a query typing one settles it."""
+        if self._options.expand_acronyms and not self._grown:
             for acronym in self._acronyms.values():
                 self._long_form_is_usual(acronym)
 
@@ -144,8 +148,9 @@ class QueryPlanner:
 
         Whether an acronym's long form is usual is kept where the new papers hold neither
         the acronym nor every word of its long form, which leaves both counts as they were
-        (the old papers are the same), so ``prepare`` settles only the others: all of them
-        took 1 s at 250,000 papers, before a grown index could be swapped in."""
+        (the old papers are the same); the first query typing one of the others settles it
+        (see ``prepare``)."""
+        self._grown = True
         self._usual_long_forms.update(
             (token, usual)
             for token, usual in old._usual_long_forms.items()
