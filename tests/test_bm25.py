@@ -435,12 +435,13 @@ def test_a_fields_scores_added_where_its_postings_are_are_its_vector_added_bit_f
         expected = total + index.scores(query) * weight
         index.add_scores(total, query, weight)
         assert total.tobytes() == expected.tobytes()
-        assert not bm25_module._SCRATCH.array.any()
+        assert not any(field.any() for field in bm25_module._ZEROED)
 
 
 def test_threads_adding_a_fields_scores_at_once_do_not_mix_their_sums() -> None:
-    """The scratch array is each thread's own: two threads adding different queries at the
-    same time each get their own query's scores."""
+    """An array of zeros serves one query at a time: two threads adding different queries
+    at the same time each get their own query's scores, and the arrays kept are as many as
+    scored at once."""
     rng = random.Random(3)
     index = BM25Index(zipf_corpus(rng, 3000))
     queries = [[f"w{rng.randrange(40, 3000)}" for _ in range(6)] for _ in range(40)]
@@ -455,14 +456,17 @@ def test_threads_adding_a_fields_scores_at_once_do_not_mix_their_sums() -> None:
                     return False
         return True
 
+    bm25_module._ZEROED.clear()
     with ThreadPoolExecutor(2) as pool:
         assert all(pool.map(summed, (0, 1)))
+    assert 1 <= len(bm25_module._ZEROED) <= 2
 
 
 def test_a_sum_that_fails_half_way_leaves_the_next_query_a_clean_scratch_array(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Sums interrupted between their two steps are not added into the next query's."""
+    """Sums interrupted between their two steps are not added into the next query's: their
+    array is not given back."""
     index = BM25Index([["graph", "cut"], ["graph"], ["flow", "cut"]] + [["sparse"]] * 9)
     query = ["graph", "cut"]
 

@@ -22,7 +22,6 @@ idfs are floored (to ``epsilon`` times the mean idf, which can itself be negativ
 from __future__ import annotations
 
 import math
-import threading
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -338,25 +337,22 @@ class BM25Index:
     def add_scores(self, total: np.ndarray, query_tokens: Iterable[str], weight: float) -> None:
         """Add this field's scores times ``weight`` into ``total``, as ``total +=
         scores(query_tokens) * weight`` would bit for bit, but only where its postings are:
-        each document's weights summed from 0.0 in query order in a per-thread array of
-        zeros (``_zeroed_scratch``), then added into ``total`` times ``weight`` and set back
-        to 0.0 (``move_postings``). A title's postings are a few thousand where the corpus is
-        100,000; its vector and their sum were two passes over every document."""
+        each document's weights summed from 0.0 in query order in an array of zeros no
+        other query is using (``_ZEROED``), then added into ``total`` times ``weight`` and
+        set back to 0.0 (``move_postings``). A title's postings are a few thousand where the
+        corpus is 100,000; its vector and their sum were two passes over every document."""
         found = []
         for token in query_tokens:  # a repeated token is added again, as ``scores`` does
             term = self.vocabulary.get(token)
             if term is not None:
                 found.append((term, int(self._indptr[term]), int(self._indptr[term + 1])))
-        field = _zeroed_scratch(self.corpus_size)
-        try:
-            for term, start, end in found:
-                codes, ratio, idf = self._codes[start:end], self._ratio, float(self.idf[term])
-                add_postings(field, self._docs[start:end], codes, ratio, idf)
-            for _, start, end in found:  # a document listed again adds 0.0
-                move_postings(total, field, self._docs[start:end], weight)
-        except BaseException:
-            _SCRATCH.array = None  # no longer all zeros: the thread's next query makes one
-            raise
+        field = _zeroed(self.corpus_size)
+        for term, start, end in found:
+            codes, ratio, idf = self._codes[start:end], self._ratio, float(self.idf[term])
+            add_postings(field, self._docs[start:end], codes, ratio, idf)
+        for _, start, end in found:  # a document listed again adds 0.0
+            move_postings(total, field, self._docs[start:end], weight)
+        _ZEROED.append(field)  # all zeros again; one that failed half-way is dropped
 
     def matches(self, query_tokens: Iterable[str]) -> np.ndarray:
         """Which documents contain at least one query token (a score can be 0 or negative)."""
@@ -366,13 +362,17 @@ class BM25Index:
         return found
 
 
-def _zeroed_scratch(size: int) -> np.ndarray:
-    """This thread's array of at least ``size`` zeros (``BM25Index.add_scores``), which its
-    user leaves all zeros again."""
-    scratch: np.ndarray | None = getattr(_SCRATCH, "array", None)
-    if scratch is None or len(scratch) < size:
-        scratch = _SCRATCH.array = np.zeros(size, dtype=np.float64)
-    return scratch
+def _zeroed(size: int) -> np.ndarray:
+    """An array of at least ``size`` zeros that no other query is using, for
+    ``BM25Index.add_scores``, which gives it back all zeros. As many are kept as queries have
+    scored at once (a list's ``pop`` and ``append`` are atomic), where an array per thread
+    would hold one for every listener thread that ever searched (32, 8 MB each at a million
+    papers)."""
+    try:
+        field = _ZEROED.pop()
+    except IndexError:
+        return np.zeros(size, dtype=np.float64)
+    return field if len(field) >= size else np.zeros(size, dtype=np.float64)
 
 
 def _sort_by_term(
@@ -460,7 +460,7 @@ class _PairCodes:
         return self._code_of_key[np.searchsorted(self._sorted_keys, keys)]
 
 
-_SCRATCH = threading.local()
+_ZEROED: list[np.ndarray] = []  # arrays of zeros no query is using (``_zeroed``)
 _SORTED_WHOLE = 256  # sorted whole by ``top_k``: 4.6 µs for 256, a partial sort 7.6 µs
 _NO_DOCS = np.zeros(0, dtype=np.intc)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
