@@ -123,9 +123,10 @@ class Ranker:
         for field in self._bm25.fields:
             frequencies = field.document_frequencies.tolist()
             for token, term in field.vocabulary.items():
-                holders = self._bm25.holders(token)  # its first call looks the title up
                 if frequencies[term] >= least and token not in self._kept_bitmaps:
-                    self._holders_bitmap(token, holders)
+                    self._holders_bitmap(token, self._bm25.holders(token))
+        for token in self._bm25.fields[0].vocabulary:  # the first call looks the title up
+            self._bm25.holders(token)
 
     @property
     def prunes(self) -> bool:
