@@ -270,25 +270,18 @@ class BM25Index:
         if found is None:
             return _NO_DOCS, _NO_WEIGHTS
         term, start, end = found
-        return self._docs[start:end], self._posting_weights(term, start, end, 1.0)
-
-    def _posting_weights(self, term: int, start: int, end: int, scale: float) -> np.ndarray:
-        """The weights of ``term``'s postings ``start..end``, times ``scale``: one weight per
-        (tf, length) pair when the postings outnumber the pairs, then looked up; else looked
-        up, then weighed (``_weights``)."""
         codes = self._codes[start:end]
-        if end - start > len(self._ratio):
-            return np.take(self._ratio * (self.idf[term] * scale), codes, mode="clip")
-        return self._weights(term, codes, scale)
+        if end - start > len(self._ratio):  # one weight per (tf, length) pair, then look up
+            return self._docs[start:end], np.take(self._ratio * self.idf[term], codes, mode="clip")
+        return self._docs[start:end], self._weights(term, codes)
 
-    def _weights(self, term: int, codes: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    def _weights(self, term: int, codes: np.ndarray) -> np.ndarray:
         """``term``'s weight for each code: ratio * idf, the product every path computes, so
-        whichever path scores a document, its score is the same bit for bit. ``scale``, a
-        power of two, multiplies the idf exactly, so ratio * (idf * scale) is ratio * idf
-        scaled after, bit for bit. (``np.take`` gathers about twice as fast as fancy
-        indexing; codes are valid by construction, so it need not check them.)"""
+        whichever path scores a document, its score is the same bit for bit. (``np.take``
+        gathers about twice as fast as fancy indexing; codes are valid by construction, so
+        it need not check them.)"""
         weights = np.take(self._ratio, codes, mode="clip")
-        weights *= self.idf[term] * scale
+        weights *= self.idf[term]
         return weights
 
     @property
@@ -316,7 +309,7 @@ class BM25Index:
         those multiplied after, bit for bit, without a pass over every document.
 
         Each term's postings are added into zeros by ``add_postings`` in one pass (its
-        weights computed as ``_posting_weights`` computes them, and added as
+        weights computed as ``postings`` computes them, and added as
         ``scores[docs] += weights`` would: a term lists a document once), where numpy took
         four (gather, multiply, widen the document numbers, ``np.add.at``): the benchmark's
         median query at 100,000 papers took 0.45 ms against 0.52 (``bench/results/p50.md``).

@@ -334,17 +334,17 @@ class Ranker:
             ranking = self.pruned.best(plan.tokens, k, self._tiebreak)
             if ranking is not None:
                 return ranking.docs, ranking.scores, ranking.total
+        matched: np.ndarray | None = None
         if plain and plan.tokens and self._bm25.idf_positive:
             scores = self._bm25.scores(plan.tokens)
-            candidates = self._contenders(scores, None, plan.tokens, k)
-            tiebreak = self._tiebreak_for(plan, candidates)
-            page = top_k(scores, k, candidates=candidates, tiebreak=tiebreak)
-            return page, scores[page], int(np.count_nonzero(scores)) if counted else 0
-        scores, matched = self.score(plan)
+        else:
+            scores, matched = self.score(plan)
         candidates = self._contenders(scores, matched, plan.tokens, k)
         tiebreak = self._tiebreak_for(plan, candidates)
         page = top_k(scores, k, candidates=candidates, tiebreak=tiebreak)
-        return page, scores[page], int(np.count_nonzero(matched))
+        if matched is not None:
+            return page, scores[page], int(np.count_nonzero(matched))
+        return page, scores[page], int(np.count_nonzero(scores)) if counted else 0
 
     def _tiebreak_for(self, plan: Plan, candidates: np.ndarray) -> np.ndarray:
         """The order of equal scores: by id, except among the papers of the authors a query
